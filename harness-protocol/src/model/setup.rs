@@ -1,0 +1,207 @@
+//! What the runner hands a host for one vector: everything needed to run it,
+//! nothing of what is expected.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// Name of the default identity provider (§10.1, §10.2).
+pub const JCS_SHA256_PROVIDER: &str = "jcs-sha256";
+
+/// Enforcement mode (§8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Honour combined verdicts.
+    #[default]
+    Enforce,
+    /// Record verdicts, proceed as if allowed, never apply transforms.
+    EvaluateOnly,
+}
+
+impl Mode {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Enforce => "enforce",
+            Mode::EvaluateOnly => "evaluate_only",
+        }
+    }
+}
+
+/// One of the four composition profiles (§7.2); the set is closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+pub enum Profile {
+    /// Registration order, stop at the first deny.
+    #[default]
+    #[serde(rename = "sequential/first_deny")]
+    SequentialFirstDeny,
+    /// Registration order, every interceptor runs.
+    #[serde(rename = "sequential/run_all")]
+    SequentialRunAll,
+    /// Isolated snapshots, strictest verdict wins.
+    #[serde(rename = "parallel/strictest")]
+    ParallelStrictest,
+    /// Isolated snapshots, allow only if every verdict allows.
+    #[serde(rename = "parallel/unanimous")]
+    ParallelUnanimous,
+}
+
+impl Profile {
+    /// Every profile, in the order the spec lists them.
+    pub const ALL: [Profile; 4] = [
+        Profile::SequentialFirstDeny,
+        Profile::SequentialRunAll,
+        Profile::ParallelStrictest,
+        Profile::ParallelUnanimous,
+    ];
+
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::SequentialFirstDeny => "sequential/first_deny",
+            Profile::SequentialRunAll => "sequential/run_all",
+            Profile::ParallelStrictest => "parallel/strictest",
+            Profile::ParallelUnanimous => "parallel/unanimous",
+        }
+    }
+
+    /// The one knob this profile consults, if any (§7.2).
+    pub fn knob_name(self) -> Option<&'static str> {
+        match self {
+            Profile::SequentialFirstDeny => Some("on_approval"),
+            Profile::SequentialRunAll => None,
+            Profile::ParallelStrictest => Some("on_transform_conflict"),
+            Profile::ParallelUnanimous => Some("on_disagreement"),
+        }
+    }
+}
+
+/// The `on_approval` knob of `sequential/first_deny`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnApproval {
+    /// A lifted deny ends the fold.
+    #[default]
+    Stop,
+    /// A lifted deny substitutes and the fold goes on.
+    Resume,
+}
+
+/// The `on_transform_conflict` / `on_disagreement` knob of the parallel profiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Knob {
+    /// Deny with the profile's reserved reason.
+    #[default]
+    Deny,
+    /// Synthesize a liftable deny and consult the approval seam.
+    Approval,
+}
+
+/// A composition profile with its knobs as configured; unset knobs take the
+/// §7.2 defaults when resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Composition {
+    /// The profile.
+    pub profile: Profile,
+    /// `sequential/first_deny` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_approval: Option<OnApproval>,
+    /// `parallel/unanimous` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_disagreement: Option<Knob>,
+    /// `parallel/strictest` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_transform_conflict: Option<Knob>,
+}
+
+/// One interceptor the host must register for a vector, in registration
+/// (dispatch) order. Its verdicts come from [`crate::Callbacks::intercept`]
+/// with this binding's index.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct InterceptorBinding {
+    /// Registration name, reported as `verdicts[].name`; `None` for an
+    /// anonymous interceptor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The interception points it is bound at; `None` means every point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<Vec<String>>,
+}
+
+impl InterceptorBinding {
+    /// An anonymous interceptor bound at every point.
+    pub fn everywhere() -> Self {
+        Self::default()
+    }
+}
+
+/// Everything a host needs to run one vector.
+///
+/// The scenario travels as raw JSON text so that a host can see integer
+/// literals exactly as the vector wrote them (§4.4: an integer beyond u64
+/// must be refused, not silently coerced by a JSON parser).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct VectorSetup {
+    /// The vector's id, for the host's logs only.
+    pub vector_id: String,
+    /// The wire spec version the host must emit, e.g. `agent-hooks/0.1`.
+    pub spec: String,
+    /// The scenario (scripted model, mock tools, input) as raw JSON.
+    pub scenario: Box<RawValue>,
+    /// The interceptors to register, in registration order.
+    pub interceptors: Vec<InterceptorBinding>,
+    /// Register an approval resolver that calls back into the runner.
+    #[serde(default)]
+    pub approval_resolver: bool,
+    /// Register a redactor that calls back into the runner.
+    #[serde(default)]
+    pub redactor: bool,
+    /// Enforcement mode.
+    #[serde(default)]
+    pub mode: Mode,
+    /// Composition profile and knobs.
+    #[serde(default)]
+    pub composition: Composition,
+    /// Identity provider name: `jcs-sha256`, a custom name the host knows
+    /// (the kit uses `ctk-fault`, a provider that fails every compute), or
+    /// `None` for identity-unbound records.
+    pub identity_provider: Option<String>,
+    /// Interceptor timeout in milliseconds; `None` means the host default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interceptor_timeout_ms: Option<u64>,
+    /// Approval resolver timeout in milliseconds; `None` means the host default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_timeout_ms: Option<u64>,
+    /// A host declaration document the host must build its emitter from
+    /// (declaration vectors); `None` for field-configured vectors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declaration: Option<Value>,
+}
+
+impl VectorSetup {
+    /// A setup with the defaults of a vector that states nothing but its
+    /// scenario: first_deny/stop, enforce, `jcs-sha256`, no seams.
+    pub fn new(vector_id: impl Into<String>, spec: impl Into<String>, scenario: Box<RawValue>) -> Self {
+        Self {
+            vector_id: vector_id.into(),
+            spec: spec.into(),
+            scenario,
+            interceptors: Vec::new(),
+            approval_resolver: false,
+            redactor: false,
+            mode: Mode::Enforce,
+            composition: Composition::default(),
+            identity_provider: Some(JCS_SHA256_PROVIDER.to_owned()),
+            interceptor_timeout_ms: None,
+            approval_timeout_ms: None,
+            declaration: None,
+        }
+    }
+}
