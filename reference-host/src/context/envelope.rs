@@ -56,7 +56,11 @@ pub fn validate_envelope(context: &Value, version: SpecVersion) -> Result<Point,
         .get("agent")
         .and_then(Value::as_object)
         .ok_or(EnvelopeError::Member("agent"))?;
-    if agent.get("id").and_then(Value::as_str).is_none_or(str::is_empty) {
+    if agent
+        .get("id")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
         return Err(EnvelopeError::Member("agent.id"));
     }
     let framework = agent
@@ -74,7 +78,11 @@ pub fn validate_envelope(context: &Value, version: SpecVersion) -> Result<Point,
         .get("session")
         .and_then(Value::as_object)
         .ok_or(EnvelopeError::Member("session"))?;
-    if session.get("id").and_then(Value::as_str).is_none_or(str::is_empty) {
+    if session
+        .get("id")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
         return Err(EnvelopeError::Member("session.id"));
     }
     if !obj.contains_key("target") {
