@@ -1,42 +1,50 @@
-//! The reference Agent Hooks host (skeleton: the emitter replaces this).
+//! The reference Agent Hooks host: a complete `agent-hooks/0.1` emitter and a
+//! small real agent loop, behind the runner's `Harness` trait.
+//!
+//! Spec sections and the modules that implement them:
+//!
+//! | section | module |
+//! | --- | --- |
+//! | §3 points | [`point`] |
+//! | §4.1-4.3 contexts, target write-back | [`context::build`] |
+//! | §4.4 value domain, §12.3 bounds | [`context::domain`] |
+//! | §5 verdict gate, evidence cap, response envelope | [`verdict::gate`], [`verdict::model`] |
+//! | §5.2 path grammar and transforms | [`verdict::path`], [`compose::fold`] |
+//! | §6 propagation, tool-seam posture | [`propagate`] |
+//! | §6.3 failures, timeouts | [`compose::dispatch`] |
+//! | §7 composition profiles, §8 modes | [`compose`] |
+//! | §9 approval and redaction seams | [`seam`] |
+//! | §10.1 providers, §10.2 jcs-sha256 | [`identity`] |
+//! | §10.2 envelope validation | [`context::envelope`] |
+//! | §10.3 records | [`record`] |
+//! | §11 reserved reasons | [`reason`] |
+//! | §12.1 output mediation | [`output`] |
+//! | §12.2 sequences under concurrency | [`emitter`] |
+//! | spec versions | [`spec_version`] |
+//! | the agent loop | [`agent_loop`] |
+//! | `impl Harness` | [`harness_impl`] |
+//!
+//! Nothing reachable from an interceptor, a resolver, a redactor or a
+//! context panics the emitter: every bad value becomes a reserved
+//! `host_error:*` deny, and the record says so.
 
-use std::sync::Arc;
+pub mod agent_loop;
+pub mod compose;
+pub mod context;
+pub mod emitter;
+pub mod harness_impl;
+pub mod identity;
+pub mod output;
+pub mod point;
+pub mod propagate;
+pub mod reason;
+pub mod record;
+pub mod seam;
+pub mod spec_version;
+pub mod verdict;
 
-use ctk_harness_protocol::{
-    Callbacks, Harness, HarnessError, HarnessErrorKind, HostInfo, Phase, RunRecord, VectorSetup,
+pub use emitter::{Emitted, Emitter, EmitterBuilder};
+pub use harness_impl::{ReferenceHost, HOST_DECLARATION};
+pub use spec_version::{
+    SpecVersion, SPEC_VERSION_0_1, SPEC_VERSION_DRAFT, SUPPORTED_SPEC_VERSIONS,
 };
-
-/// The reference host's own declaration document.
-pub const HOST_DECLARATION: &str = include_str!("../host.json");
-
-/// The reference host as a [`Harness`].
-#[derive(Debug, Default)]
-pub struct ReferenceHost {
-    setup: Option<VectorSetup>,
-}
-
-impl ReferenceHost {
-    /// A reference host with nothing set up.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
-impl Harness for ReferenceHost {
-    async fn info(&mut self) -> Result<HostInfo, HarnessError> {
-        let declaration = serde_json::from_str(HOST_DECLARATION).expect("host.json is valid JSON");
-        Ok(HostInfo::new("ctk-reference-host", env!("CARGO_PKG_VERSION"), vec!["agent-hooks/0.1".into()])
-            .with_declaration(declaration))
-    }
-    async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
-        self.setup = Some(setup);
-        Ok(())
-    }
-    async fn run(&mut self, _callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
-        Err(HarnessError::new(Phase::Run, HarnessErrorKind::Host("the reference emitter is not built yet".into())))
-    }
-    async fn teardown(&mut self) -> Result<(), HarnessError> {
-        self.setup = None;
-        Ok(())
-    }
-}

@@ -1,0 +1,439 @@
+//! The reference agent loop (facts B2): startup, turns of input, model and
+//! tool steps, output, shutdown, all through the emitter the way a framework
+//! would call it.
+
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use crate::agent_loop::scenario::{ModelStep, Scenario, Scripted};
+use crate::agent_loop::tools::ToolBox;
+use crate::emitter::{Emitted, Emitter};
+use crate::output::{OutputMode, Watermark};
+use crate::point::Point;
+use crate::propagate::{after_deny, blocked_message, AfterDeny, ToolSeamPosture};
+use crate::reason::ReservedReason;
+
+/// Model id of the scripted model.
+pub const MODEL_ID: &str = "mock";
+
+/// How the loop is configured.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoopConfig {
+    /// Posture for host errors at the tool seam.
+    pub posture: ToolSeamPosture,
+    /// Buffered or incremental model output.
+    pub output: OutputMode,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The loop ran to its end.
+    Completed,
+    /// A standing deny ended the run.
+    Blocked,
+    /// The host itself failed (a scenario it cannot run).
+    Error,
+}
+
+/// What the loop did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopOutcome {
+    /// How the run ended.
+    pub ending: Ending,
+    /// The output that reached the caller, `null` when none did.
+    pub final_output: Value,
+    /// Every mock tool invocation, `(name, args)`, in order.
+    pub tool_invocations: Vec<(String, Value)>,
+    /// Content released incrementally, when the run streamed.
+    pub released_output: Option<String>,
+    /// What the session made durable: its message history.
+    pub persisted: Value,
+    /// The host's own error text when `ending` is `Error`.
+    pub error: Option<String>,
+}
+
+enum TurnEnd {
+    Completed(Value),
+    Blocked,
+    Error(String),
+}
+
+enum ToolEnd {
+    Message(Value),
+    Terminate,
+    Error(String),
+}
+
+struct Session {
+    emitter: Arc<Emitter>,
+    tools: Arc<ToolBox>,
+    config: LoopConfig,
+    history: Vec<Value>,
+    cursor: usize,
+    watermark: Watermark,
+}
+
+fn fields(entries: Vec<(&str, Value)>) -> Map<String, Value> {
+    entries
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect()
+}
+
+fn model() -> Value {
+    json!({"id": MODEL_ID})
+}
+
+/// Run `scenario` through `emitter` and report what happened.
+pub async fn run_scenario(
+    emitter: Arc<Emitter>,
+    scenario: &Scenario,
+    config: LoopConfig,
+) -> LoopOutcome {
+    let tools = Arc::new(ToolBox::new(scenario.tools.clone()));
+    let mut s = Session {
+        emitter,
+        tools: tools.clone(),
+        config,
+        history: Vec::new(),
+        cursor: 0,
+        watermark: Watermark::new(),
+    };
+    let startup_ctx = s.emitter.context(
+        Point::AgentStartup,
+        fields(vec![(
+            "agent_init",
+            json!({"tools_registered": tools.names()}),
+        )]),
+    );
+    let startup = s.emitter.emit(startup_ctx).await;
+    let (ending, final_output, error) = if !startup.proceed {
+        (Ending::Blocked, Value::Null, None)
+    } else {
+        let mut last = (Ending::Completed, Value::Null, None);
+        for input in std::iter::once(&scenario.input).chain(scenario.turns.iter()) {
+            match s.turn(input, &scenario.model_script).await {
+                TurnEnd::Completed(out) => last = (Ending::Completed, out, None),
+                TurnEnd::Blocked => {
+                    last = (Ending::Blocked, Value::Null, None);
+                    break;
+                }
+                TurnEnd::Error(e) => {
+                    last = (Ending::Error, Value::Null, Some(e));
+                    break;
+                }
+            }
+        }
+        last
+    };
+    let reason = if ending == Ending::Completed {
+        "completed"
+    } else {
+        "error"
+    };
+    let shutdown_ctx = s.emitter.context(
+        Point::AgentShutdown,
+        fields(vec![("summary", json!({"reason": reason}))]),
+    );
+    // Nothing to prevent at shutdown: its verdict is recorded only.
+    let _ = s.emitter.emit(shutdown_ctx).await;
+    LoopOutcome {
+        ending,
+        final_output,
+        tool_invocations: tools.invocations(),
+        released_output: s
+            .watermark
+            .streamed()
+            .then(|| s.watermark.released().to_owned()),
+        persisted: json!({"messages": s.history}),
+        error,
+    }
+}
+
+impl Session {
+    async fn turn(&mut self, input: &Scripted, script: &[ModelStep]) -> TurnEnd {
+        let ctx = self
+            .emitter
+            .context(Point::Input, fields(vec![("input", input.value.clone())]));
+        let e = self.emitter.emit_checked(ctx, input.raw_unsafe).await;
+        if !e.proceed {
+            return TurnEnd::Blocked;
+        }
+        let adopted = e.target();
+        self.history.push(
+            json!({"role": adopted.get("role").cloned().unwrap_or(Value::Null),
+            "content": adopted.get("content").cloned().unwrap_or(Value::Null)}),
+        );
+        let final_output = loop {
+            let pre_ctx = self.emitter.context(
+                Point::PreModelCall,
+                fields(vec![
+                    ("model", model()),
+                    ("messages", Value::Array(self.history.clone())),
+                ]),
+            );
+            let pre = self.emitter.emit(pre_ctx).await;
+            if !pre.proceed {
+                return TurnEnd::Blocked;
+            }
+            self.history = match pre.target() {
+                Value::Array(items) => items,
+                other => vec![other],
+            };
+            let Some(step) = script.get(self.cursor) else {
+                return TurnEnd::Error("the model script has no response left".into());
+            };
+            self.cursor += 1;
+            let response = match self.respond(step).await {
+                Some(r) => r,
+                None => return TurnEnd::Blocked,
+            };
+            let calls = response
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let content = response.get("content").cloned().unwrap_or(Value::Null);
+            if calls.is_empty() {
+                break content;
+            }
+            let ends = if step.parallel {
+                self.tools_parallel(calls).await
+            } else {
+                self.tools_sequential(calls).await
+            };
+            let mut terminate = false;
+            for end in ends {
+                match end {
+                    ToolEnd::Message(m) => self.history.push(m),
+                    ToolEnd::Terminate => terminate = true,
+                    ToolEnd::Error(e) => return TurnEnd::Error(e),
+                }
+            }
+            let assistant = if content.is_null() {
+                Value::String(String::new())
+            } else {
+                content
+            };
+            self.history
+                .push(json!({"role": "assistant", "content": assistant}));
+            if terminate {
+                return TurnEnd::Blocked;
+            }
+        };
+        if final_output.is_null() {
+            return TurnEnd::Completed(Value::Null);
+        }
+        let ctx = self.emitter.context(
+            Point::Output,
+            fields(vec![("output", json!({"content": final_output}))]),
+        );
+        let out = self.emitter.emit(ctx).await;
+        if !out.proceed {
+            return TurnEnd::Blocked;
+        }
+        let delivered = out.target().get("content").cloned().unwrap_or(Value::Null);
+        self.history
+            .push(json!({"role": "assistant", "content": delivered}));
+        TurnEnd::Completed(delivered)
+    }
+
+    fn post_model_ctx(&self, content: Value, tool_calls: Value, finish_reason: Value) -> Value {
+        self.emitter.context(
+            Point::PostModelCall,
+            fields(vec![
+                ("model", model()),
+                ("response", json!({"content": content, "tool_calls": tool_calls, "finish_reason": finish_reason})),
+            ]),
+        )
+    }
+
+    /// Deliver one scripted response through `post_model_call`; `None` when
+    /// a standing deny (or unevaluated residue) ends the run.
+    async fn respond(&mut self, step: &ModelStep) -> Option<Value> {
+        match (&step.stream, self.config.output) {
+            (Some(chunks), OutputMode::Incremental) if !chunks.is_empty() => {
+                self.respond_incremental(step, chunks).await
+            }
+            (Some(chunks), OutputMode::Buffered) if step.stream_truncated => {
+                // Buffered: the stream died before it could be assembled.
+                let ctx = self.post_model_ctx(
+                    Value::String(chunks.concat()),
+                    json!([]),
+                    json!("stream_incomplete"),
+                );
+                let _ = self
+                    .emitter
+                    .emit_self_denied(ctx, ReservedReason::StreamingUnsupported)
+                    .await;
+                None
+            }
+            _ => {
+                let ctx = self.post_model_ctx(
+                    step.content.clone(),
+                    step.tool_calls.clone(),
+                    step.finish_reason.clone(),
+                );
+                let e = self.emitter.emit_checked(ctx, step.raw_unsafe).await;
+                e.proceed.then(|| e.target())
+            }
+        }
+    }
+
+    /// Incremental mediation: one `post_model_call` per chunk over the prefix
+    /// so far; each permitted segment is released; a deny withholds the
+    /// rest; unevaluated residue fails closed.
+    async fn respond_incremental(&mut self, step: &ModelStep, chunks: &[String]) -> Option<Value> {
+        let evaluated = if step.stream_truncated {
+            chunks.len() - 1
+        } else {
+            chunks.len()
+        };
+        let mut prefix = String::new();
+        let mut last_response = None;
+        for (i, chunk) in chunks.iter().take(evaluated).enumerate() {
+            prefix.push_str(chunk);
+            let is_last = !step.stream_truncated && i + 1 == chunks.len();
+            let ctx = if is_last {
+                self.post_model_ctx(
+                    Value::String(prefix.clone()),
+                    step.tool_calls.clone(),
+                    step.finish_reason.clone(),
+                )
+            } else {
+                self.post_model_ctx(
+                    Value::String(prefix.clone()),
+                    json!([]),
+                    json!("incremental"),
+                )
+            };
+            let e = self.emitter.emit_checked(ctx, step.raw_unsafe).await;
+            if !e.proceed {
+                return None;
+            }
+            let permitted = e.target();
+            if self
+                .watermark
+                .release(permitted.get("content").unwrap_or(&Value::Null))
+                .is_err()
+            {
+                let ctx = self.post_model_ctx(
+                    Value::String(prefix.clone()),
+                    json!([]),
+                    json!("stream_incomplete"),
+                );
+                let _ = self
+                    .emitter
+                    .emit_self_denied(ctx, ReservedReason::StreamingUnsupported)
+                    .await;
+                return None;
+            }
+            last_response = Some(permitted);
+        }
+        if step.stream_truncated {
+            let ctx = self.post_model_ctx(
+                Value::String(chunks.concat()),
+                json!([]),
+                json!("stream_incomplete"),
+            );
+            let _ = self
+                .emitter
+                .emit_self_denied(ctx, ReservedReason::StreamingUnsupported)
+                .await;
+            return None;
+        }
+        last_response
+    }
+
+    async fn tools_sequential(&self, calls: Vec<Value>) -> Vec<ToolEnd> {
+        let mut ends = Vec::with_capacity(calls.len());
+        for call in calls {
+            let end = tool_step(
+                self.emitter.clone(),
+                self.tools.clone(),
+                self.config.posture,
+                call,
+            )
+            .await;
+            let stop = !matches!(end, ToolEnd::Message(_));
+            ends.push(end);
+            if stop {
+                break;
+            }
+        }
+        ends
+    }
+
+    async fn tools_parallel(&self, calls: Vec<Value>) -> Vec<ToolEnd> {
+        let handles: Vec<_> = calls
+            .into_iter()
+            .map(|call| {
+                tokio::spawn(tool_step(
+                    self.emitter.clone(),
+                    self.tools.clone(),
+                    self.config.posture,
+                    call,
+                ))
+            })
+            .collect();
+        let mut ends = Vec::with_capacity(handles.len());
+        for h in handles {
+            ends.push(
+                h.await
+                    .unwrap_or_else(|_| ToolEnd::Error("a parallel tool call panicked".into())),
+            );
+        }
+        ends
+    }
+}
+
+fn denied(e: &Emitted, point: Point, posture: ToolSeamPosture) -> ToolEnd {
+    match after_deny(point, &e.verdict, posture) {
+        AfterDeny::EndRun => ToolEnd::Terminate,
+        _ => ToolEnd::Message(json!({"role": "tool", "content": blocked_message(&e.verdict)})),
+    }
+}
+
+/// One tool call's `pre_tool_call` / invoke / `post_tool_call` pair.
+async fn tool_step(
+    emitter: Arc<Emitter>,
+    tools: Arc<ToolBox>,
+    posture: ToolSeamPosture,
+    call: Value,
+) -> ToolEnd {
+    let id = call.get("id").cloned().unwrap_or(Value::Null);
+    let name = call.get("name").cloned().unwrap_or(Value::Null);
+    let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
+    let ctx = emitter.context(
+        Point::PreToolCall,
+        fields(vec![(
+            "tool_call",
+            json!({"id": id, "name": name, "args": args}),
+        )]),
+    );
+    let pre = emitter.emit(ctx).await;
+    if !pre.proceed {
+        return denied(&pre, Point::PreToolCall, posture);
+    }
+    let args = pre.target();
+    let tool_name = name.as_str().unwrap_or_default();
+    let (value, is_error, raw_unsafe) = match tools.invoke(tool_name, &args) {
+        Ok(Some(r)) => (r.value.value, r.is_error, r.value.raw_unsafe),
+        Ok(None) => (Value::String("unknown tool".into()), true, false),
+        Err(e) => return ToolEnd::Error(e.to_string()),
+    };
+    let ctx = emitter.context(
+        Point::PostToolCall,
+        fields(vec![
+            ("tool_call", json!({"id": id, "name": name, "args": args})),
+            ("tool_result", json!({"value": value, "is_error": is_error})),
+        ]),
+    );
+    let post = emitter.emit_checked(ctx, raw_unsafe).await;
+    if !post.proceed {
+        return denied(&post, Point::PostToolCall, posture);
+    }
+    ToolEnd::Message(json!({"role": "tool", "content": post.target()}))
+}

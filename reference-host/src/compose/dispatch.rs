@@ -1,0 +1,216 @@
+//! Calling interceptors: each gets its own copy of the context, runs on its
+//! own task (so a panic stays contained), and is bounded by its timeout.
+//! Every failure becomes the §6.3 substituted deny.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::point::Point;
+use crate::reason::ReservedReason;
+use crate::verdict::gate::gate;
+use crate::verdict::model::Verdict;
+
+/// A boxed, sendable future that owns everything it needs.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// What an interceptor did with its copy of the context.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InterceptorAnswer {
+    /// It returned this JSON value (a verdict, an envelope, or anything else
+    /// the gate must judge).
+    Returned(Value),
+    /// It raised.
+    Raised,
+}
+
+/// A control registered with the emitter (§7): `intercept(context) -> Verdict`.
+pub trait Interceptor: Send + Sync {
+    /// Judge `context`, which is this interceptor's own copy.
+    fn intercept(&self, context: Value) -> BoxFuture<InterceptorAnswer>;
+}
+
+/// One registered interceptor with its binding.
+#[derive(Clone)]
+pub struct Registration {
+    /// Registration name, reported as `verdicts[].name`.
+    pub name: Option<String>,
+    /// Points it is bound at; `None` means every point.
+    pub at: Option<Vec<Point>>,
+    /// Per-binding timeout; `None` inherits the emitter's.
+    pub timeout: Option<Duration>,
+    /// The interceptor.
+    pub interceptor: Arc<dyn Interceptor>,
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration")
+            .field("name", &self.name)
+            .field("at", &self.at)
+            .finish()
+    }
+}
+
+impl Registration {
+    /// An anonymous interceptor bound at every point.
+    pub fn everywhere(interceptor: Arc<dyn Interceptor>) -> Self {
+        Registration {
+            name: None,
+            at: None,
+            timeout: None,
+            interceptor,
+        }
+    }
+
+    /// Whether it is bound at `point`.
+    pub fn bound_at(&self, point: Point) -> bool {
+        self.at.as_ref().is_none_or(|at| at.contains(&point))
+    }
+}
+
+/// How a guarded task ended.
+#[derive(Debug)]
+pub enum Guarded<T> {
+    /// It finished with a value.
+    Done(T),
+    /// It panicked.
+    Panicked,
+    /// It ran past its deadline and was aborted.
+    TimedOut,
+}
+
+/// A task started now and awaited later, with its own deadline.
+pub struct Pending<T> {
+    handle: JoinHandle<T>,
+    deadline: Option<Instant>,
+}
+
+/// Start `fut` on its own task with an optional time limit.
+pub fn spawn_guarded<T: Send + 'static>(fut: BoxFuture<T>, limit: Option<Duration>) -> Pending<T> {
+    let deadline = limit.map(|d| Instant::now() + d);
+    Pending {
+        handle: tokio::spawn(fut),
+        deadline,
+    }
+}
+
+impl<T> Pending<T> {
+    /// Wait for the task, its panic, or its deadline.
+    pub async fn wait(self) -> Guarded<T> {
+        let abort = self.handle.abort_handle();
+        let joined = match self.deadline {
+            Some(deadline) => match tokio::time::timeout_at(deadline, self.handle).await {
+                Ok(joined) => joined,
+                Err(_) => {
+                    abort.abort();
+                    return Guarded::TimedOut;
+                }
+            },
+            None => self.handle.await,
+        };
+        match joined {
+            Ok(v) => Guarded::Done(v),
+            Err(_) => Guarded::Panicked,
+        }
+    }
+}
+
+/// Start one interceptor on its own copy of `context`.
+pub fn start(
+    reg: &Registration,
+    context: &Value,
+    default_timeout: Option<Duration>,
+) -> Pending<InterceptorAnswer> {
+    spawn_guarded(
+        reg.interceptor.intercept(context.clone()),
+        reg.timeout.or(default_timeout),
+    )
+}
+
+/// Turn what an interceptor did into a gated verdict or the substituted deny.
+pub fn judge(outcome: Guarded<InterceptorAnswer>) -> Verdict {
+    match outcome {
+        Guarded::Done(InterceptorAnswer::Returned(v)) => {
+            gate(&v).unwrap_or_else(Verdict::host_deny)
+        }
+        Guarded::Done(InterceptorAnswer::Raised) | Guarded::Panicked => {
+            Verdict::host_deny(ReservedReason::InterceptorFailed)
+        }
+        Guarded::TimedOut => Verdict::host_deny(ReservedReason::InterceptorTimeout),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    struct Fixed(InterceptorAnswer);
+    impl Interceptor for Fixed {
+        fn intercept(&self, _context: Value) -> BoxFuture<InterceptorAnswer> {
+            let a = self.0.clone();
+            Box::pin(async move { a })
+        }
+    }
+    struct Never;
+    impl Interceptor for Never {
+        fn intercept(&self, _context: Value) -> BoxFuture<InterceptorAnswer> {
+            Box::pin(std::future::pending())
+        }
+    }
+    struct Panics;
+    impl Interceptor for Panics {
+        fn intercept(&self, _context: Value) -> BoxFuture<InterceptorAnswer> {
+            Box::pin(async { panic!("interceptor bug") })
+        }
+    }
+
+    async fn call(i: impl Interceptor + 'static, limit: Option<Duration>) -> Verdict {
+        judge(
+            start(&Registration::everywhere(Arc::new(i)), &json!({}), limit)
+                .wait()
+                .await,
+        )
+    }
+
+    #[tokio::test]
+    async fn raise_becomes_interceptor_failed() {
+        let v = call(Fixed(InterceptorAnswer::Raised), None).await;
+        assert_eq!(v.reason.as_deref(), Some("host_error:interceptor_failed"));
+        let v = call(Panics, None).await;
+        assert_eq!(v.reason.as_deref(), Some("host_error:interceptor_failed"));
+    }
+
+    #[tokio::test]
+    async fn silence_becomes_interceptor_timeout() {
+        let v = call(Never, Some(Duration::from_millis(5))).await;
+        assert_eq!(v.reason.as_deref(), Some("host_error:interceptor_timeout"));
+    }
+
+    #[tokio::test]
+    async fn invalid_answers_become_verdict_invalid() {
+        let v = call(
+            Fixed(InterceptorAnswer::Returned(
+                json!({"decision": "transform"}),
+            )),
+            None,
+        )
+        .await;
+        assert_eq!(v.reason.as_deref(), Some("host_error:verdict_invalid"));
+    }
+
+    #[test]
+    fn bindings_select_points() {
+        let mut r = Registration::everywhere(Arc::new(Never));
+        assert!(r.bound_at(Point::Output));
+        r.at = Some(vec![Point::PreToolCall]);
+        assert!(r.bound_at(Point::PreToolCall));
+        assert!(!r.bound_at(Point::Output));
+    }
+}

@@ -1,0 +1,173 @@
+//! The §4 envelope check a host runs before dispatching any emission
+//! (§10.2 step 1, §6.3): presence and JSON type of the required core and of
+//! the point's conditional members. Messages are value-free.
+
+use serde_json::Value;
+
+use crate::point::Point;
+use crate::spec_version::SpecVersion;
+
+/// Why a context failed the envelope check.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvelopeError {
+    /// The context is not a JSON object.
+    #[error("context is not an object")]
+    NotObject,
+    /// A required member is missing or has the wrong type.
+    #[error("member `{0}` is missing or has the wrong type")]
+    Member(&'static str),
+    /// `interception_point` is not one of the eight.
+    #[error("interception_point is not one of the eight points")]
+    UnknownPoint,
+    /// `spec` names a version this emitter does not emit.
+    #[error("spec names a version other than the emitter's")]
+    OtherVersion,
+    /// `agent.framework` does not match `^[a-z0-9_-]+$`.
+    #[error("agent.framework does not match ^[a-z0-9_-]+$")]
+    Framework,
+    /// A conditional member or one of its subfields is missing.
+    #[error("conditional member `{0}` is missing or incomplete")]
+    Conditional(&'static str),
+}
+
+/// Validate the envelope of `context` for an emitter of `version`; on
+/// success return the point it names.
+pub fn validate_envelope(context: &Value, version: SpecVersion) -> Result<Point, EnvelopeError> {
+    let obj = context.as_object().ok_or(EnvelopeError::NotObject)?;
+    let spec = obj
+        .get("spec")
+        .and_then(Value::as_str)
+        .ok_or(EnvelopeError::Member("spec"))?;
+    if spec != version.wire() {
+        return Err(EnvelopeError::OtherVersion);
+    }
+    let point = obj
+        .get("interception_point")
+        .and_then(Value::as_str)
+        .ok_or(EnvelopeError::Member("interception_point"))?;
+    let point = Point::parse(point).ok_or(EnvelopeError::UnknownPoint)?;
+    if !obj.get("timestamp").is_some_and(Value::is_string) {
+        return Err(EnvelopeError::Member("timestamp"));
+    }
+    if !obj.get("sequence").is_some_and(|s| s.is_u64()) {
+        return Err(EnvelopeError::Member("sequence"));
+    }
+    let agent = obj
+        .get("agent")
+        .and_then(Value::as_object)
+        .ok_or(EnvelopeError::Member("agent"))?;
+    if agent
+        .get("id")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
+        return Err(EnvelopeError::Member("agent.id"));
+    }
+    let framework = agent
+        .get("framework")
+        .and_then(Value::as_str)
+        .ok_or(EnvelopeError::Member("agent.framework"))?;
+    if framework.is_empty()
+        || !framework
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+    {
+        return Err(EnvelopeError::Framework);
+    }
+    let session = obj
+        .get("session")
+        .and_then(Value::as_object)
+        .ok_or(EnvelopeError::Member("session"))?;
+    if session
+        .get("id")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
+        return Err(EnvelopeError::Member("session.id"));
+    }
+    if !obj.contains_key("target") {
+        return Err(EnvelopeError::Member("target"));
+    }
+    for (key, subfields) in point.conditional() {
+        let member = obj.get(*key).ok_or(EnvelopeError::Conditional(key))?;
+        if let Some(fields) = subfields {
+            let inner = member.as_object().ok_or(EnvelopeError::Conditional(key))?;
+            if !fields.iter().all(|f| inner.contains_key(*f)) {
+                return Err(EnvelopeError::Conditional(key));
+            }
+        }
+    }
+    Ok(point)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn valid() -> Value {
+        json!({"spec": "agent-hooks/0.1", "interception_point": "output", "timestamp": "t", "sequence": 6,
+            "agent": {"id": "a", "framework": "ref-1_x"}, "session": {"id": "s"},
+            "target": {"content": "x"}, "output": {"content": "x"}})
+    }
+
+    #[test]
+    fn a_complete_context_passes() {
+        assert_eq!(
+            validate_envelope(&valid(), SpecVersion::V0_1),
+            Ok(Point::Output)
+        );
+    }
+
+    #[test]
+    fn another_version_is_refused() {
+        assert_eq!(
+            validate_envelope(&valid(), SpecVersion::Draft),
+            Err(EnvelopeError::OtherVersion)
+        );
+    }
+
+    #[test]
+    fn each_required_member_is_checked() {
+        for key in [
+            "spec",
+            "interception_point",
+            "timestamp",
+            "sequence",
+            "agent",
+            "session",
+            "target",
+            "output",
+        ] {
+            let mut ctx = valid();
+            ctx.as_object_mut().expect("object").remove(key);
+            assert!(validate_envelope(&ctx, SpecVersion::V0_1).is_err(), "{key}");
+        }
+    }
+
+    #[test]
+    fn negative_sequence_and_bad_framework_are_refused() {
+        let mut ctx = valid();
+        ctx["sequence"] = json!(-1);
+        assert_eq!(
+            validate_envelope(&ctx, SpecVersion::V0_1),
+            Err(EnvelopeError::Member("sequence"))
+        );
+        let mut ctx = valid();
+        ctx["agent"]["framework"] = json!("Ref");
+        assert_eq!(
+            validate_envelope(&ctx, SpecVersion::V0_1),
+            Err(EnvelopeError::Framework)
+        );
+    }
+
+    #[test]
+    fn missing_subfield_is_refused() {
+        let mut ctx = valid();
+        ctx["output"] = json!({});
+        assert_eq!(
+            validate_envelope(&ctx, SpecVersion::V0_1),
+            Err(EnvelopeError::Conditional("output"))
+        );
+    }
+}

@@ -1,0 +1,491 @@
+//! The emitter: validate, dispatch, gate, compose, consult, write back,
+//! record. One emitter serves one session.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::compose::dispatch::Registration;
+use crate::compose::fold::{with_unions, Composed, Step};
+use crate::compose::profile::{Composition, Mode};
+use crate::compose::{parallel, sequential};
+use crate::context::build::{build_context, now_rfc3339, AgentIdentity};
+use crate::context::domain::check_bounds;
+use crate::context::envelope::validate_envelope;
+use crate::identity::provider::IdentityProvider;
+use crate::point::Point;
+use crate::reason::ReservedReason;
+use crate::record::{trace_of, InterceptionRecord};
+use crate::seam::approval::{ApprovalResolver, Seam};
+use crate::seam::redaction::Redactor;
+use crate::spec_version::SpecVersion;
+use crate::verdict::model::Verdict;
+
+/// RECOMMENDED default interceptor timeout (§7): 5000 ms.
+pub const DEFAULT_INTERCEPTOR_TIMEOUT: Duration = Duration::from_millis(5000);
+
+/// Builds an [`Emitter`]; the spec version has no default and is named first.
+#[derive(Debug)]
+pub struct EmitterBuilder {
+    version: SpecVersion,
+    who: AgentIdentity,
+    mode: Mode,
+    composition: Composition,
+    provider: IdentityProvider,
+    registrations: Vec<Registration>,
+    resolver: Option<Arc<dyn ApprovalResolver>>,
+    redactor: Option<Arc<dyn Redactor>>,
+    interceptor_timeout: Option<Duration>,
+    approval_timeout: Option<Option<Duration>>,
+    surface: BTreeSet<Point>,
+}
+
+impl std::fmt::Debug for dyn ApprovalResolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApprovalResolver")
+    }
+}
+
+impl std::fmt::Debug for dyn Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Redactor")
+    }
+}
+
+impl EmitterBuilder {
+    /// Start a builder for `version`, emitting as `who`.
+    pub fn new(version: SpecVersion, who: AgentIdentity) -> Self {
+        EmitterBuilder {
+            version,
+            who,
+            mode: Mode::Enforce,
+            composition: Composition::default(),
+            provider: IdentityProvider::JcsSha256,
+            registrations: Vec::new(),
+            resolver: None,
+            redactor: None,
+            interceptor_timeout: Some(DEFAULT_INTERCEPTOR_TIMEOUT),
+            approval_timeout: None,
+            surface: Point::ALL.into_iter().collect(),
+        }
+    }
+
+    /// Enforcement mode.
+    #[must_use]
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Composition profile and knob.
+    #[must_use]
+    pub fn composition(mut self, composition: Composition) -> Self {
+        self.composition = composition;
+        self
+    }
+
+    /// Identity provider.
+    #[must_use]
+    pub fn identity_provider(mut self, provider: IdentityProvider) -> Self {
+        self.provider = provider;
+        self
+    }
+
+    /// Register an interceptor; registration order is dispatch order.
+    #[must_use]
+    pub fn interceptor(mut self, registration: Registration) -> Self {
+        self.registrations.push(registration);
+        self
+    }
+
+    /// Register the approval resolver.
+    #[must_use]
+    pub fn approval_resolver(mut self, resolver: Arc<dyn ApprovalResolver>) -> Self {
+        self.resolver = Some(resolver);
+        self
+    }
+
+    /// Register the redactor.
+    #[must_use]
+    pub fn redactor(mut self, redactor: Arc<dyn Redactor>) -> Self {
+        self.redactor = Some(redactor);
+        self
+    }
+
+    /// Interceptor timeout; `None` is unbounded.
+    #[must_use]
+    pub fn interceptor_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.interceptor_timeout = timeout;
+        self
+    }
+
+    /// Approval resolver timeout; unset inherits the interceptor timeout.
+    #[must_use]
+    pub fn approval_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.approval_timeout = Some(timeout);
+        self
+    }
+
+    /// The points this adapter can emit (§3.2); default all eight.
+    #[must_use]
+    pub fn surface(mut self, points: impl IntoIterator<Item = Point>) -> Self {
+        self.surface = points.into_iter().collect();
+        self
+    }
+
+    /// Build the emitter.
+    pub fn build(self) -> Emitter {
+        let seam = Seam {
+            resolver: self.resolver,
+            redactor: self.redactor,
+            timeout: self.approval_timeout.unwrap_or(self.interceptor_timeout),
+            provider: self.provider.clone(),
+            version: self.version,
+        };
+        Emitter {
+            version: self.version,
+            who: self.who,
+            mode: self.mode,
+            composition: self.composition,
+            provider: self.provider,
+            registrations: self.registrations,
+            interceptor_timeout: self.interceptor_timeout,
+            seam,
+            surface: self.surface,
+            sequence: AtomicU64::new(0),
+            records: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+/// What one emission decided.
+#[derive(Debug, Clone)]
+pub struct Emitted {
+    /// Whether the guarded action may proceed.
+    pub proceed: bool,
+    /// The combined verdict, unions applied.
+    pub verdict: Verdict,
+    /// The context the next step must use: transforms applied and written
+    /// back when the action proceeds in enforce mode, else as emitted.
+    pub context: Value,
+    /// The record written for this emission, in wire form.
+    pub record: Value,
+}
+
+impl Emitted {
+    /// The (possibly rewritten) target.
+    pub fn target(&self) -> Value {
+        self.context.get("target").cloned().unwrap_or(Value::Null)
+    }
+
+    /// The combined verdict's reason, if any.
+    pub fn reason(&self) -> Option<&str> {
+        self.verdict.reason.as_deref()
+    }
+}
+
+/// An Agent Hooks emitter for one session.
+#[derive(Debug)]
+pub struct Emitter {
+    version: SpecVersion,
+    who: AgentIdentity,
+    mode: Mode,
+    composition: Composition,
+    provider: IdentityProvider,
+    registrations: Vec<Registration>,
+    interceptor_timeout: Option<Duration>,
+    seam: Seam,
+    surface: BTreeSet<Point>,
+    sequence: AtomicU64,
+    records: Mutex<Vec<Value>>,
+}
+
+/// Best-effort fields of a context that may be invalid, for its record.
+struct Envelope {
+    point: String,
+    session_id: String,
+    sequence: i64,
+    timestamp: Option<String>,
+    trace: Option<Value>,
+}
+
+impl Envelope {
+    fn of(context: &Value) -> Envelope {
+        Envelope {
+            point: context
+                .get("interception_point")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            session_id: context
+                .pointer("/session/id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+            sequence: context
+                .get("sequence")
+                .and_then(Value::as_i64)
+                .unwrap_or(-1),
+            timestamp: context
+                .get("timestamp")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            trace: trace_of(context),
+        }
+    }
+}
+
+impl Emitter {
+    /// Start building an emitter for `version`.
+    pub fn builder(version: SpecVersion, who: AgentIdentity) -> EmitterBuilder {
+        EmitterBuilder::new(version, who)
+    }
+
+    /// The spec version this emitter emits.
+    pub fn version(&self) -> SpecVersion {
+        self.version
+    }
+
+    /// Enforcement mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Build the next context of the session for `point`. The sequence is
+    /// taken atomically, so concurrent emissions get unique, ordered values (§12.2).
+    pub fn context(&self, point: Point, fields: Map<String, Value>) -> Value {
+        let seq = self.sequence.fetch_add(1, Ordering::SeqCst);
+        build_context(self.version, &self.who, point, seq, now_rfc3339(), fields)
+    }
+
+    /// Every record written so far, in order.
+    pub fn records(&self) -> Vec<Value> {
+        self.records.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    fn bound(&self, point: Point) -> Vec<Registration> {
+        self.registrations
+            .iter()
+            .filter(|r| r.bound_at(point))
+            .cloned()
+            .collect()
+    }
+
+    fn write(&self, record: InterceptionRecord) -> Value {
+        let value = record.to_value();
+        if let Ok(mut r) = self.records.lock() {
+            r.push(value.clone());
+        }
+        value
+    }
+
+    fn record_for(
+        &self,
+        env: &Envelope,
+        verdict: Verdict,
+        registered: usize,
+    ) -> InterceptionRecord {
+        InterceptionRecord {
+            interception_point: env.point.clone(),
+            mode: self.mode,
+            verdict,
+            input_identity: None,
+            enforced_identity: None,
+            identity_provider: self.provider.name().map(str::to_owned),
+            session_id: env.session_id.clone(),
+            sequence: env.sequence,
+            timestamp: env.timestamp.clone(),
+            trace: env.trace.clone(),
+            decided_by: None,
+            composition: self.composition,
+            verdicts: None,
+            fold_truncated: None,
+            resolved_by: None,
+            interceptors_registered: registered,
+            declaration: None,
+        }
+    }
+
+    /// Refuse an emission before dispatch: no interceptor runs, identities
+    /// are null, the action does not proceed in either mode.
+    fn refuse(&self, context: Value, verdict: Verdict, registered: usize) -> Emitted {
+        let env = Envelope::of(&context);
+        let record = self.write(self.record_for(&env, verdict.clone(), registered));
+        Emitted {
+            proceed: false,
+            verdict,
+            context,
+            record,
+        }
+    }
+
+    /// Emit `context`: the full §6-§10 path.
+    pub async fn emit(&self, context: Value) -> Emitted {
+        self.emit_checked(context, false).await
+    }
+
+    /// Emit `context`, whose members came from raw JSON text that held an
+    /// integer literal beyond 2^53-1 iff `raw_unsafe` (§4.4: a parser may
+    /// have coerced it into a double no value check can recognise).
+    pub async fn emit_checked(&self, context: Value, raw_unsafe: bool) -> Emitted {
+        let point_name = context
+            .get("interception_point")
+            .and_then(Value::as_str)
+            .and_then(Point::parse);
+        if let Some(p) = point_name {
+            if !self.surface.contains(&p) {
+                let registered = self.bound(p).len();
+                return self.refuse(
+                    context,
+                    Verdict::host_deny(ReservedReason::AdapterUnsupported),
+                    registered,
+                );
+            }
+        }
+        let point = match validate_envelope(&context, self.version) {
+            Ok(p) => p,
+            Err(e) => {
+                let registered =
+                    point_name.map_or(self.registrations.len(), |p| self.bound(p).len());
+                let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
+                return self.refuse(context, v, registered);
+            }
+        };
+        let bound = self.bound(point);
+        if let Err(e) = check_bounds(&context) {
+            let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
+            return self.refuse(context, v, bound.len());
+        }
+        let input_identity = match self.provider.compute(&context, self.version, raw_unsafe) {
+            Ok(id) => id,
+            Err(e) => {
+                let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
+                return self.refuse(context, v, bound.len());
+            }
+        };
+        let env = Envelope::of(&context);
+        let mut record = self.record_for(&env, Verdict::allow(), bound.len());
+        record.input_identity = input_identity.clone();
+
+        if bound.is_empty() {
+            // Zero interceptors: deny in every profile; recorded in
+            // evaluate_only too, where the action still proceeds.
+            let v = Verdict::host_deny(ReservedReason::NoInterceptor);
+            record.enforced_identity = input_identity;
+            record.verdict = v.clone();
+            if self.composition.is_sequential() {
+                record.fold_truncated = Some(false);
+            }
+            let record = self.write(record);
+            return Emitted {
+                proceed: self.mode == Mode::EvaluateOnly,
+                verdict: v,
+                context,
+                record,
+            };
+        }
+
+        let step = Step {
+            point,
+            mode: self.mode,
+            bound: &bound,
+            timeout: self.interceptor_timeout,
+            seam: &self.seam,
+        };
+        let composed = match self.composition {
+            Composition::FirstDeny { on_approval } => {
+                sequential::first_deny(step, on_approval, context.clone()).await
+            }
+            Composition::RunAll => sequential::run_all(step, context.clone()).await,
+            Composition::Strictest {
+                on_transform_conflict,
+            } => parallel::strictest(step, on_transform_conflict, context.clone()).await,
+            Composition::Unanimous { on_disagreement } => {
+                parallel::unanimous(step, on_disagreement, context.clone()).await
+            }
+        };
+        let Composed {
+            combined,
+            mut decided_by,
+            summaries,
+            fold_truncated,
+            resolved_by,
+            context: composed_ctx,
+            pool,
+        } = composed;
+        let mut combined = with_unions(combined, &pool);
+        record.verdicts = Some(summaries);
+        record.fold_truncated = fold_truncated;
+        record.resolved_by = resolved_by;
+
+        let (proceed, out_ctx, enforced_identity) = match self.mode {
+            Mode::EvaluateOnly => (true, context, input_identity),
+            Mode::Enforce if combined.is_permit() => {
+                match self.provider.compute(&composed_ctx, self.version, false) {
+                    Ok(id) => (true, composed_ctx, id),
+                    Err(e) => {
+                        // The composed context left the domain: fail closed at finalize.
+                        combined =
+                            Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
+                        decided_by = None;
+                        (false, context, None)
+                    }
+                }
+            }
+            Mode::Enforce => {
+                let id = self
+                    .provider
+                    .compute(&composed_ctx, self.version, false)
+                    .ok()
+                    .flatten();
+                (false, context, id)
+            }
+        };
+        record.enforced_identity = enforced_identity;
+        record.decided_by = decided_by;
+        record.verdict = combined.clone();
+        let record = self.write(record);
+        Emitted {
+            proceed,
+            verdict: combined,
+            context: out_ctx,
+            record,
+        }
+    }
+
+    /// Record an emission the host itself denies without dispatching, for a
+    /// fact no verdict can change (e.g. unevaluated stream residue, §12.1).
+    /// Identities are computed as usual; nothing proceeds in either mode.
+    pub async fn emit_self_denied(&self, context: Value, reason: ReservedReason) -> Emitted {
+        let point = match validate_envelope(&context, self.version) {
+            Ok(p) => p,
+            Err(e) => {
+                let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
+                return self.refuse(context, v, self.registrations.len());
+            }
+        };
+        let bound = self.bound(point).len();
+        let identity = match self.provider.compute(&context, self.version, false) {
+            Ok(id) => id,
+            Err(e) => {
+                let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
+                return self.refuse(context, v, bound);
+            }
+        };
+        let env = Envelope::of(&context);
+        let verdict = Verdict::host_deny(reason);
+        let mut record = self.record_for(&env, verdict.clone(), bound);
+        record.input_identity = identity.clone();
+        record.enforced_identity = identity;
+        let record = self.write(record);
+        Emitted {
+            proceed: false,
+            verdict,
+            context,
+            record,
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! Identity providers (§10.1): `jcs-sha256`, `null`, and host-registered
+//! custom providers.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::context::domain::{check_domain, DomainError};
+use crate::context::envelope::{validate_envelope, EnvelopeError};
+use crate::identity::jcs::{hash_projection, projection_members};
+use crate::spec_version::SpecVersion;
+
+/// Name of the default provider (§10.2).
+pub const JCS_SHA256: &str = "jcs-sha256";
+/// Name of the kit's fault provider, which fails every compute.
+pub const CTK_FAULT_PROVIDER: &str = "ctk-fault";
+
+/// A host-defined identity provider. It is trusted, in-process code; the
+/// emitter still contains its failures (an error or a panic becomes
+/// `host_error:context_invalid`).
+pub trait CustomIdentityProvider: Send + Sync {
+    /// Compute the identity of a validated context.
+    fn compute(&self, context: &Value) -> Result<String, String>;
+}
+
+/// Why an identity could not be computed. Every variant fails the emission
+/// closed with `host_error:context_invalid`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdentityError {
+    /// The context failed the envelope check.
+    #[error("context failed the envelope check: {0}")]
+    Envelope(#[from] EnvelopeError),
+    /// The projection left the I-JSON domain or the depth bound.
+    #[error("context outside the identity value domain: {0}")]
+    Domain(#[from] DomainError),
+    /// Raw text behind the context held an integer beyond 2^53-1.
+    #[error("integer exceeds 2^53-1 in the raw text; string-encode 64-bit identifiers (spec 4.4)")]
+    RawInteger,
+    /// A custom provider failed or panicked.
+    #[error("identity provider failed")]
+    ProviderFailed,
+}
+
+/// The provider an emitter is configured with.
+#[derive(Clone)]
+pub enum IdentityProvider {
+    /// RFC 8785 + SHA-256 over the §10.2 projection.
+    JcsSha256,
+    /// Identity-unbound: records carry null identities.
+    Null,
+    /// A registered host-defined provider.
+    Custom {
+        /// Registration name.
+        name: String,
+        /// The provider.
+        provider: Arc<dyn CustomIdentityProvider>,
+    },
+}
+
+impl fmt::Debug for IdentityProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "IdentityProvider({:?})", self.name())
+    }
+}
+
+impl IdentityProvider {
+    /// The name stamped on records; `None` for the null provider.
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            IdentityProvider::JcsSha256 => Some(JCS_SHA256),
+            IdentityProvider::Null => None,
+            IdentityProvider::Custom { name, .. } => Some(name),
+        }
+    }
+
+    /// Compute the identity of `context`; `Ok(None)` for the null provider.
+    /// `raw_unsafe` reports that raw text behind the context held an integer
+    /// literal beyond 2^53-1 that parsing may have coerced.
+    pub fn compute(
+        &self,
+        context: &Value,
+        version: SpecVersion,
+        raw_unsafe: bool,
+    ) -> Result<Option<String>, IdentityError> {
+        match self {
+            IdentityProvider::Null => Ok(None),
+            IdentityProvider::JcsSha256 => jcs_sha256(context, version, raw_unsafe).map(Some),
+            IdentityProvider::Custom { provider, .. } => {
+                validate_envelope(context, version)?;
+                match catch_unwind(AssertUnwindSafe(|| provider.compute(context))) {
+                    Ok(Ok(id)) => Ok(Some(id)),
+                    _ => Err(IdentityError::ProviderFailed),
+                }
+            }
+        }
+    }
+}
+
+/// The `jcs-sha256` identity (§10.2): envelope, projection, depth and
+/// integer domain, canonical bytes streamed into SHA-256.
+pub fn jcs_sha256(
+    context: &Value,
+    version: SpecVersion,
+    raw_unsafe: bool,
+) -> Result<String, IdentityError> {
+    let point = validate_envelope(context, version)?;
+    let obj = context
+        .as_object()
+        .ok_or(IdentityError::Envelope(EnvelopeError::NotObject))?;
+    // Projection members sit two levels down (projection object, member).
+    for member in projection_members(obj, point) {
+        check_domain(member, 2)?;
+    }
+    if raw_unsafe {
+        return Err(IdentityError::RawInteger);
+    }
+    Ok(hash_projection(obj, point))
+}
+
+/// Why a registration or a lookup failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// The name breaks `^[a-z][a-z0-9_-]*$` or starts with `jcs`.
+    #[error("identity provider name `{0}` breaks ^[a-z][a-z0-9_-]*$ or starts with jcs")]
+    BadName(String),
+    /// The name is registered already.
+    #[error("identity provider `{0}` is registered already")]
+    Duplicate(String),
+    /// No provider of that name is registered.
+    #[error("identity provider `{0}` is not registered")]
+    Unknown(String),
+}
+
+/// Host-registered custom providers, by name.
+#[derive(Clone, Default)]
+pub struct ProviderRegistry {
+    providers: BTreeMap<String, Arc<dyn CustomIdentityProvider>>,
+}
+
+impl fmt::Debug for ProviderRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.providers.keys()).finish()
+    }
+}
+
+fn valid_custom_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_lowercase())
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+        && !name.starts_with("jcs")
+}
+
+impl ProviderRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The registry the conformance kit expects: `ctk-fault` registered.
+    pub fn for_conformance() -> Self {
+        let mut r = Self::new();
+        // The name is a valid constant; registration cannot fail.
+        let _ = r.register(CTK_FAULT_PROVIDER, Arc::new(FaultProvider));
+        r
+    }
+
+    /// Register a custom provider under `name`.
+    pub fn register(
+        &mut self,
+        name: &str,
+        provider: Arc<dyn CustomIdentityProvider>,
+    ) -> Result<(), RegistryError> {
+        if !valid_custom_name(name) {
+            return Err(RegistryError::BadName(name.into()));
+        }
+        if self.providers.contains_key(name) {
+            return Err(RegistryError::Duplicate(name.into()));
+        }
+        self.providers.insert(name.into(), provider);
+        Ok(())
+    }
+
+    /// Resolve a configured provider name: `None` is the null provider.
+    pub fn resolve(&self, name: Option<&str>) -> Result<IdentityProvider, RegistryError> {
+        match name {
+            None => Ok(IdentityProvider::Null),
+            Some(JCS_SHA256) => Ok(IdentityProvider::JcsSha256),
+            Some(other) => self
+                .providers
+                .get(other)
+                .map(|p| IdentityProvider::Custom {
+                    name: other.into(),
+                    provider: p.clone(),
+                })
+                .ok_or_else(|| RegistryError::Unknown(other.into())),
+        }
+    }
+}
+
+/// The kit's `ctk-fault` provider: every compute fails.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FaultProvider;
+
+impl CustomIdentityProvider for FaultProvider {
+    fn compute(&self, _context: &Value) -> Result<String, String> {
+        Err("ctk-fault fails every compute".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    struct Panics;
+    impl CustomIdentityProvider for Panics {
+        fn compute(&self, _context: &Value) -> Result<String, String> {
+            panic!("provider bug")
+        }
+    }
+
+    fn ctx() -> Value {
+        json!({"spec": "agent-hooks/0.1", "interception_point": "output", "timestamp": "t", "sequence": 6,
+            "agent": {"id": "a", "framework": "f"}, "session": {"id": "s"},
+            "target": {"content": "x"}, "output": {"content": "x"}})
+    }
+
+    #[test]
+    fn custom_names_follow_the_rules() {
+        let mut r = ProviderRegistry::new();
+        assert!(matches!(
+            r.register("jcs-custom", Arc::new(FaultProvider)),
+            Err(RegistryError::BadName(_))
+        ));
+        assert!(matches!(
+            r.register("Upper", Arc::new(FaultProvider)),
+            Err(RegistryError::BadName(_))
+        ));
+        assert!(r
+            .register("hmac-sha256-k1", Arc::new(FaultProvider))
+            .is_ok());
+        assert!(matches!(
+            r.register("hmac-sha256-k1", Arc::new(FaultProvider)),
+            Err(RegistryError::Duplicate(_))
+        ));
+        assert!(matches!(
+            r.resolve(Some("nope")),
+            Err(RegistryError::Unknown(_))
+        ));
+    }
+
+    #[test]
+    fn failing_and_panicking_providers_are_contained() {
+        let fault = ProviderRegistry::for_conformance()
+            .resolve(Some(CTK_FAULT_PROVIDER))
+            .expect("registered");
+        assert_eq!(
+            fault.compute(&ctx(), SpecVersion::V0_1, false),
+            Err(IdentityError::ProviderFailed)
+        );
+        let panics = IdentityProvider::Custom {
+            name: "p".into(),
+            provider: Arc::new(Panics),
+        };
+        assert_eq!(
+            panics.compute(&ctx(), SpecVersion::V0_1, false),
+            Err(IdentityError::ProviderFailed)
+        );
+    }
+
+    #[test]
+    fn null_provider_computes_nothing() {
+        assert_eq!(
+            IdentityProvider::Null.compute(&ctx(), SpecVersion::V0_1, false),
+            Ok(None)
+        );
+        assert_eq!(IdentityProvider::Null.name(), None);
+    }
+
+    #[test]
+    fn jcs_refuses_unsafe_integers_in_the_projection_only() {
+        let mut c = ctx();
+        c["extensions"] = json!({"x": {"n": 9_007_199_254_740_993_u64}});
+        assert!(jcs_sha256(&c, SpecVersion::V0_1, false).is_ok());
+        c["target"] = json!({"content": 9_007_199_254_740_993_u64});
+        assert!(matches!(
+            jcs_sha256(&c, SpecVersion::V0_1, false),
+            Err(IdentityError::Domain(_))
+        ));
+        assert_eq!(
+            jcs_sha256(&ctx(), SpecVersion::V0_1, true),
+            Err(IdentityError::RawInteger)
+        );
+    }
+}

@@ -1,0 +1,122 @@
+//! The fourteen reserved `host_error:*` reasons (§11): only the host
+//! synthesizes them, and the verdict gate refuses them from interceptors.
+
+use std::fmt;
+
+/// Prefix of every reserved reason.
+pub const HOST_ERROR_PREFIX: &str = "host_error:";
+
+/// A reserved host-synthesized deny reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReservedReason {
+    /// The context failed the envelope, value-domain or bound checks, or the
+    /// identity provider failed.
+    ContextInvalid,
+    /// An interceptor raised.
+    InterceptorFailed,
+    /// An interceptor did not answer in time.
+    InterceptorTimeout,
+    /// A returned value failed the §5 gate.
+    VerdictInvalid,
+    /// A transform path did not resolve or its value could not be set.
+    TransformInvalid,
+    /// A transform was not rooted at `$target` or the point forbids transforms.
+    TransformTargetForbidden,
+    /// Two or more transforms at top severity in `parallel/strictest`.
+    TransformConflict,
+    /// Non-unanimous outcome in `parallel/unanimous`.
+    CompositionDisagreement,
+    /// The approval resolver or redactor failed, or the resolution was malformed.
+    ApprovalResolverFailed,
+    /// The resolver answered `unresolved`.
+    ApprovalUnresolved,
+    /// The resolution broke the echo rule.
+    ApprovalIdentityMismatch,
+    /// The adapter cannot emit this point.
+    AdapterUnsupported,
+    /// No interceptor is bound at the point.
+    NoInterceptor,
+    /// A stream could not be assembled or left unevaluated residue.
+    StreamingUnsupported,
+}
+
+impl ReservedReason {
+    /// All fourteen, in the order of `spec/reserved-reasons.json`.
+    pub const ALL: [ReservedReason; 14] = [
+        ReservedReason::ContextInvalid,
+        ReservedReason::InterceptorFailed,
+        ReservedReason::InterceptorTimeout,
+        ReservedReason::VerdictInvalid,
+        ReservedReason::TransformInvalid,
+        ReservedReason::TransformTargetForbidden,
+        ReservedReason::TransformConflict,
+        ReservedReason::CompositionDisagreement,
+        ReservedReason::ApprovalResolverFailed,
+        ReservedReason::ApprovalUnresolved,
+        ReservedReason::ApprovalIdentityMismatch,
+        ReservedReason::AdapterUnsupported,
+        ReservedReason::NoInterceptor,
+        ReservedReason::StreamingUnsupported,
+    ];
+
+    /// The wire string, `host_error:<name>`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReservedReason::ContextInvalid => "host_error:context_invalid",
+            ReservedReason::InterceptorFailed => "host_error:interceptor_failed",
+            ReservedReason::InterceptorTimeout => "host_error:interceptor_timeout",
+            ReservedReason::VerdictInvalid => "host_error:verdict_invalid",
+            ReservedReason::TransformInvalid => "host_error:transform_invalid",
+            ReservedReason::TransformTargetForbidden => "host_error:transform_target_forbidden",
+            ReservedReason::TransformConflict => "host_error:transform_conflict",
+            ReservedReason::CompositionDisagreement => "host_error:composition_disagreement",
+            ReservedReason::ApprovalResolverFailed => "host_error:approval_resolver_failed",
+            ReservedReason::ApprovalUnresolved => "host_error:approval_unresolved",
+            ReservedReason::ApprovalIdentityMismatch => "host_error:approval_identity_mismatch",
+            ReservedReason::AdapterUnsupported => "host_error:adapter_unsupported",
+            ReservedReason::NoInterceptor => "host_error:no_interceptor",
+            ReservedReason::StreamingUnsupported => "host_error:streaming_unsupported",
+        }
+    }
+
+    /// Parse a wire string; `None` if it is not one of the fourteen.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == text)
+    }
+}
+
+/// Whether a reason lies in the reserved namespace.
+pub fn is_reserved(reason: &str) -> bool {
+    reason.starts_with(HOST_ERROR_PREFIX)
+}
+
+impl fmt::Display for ReservedReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reason_is_in_the_reserved_namespace() {
+        for r in ReservedReason::ALL {
+            assert!(is_reserved(r.as_str()));
+            assert_eq!(ReservedReason::parse(r.as_str()), Some(r));
+        }
+    }
+
+    #[test]
+    fn removed_names_are_not_reasons() {
+        assert_eq!(
+            ReservedReason::parse("host_error:approval_resolver_missing"),
+            None
+        );
+        assert_eq!(
+            ReservedReason::parse("host_error:approval_action_mismatch"),
+            None
+        );
+    }
+}
