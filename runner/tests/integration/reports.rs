@@ -1,0 +1,1 @@
+//! Report building, rendering (whole strings), verify and claim.
