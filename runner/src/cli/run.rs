@@ -31,6 +31,8 @@ pub struct Job {
     pub vectors: Arc<Vec<LoadedVector>>,
     /// Display name of the vector source.
     pub vector_source: String,
+    /// Whether `--part`/`--id` narrowed the set.
+    pub filtered: bool,
     /// `--declaration`, already loaded.
     pub declaration: Option<(PathBuf, Value)>,
     /// Parallel harness instances.
@@ -94,6 +96,7 @@ where
         declaration: document,
         surface: serde_json::to_value(&surface).unwrap_or(Value::Null),
         vector_source: job.vector_source,
+        filtered: job.filtered,
         total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     Ok(RunResult {
@@ -138,6 +141,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         spec: plan::spec(args.select.spec),
         vector_source: plan::source(&args.select).to_string(),
         vectors: Arc::new(vectors),
+        filtered: !args.select.part.is_empty() || !args.select.id.is_empty(),
         declaration,
         jobs,
         vector_timeout: Duration::from_millis(args.vector_timeout_ms),

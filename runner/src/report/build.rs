@@ -24,6 +24,8 @@ pub struct RunContext {
     pub surface: Value,
     /// The vector source.
     pub vector_source: String,
+    /// Whether `--part`/`--id` narrowed the set.
+    pub filtered: bool,
     /// Total wall time, milliseconds.
     pub total_ms: u64,
 }
@@ -99,9 +101,10 @@ pub fn build(ctx: RunContext, vectors: &[LoadedVector], outcomes: &[VectorOutcom
         vector_set: VectorSet {
             source: ctx.vector_source,
             count: vectors.len(),
+            filtered: ctx.filtered,
             sha256: vector_set_digest(vectors.iter().map(|v| v.sha256.as_str())),
         },
-        complete: outcomes.len() == vectors.len(),
+        complete: !ctx.filtered && outcomes.len() == vectors.len(),
         vectors: entries,
         parts: parts
             .into_iter()

@@ -34,7 +34,11 @@ pub fn refusals(report: &Report, verify_problems: &[String]) -> Vec<String> {
         out.push("no vector passed".to_owned());
     }
     if !report.complete {
-        out.push("the report is incomplete".to_owned());
+        out.push(if report.vector_set.filtered {
+            "the run was narrowed with --part/--id; a claim needs the whole vector set".to_owned()
+        } else {
+            "the report is incomplete".to_owned()
+        });
     }
     if report.declaration.document.get("surface").is_none() {
         out.push("the declaration does not state its surface explicitly".to_owned());

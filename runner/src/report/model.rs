@@ -49,8 +49,11 @@ pub struct DeclarationInfo {
 pub struct VectorSet {
     /// `embedded:<spec>` or the folder.
     pub source: String,
-    /// Number of vectors loaded.
+    /// Number of vectors in the report.
     pub count: usize,
+    /// Whether `--part`/`--id` narrowed the set (such a report is incomplete
+    /// and cannot back a claim).
+    pub filtered: bool,
     /// `sha256:` digest of the RFC 8785 form of the ordered list of vector digests.
     pub sha256: String,
 }
@@ -148,7 +151,7 @@ pub struct Report {
     pub parts: Vec<PartTotals>,
     /// Overall totals.
     pub totals: Totals,
-    /// Whether every loaded vector has a result.
+    /// Whether the whole vector set ran (not filtered) and every vector has a result.
     pub complete: bool,
     /// Durations.
     pub timing: Timing,
