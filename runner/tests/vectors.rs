@@ -1,1 +1,188 @@
-fn main() {}
+//! Every vector as its own `cargo test` trial (libtest-mimic), run against
+//! the in-process reference host with `ctk run`'s own loader and engine.
+//!
+//! Trials are named `part::id`, their kind is the spec version. Vectors that
+//! belong only to the draft are ignored trials (`-- --include-ignored` runs
+//! them). An unreadable vector file is a failing trial named after the file.
+//! `tests/expected-failures.txt` lists `ID  reason` lines; an expected
+//! failure that passes FAILS, and so does an entry naming no vector.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ctk::declaration;
+use ctk::engine::{run_vector, EngineOptions};
+use ctk::outcome::Status;
+use ctk::surface::{applicability, Applicability};
+use ctk::vector::load::{self, LoadedVector, VectorSource};
+use ctk::vector::model::SpecVersion;
+use ctk_harness_protocol::Harness as _;
+use ctk_reference_host::ReferenceHost;
+use libtest_mimic::{Arguments, Failed, Trial};
+
+const UPSTREAM: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/upstream/agent-hooks/conformance/vectors"
+);
+const EXPECTED_FAILURES: &str = include_str!("expected-failures.txt");
+
+fn expected_failures() -> BTreeMap<String, String> {
+    EXPECTED_FAILURES
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| match l.split_once(char::is_whitespace) {
+            Some((id, reason)) => (id.to_owned(), reason.trim().to_owned()),
+            None => (l.to_owned(), String::new()),
+        })
+        .collect()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+fn options() -> EngineOptions {
+    let mut host = ReferenceHost::new();
+    let info = runtime()
+        .block_on(host.info())
+        .expect("the reference host identifies itself");
+    let document = info
+        .declaration
+        .expect("the reference host has a declaration");
+    EngineOptions {
+        spec: SpecVersion::V0_1,
+        surface: declaration::surface(&document),
+        vector_timeout: Duration::from_secs(30),
+        jobs: 1,
+    }
+}
+
+fn run(
+    loaded: &LoadedVector,
+    options: &EngineOptions,
+    expected: Option<&String>,
+) -> Result<(), Failed> {
+    let mut options = options.clone();
+    if !loaded.vector.spec_versions().contains(&SpecVersion::V0_1) {
+        options.spec = SpecVersion::Draft;
+    }
+    let outcome = runtime().block_on(run_vector(&mut ReferenceHost::new(), loaded, &options));
+    let passed = matches!(outcome.status, Status::Pass | Status::Skip);
+    match (passed, expected) {
+        (true, None) | (false, Some(_)) => Ok(()),
+        (true, Some(reason)) => Err(format!(
+            "{} is listed in tests/expected-failures.txt ({reason}) but passed: remove the entry",
+            loaded.vector.id
+        )
+        .into()),
+        (false, None) => {
+            let mut text = format!("{}: {}\n", outcome.status.as_str(), outcome.reason);
+            for f in &outcome.failures {
+                text.push_str(&format!("  {}: {}\n", f.key, f.message));
+                if let Some(d) = &f.diff {
+                    text.push_str(d);
+                }
+            }
+            Err(text.into())
+        }
+    }
+}
+
+fn trials_for(
+    files: Vec<(PathBuf, Result<LoadedVector, String>)>,
+    options: &Arc<EngineOptions>,
+    expected: &mut BTreeMap<String, String>,
+) -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for (path, loaded) in files {
+        let loaded = match loaded {
+            Ok(l) => l,
+            Err(e) => {
+                let name = format!("unreadable::{}", path.display());
+                trials.push(Trial::test(name, move || Err(e.into())));
+                continue;
+            }
+        };
+        let specs = loaded.vector.spec_versions();
+        let draft_only = !specs.contains(&SpecVersion::V0_1);
+        let kind = if draft_only { "draft" } else { "0.1" };
+        let spec = if draft_only {
+            SpecVersion::Draft
+        } else {
+            SpecVersion::V0_1
+        };
+        let not_applicable = matches!(
+            applicability(&loaded.vector, &options.surface, spec),
+            Applicability::Skip(_)
+        );
+        let name = format!("{}::{}", loaded.vector.part(), loaded.vector.id);
+        let entry = expected.remove(&loaded.vector.id);
+        let options = options.clone();
+        trials.push(
+            Trial::test(name, move || run(&loaded, &options, entry.as_ref()))
+                .with_kind(kind)
+                .with_ignored_flag(draft_only || not_applicable),
+        );
+    }
+    trials
+}
+
+fn folder(dir: &Path) -> Vec<(PathBuf, Result<LoadedVector, String>)> {
+    match load::vector_files(dir) {
+        Ok(files) => files
+            .into_iter()
+            .map(|p| {
+                let l = load::load_file(&p).map_err(|e| e.to_string());
+                (p, l)
+            })
+            .collect(),
+        Err(e) => vec![(dir.to_path_buf(), Err(e.to_string()))],
+    }
+}
+
+fn main() {
+    let args = Arguments::from_args();
+    let options = Arc::new(options());
+    let mut expected = expected_failures();
+    let mut trials = Vec::new();
+    if Path::new(UPSTREAM).is_dir() {
+        trials.extend(trials_for(
+            folder(Path::new(UPSTREAM)),
+            &options,
+            &mut expected,
+        ));
+    }
+    for spec in [SpecVersion::V0_1, SpecVersion::Draft] {
+        let files = match load::load(&VectorSource::Embedded(spec)) {
+            Ok(vectors) => vectors
+                .into_iter()
+                .map(|v| (v.file.clone(), Ok(v)))
+                .collect(),
+            Err(ctk::errors::LoadError::NoVectors { .. }) => Vec::new(),
+            Err(e) => vec![(
+                PathBuf::from(format!("embedded:{}", spec.as_str())),
+                Err(e.to_string()),
+            )],
+        };
+        trials.extend(trials_for(files, &options, &mut expected));
+    }
+    for (id, reason) in expected {
+        trials.push(Trial::test(
+            format!("expected-failures::stale::{id}"),
+            move || {
+                Err(format!(
+                    "tests/expected-failures.txt lists {id} ({reason}), but no vector has that id"
+                )
+                .into())
+            },
+        ));
+    }
+    libtest_mimic::run(&args, trials).exit();
+}

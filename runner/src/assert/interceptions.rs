@@ -1,0 +1,270 @@
+//! `interceptions`, `sequence_strict`, `interceptions_absent`, the context
+//! checks and the implicit sequence check, over the contexts interceptor 0
+//! recorded.
+
+use serde_json::{json, Value};
+
+use crate::assert::AssertionFailure;
+use crate::json_path::{json_eq, lookup};
+use crate::script::redactor::write_back_field;
+use crate::vector::model::{Expect, ExpectedInterception};
+
+fn point(ctx: &Value) -> &str {
+    ctx.get("interception_point")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+}
+
+/// Check the expected interceptions against the recorded contexts.
+pub fn check(expect: &Expect, recorded: &[Value], failures: &mut Vec<AssertionFailure>) {
+    let expected = expect.interceptions.as_deref().unwrap_or_default();
+    let pairs: Vec<(usize, &ExpectedInterception, &Value)> = if expect.sequence_strict {
+        let want: Vec<&str> = expected
+            .iter()
+            .map(|e| e.interception_point.as_str())
+            .collect();
+        let got: Vec<&str> = recorded.iter().map(point).collect();
+        if want != got {
+            failures.push(AssertionFailure::mismatch(
+                "interceptions",
+                "the recorded interception points differ from the expected sequence (sequence_strict)",
+                &json!(want),
+                Some(&json!(got)),
+            ));
+            Vec::new()
+        } else {
+            expected
+                .iter()
+                .zip(recorded)
+                .enumerate()
+                .map(|(i, (e, c))| (i, e, c))
+                .collect()
+        }
+    } else {
+        let mut pairs = Vec::new();
+        let mut next = 0;
+        for (i, e) in expected.iter().enumerate() {
+            match recorded[next.min(recorded.len())..]
+                .iter()
+                .position(|c| point(c) == e.interception_point)
+            {
+                Some(offset) => {
+                    pairs.push((i, e, &recorded[next + offset]));
+                    next += offset + 1;
+                }
+                None => {
+                    let got: Vec<&str> = recorded.iter().map(point).collect();
+                    failures.push(AssertionFailure::mismatch(
+                        format!("interceptions[{i}]"),
+                        format!(
+                            "no {} context recorded after the previous match",
+                            e.interception_point
+                        ),
+                        &json!(e.interception_point),
+                        Some(&json!(got)),
+                    ));
+                    break;
+                }
+            }
+        }
+        pairs
+    };
+    for (i, e, ctx) in pairs {
+        check_context(i, e, ctx, failures);
+    }
+    for p in &expect.interceptions_absent {
+        if let Some(n) = recorded.iter().position(|c| point(c) == p) {
+            failures.push(AssertionFailure::message(
+                "interceptions_absent",
+                format!("{p} must not reach interceptor 0, but recorded context #{n} is one"),
+            ));
+        }
+    }
+}
+
+fn check_context(
+    i: usize,
+    e: &ExpectedInterception,
+    ctx: &Value,
+    failures: &mut Vec<AssertionFailure>,
+) {
+    let key = format!("interceptions[{i}]");
+    if e.context_must_validate {
+        if let Err(problem) = envelope(ctx) {
+            failures.push(AssertionFailure::message(
+                format!("{key}.context_must_validate"),
+                format!("invalid §4 envelope: {problem}"),
+            ));
+        }
+    }
+    for (path, want) in &e.context {
+        match lookup(ctx, path) {
+            Some(got) if json_eq(got, want) => {}
+            got => failures.push(AssertionFailure::mismatch(
+                format!("{key}.context.{path:?}"),
+                if got.is_some() {
+                    "value differs".to_owned()
+                } else {
+                    "path does not resolve".to_owned()
+                },
+                want,
+                got,
+            )),
+        }
+    }
+    let text = serde_json::to_string(ctx).unwrap_or_default();
+    for needle in &e.context_must_contain {
+        if !text.contains(needle.as_str()) {
+            failures.push(AssertionFailure::message(
+                format!("{key}.context_must_contain"),
+                format!("{needle:?} does not appear in the context"),
+            ));
+        }
+    }
+    for needle in &e.context_must_not_contain {
+        if text.contains(needle.as_str()) {
+            failures.push(AssertionFailure::message(
+                format!("{key}.context_must_not_contain"),
+                format!("{needle:?} appears in the context"),
+            ));
+        }
+    }
+}
+
+/// A member name and its required subfields.
+type Member = (&'static str, Option<&'static [&'static str]>);
+
+/// Conditional members and their required subfields (`None`: presence only).
+fn conditional(point: &str) -> &'static [Member] {
+    match point {
+        "agent_startup" => &[("agent_init", Some(&["tools_registered"]))],
+        "input" => &[("input", Some(&["content", "role"]))],
+        "pre_model_call" => &[("model", Some(&["id"])), ("messages", None)],
+        "post_model_call" => &[
+            ("model", Some(&["id"])),
+            (
+                "response",
+                Some(&["content", "tool_calls", "finish_reason"]),
+            ),
+        ],
+        "pre_tool_call" => &[("tool_call", Some(&["id", "name", "args"]))],
+        "post_tool_call" => &[
+            ("tool_call", Some(&["id", "name", "args"])),
+            ("tool_result", Some(&["value", "is_error"])),
+        ],
+        "output" => &[("output", Some(&["content"]))],
+        "agent_shutdown" => &[("summary", Some(&["reason"]))],
+        _ => &[],
+    }
+}
+
+fn spec_ok(spec: &str) -> bool {
+    spec.strip_prefix("agent-hooks/").is_some_and(|v| {
+        v == "draft"
+            || v.split_once('.').is_some_and(|(a, b)| {
+                !a.is_empty()
+                    && !b.is_empty()
+                    && a.chars().chain(b.chars()).all(|c| c.is_ascii_digit())
+            })
+    })
+}
+
+/// The §4 envelope check: required core, conditional members, subfields.
+pub fn envelope(ctx: &Value) -> Result<(), String> {
+    let obj = ctx.as_object().ok_or("context is not an object")?;
+    for key in [
+        "spec",
+        "interception_point",
+        "timestamp",
+        "sequence",
+        "agent",
+        "session",
+        "target",
+    ] {
+        if !obj.contains_key(key) {
+            return Err(format!("missing required member {key}"));
+        }
+    }
+    if !obj["spec"].as_str().is_some_and(spec_ok) {
+        return Err("spec is not agent-hooks/<major>.<minor>".into());
+    }
+    let p = point(ctx);
+    if write_back_field(p).is_none() && p != "agent_startup" && p != "agent_shutdown" {
+        return Err(format!("unknown interception_point {p:?}"));
+    }
+    if !obj["timestamp"].is_string() {
+        return Err("timestamp is not a string".into());
+    }
+    if !obj["sequence"].is_u64() {
+        return Err("sequence is not an integer >= 0".into());
+    }
+    let agent_ok = obj["agent"]
+        .get("id")
+        .and_then(Value::as_str)
+        .is_some_and(|s| !s.is_empty())
+        && obj["agent"]
+            .get("framework")
+            .and_then(Value::as_str)
+            .is_some_and(|s| {
+                !s.is_empty()
+                    && s.chars().all(|c| {
+                        c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-'
+                    })
+            });
+    if !agent_ok {
+        return Err("agent.id / agent.framework missing or malformed".into());
+    }
+    if obj["session"]
+        .get("id")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+    {
+        return Err("session.id missing or empty".into());
+    }
+    for (member, fields) in conditional(p) {
+        let Some(value) = obj.get(*member) else {
+            return Err(format!("missing conditional member {member} at {p}"));
+        };
+        if let Some(fields) = fields {
+            let inner = value
+                .as_object()
+                .ok_or(format!("{member} is not an object"))?;
+            if let Some(f) = fields.iter().find(|f| !inner.contains_key(**f)) {
+                return Err(format!("missing {member}.{f}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every recorded context carries an integer `sequence`, strictly increasing.
+pub fn check_sequence(recorded: &[Value], failures: &mut Vec<AssertionFailure>) {
+    let mut last: Option<i64> = None;
+    for (n, ctx) in recorded.iter().enumerate() {
+        let Some(seq) = ctx.get("sequence").and_then(Value::as_i64) else {
+            failures.push(AssertionFailure::message(
+                "sequence",
+                format!(
+                    "recorded context #{n} ({}) has no integer sequence",
+                    point(ctx)
+                ),
+            ));
+            return;
+        };
+        if last.is_some_and(|l| seq <= l) {
+            let got: Vec<Value> = recorded
+                .iter()
+                .map(|c| c.get("sequence").cloned().unwrap_or(Value::Null))
+                .collect();
+            failures.push(AssertionFailure::message(
+                "sequence",
+                format!(
+                    "sequence is not strictly increasing at recorded context #{n}: {}",
+                    Value::Array(got)
+                ),
+            ));
+            return;
+        }
+        last = Some(seq);
+    }
+}

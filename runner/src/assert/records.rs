@@ -1,0 +1,133 @@
+//! `records` (forward scan by point) and `identities_equal` (over the
+//! records' `input_identity` / `enforced_identity` pairs).
+
+use ctk_harness_protocol::RunRecord;
+use serde_json::{json, Value};
+
+use crate::assert::AssertionFailure;
+use crate::json_path::{json_eq, lookup};
+use crate::vector::model::Expect;
+
+fn point(r: &Value) -> &str {
+    r.get("interception_point")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+}
+
+/// Check `expect.records`.
+pub fn check_records(expect: &Expect, record: &RunRecord, failures: &mut Vec<AssertionFailure>) {
+    let Some(expected) = &expect.records else {
+        return;
+    };
+    if expected.is_empty() {
+        return;
+    }
+    if record.records.is_empty() {
+        failures.push(AssertionFailure::message(
+            "records",
+            "the host reported no interception records",
+        ));
+        return;
+    }
+    let mut next = 0;
+    for (i, e) in expected.iter().enumerate() {
+        let Some(offset) = record.records[next.min(record.records.len())..]
+            .iter()
+            .position(|r| point(r) == e.interception_point)
+        else {
+            let got: Vec<&str> = record.records.iter().map(point).collect();
+            failures.push(AssertionFailure::mismatch(
+                format!("records[{i}]"),
+                format!(
+                    "no {} record after the previous match",
+                    e.interception_point
+                ),
+                &json!(e.interception_point),
+                Some(&json!(got)),
+            ));
+            return;
+        };
+        let actual = &record.records[next + offset];
+        next += offset + 1;
+        let key = format!("records[{i}]");
+        for (path, want) in &e.assert {
+            match lookup(actual, path) {
+                Some(got) if json_eq(got, want) => {}
+                got => failures.push(AssertionFailure::mismatch(
+                    format!("{key}.assert.{path:?}"),
+                    if got.is_some() {
+                        "value differs".to_owned()
+                    } else {
+                        "path does not resolve".to_owned()
+                    },
+                    want,
+                    got,
+                )),
+            }
+        }
+        for path in &e.absent {
+            if let Some(got) = lookup(actual, path) {
+                failures.push(AssertionFailure {
+                    key: format!("{key}.absent.{path:?}"),
+                    message: "path must not resolve, but does".into(),
+                    expected: None,
+                    actual: Some(got.clone()),
+                    diff: None,
+                });
+            }
+        }
+        for path in &e.present {
+            if lookup(actual, path).is_none() {
+                failures.push(AssertionFailure::message(
+                    format!("{key}.present.{path:?}"),
+                    "path must resolve, but does not",
+                ));
+            }
+        }
+    }
+}
+
+/// Check `expect.identities_equal`.
+pub fn check_identities(expect: &Expect, record: &RunRecord, failures: &mut Vec<AssertionFailure>) {
+    let Some(want_equal) = expect.identities_equal else {
+        return;
+    };
+    if record.records.is_empty() {
+        failures.push(AssertionFailure::message(
+            "identities_equal",
+            "the host reported no interception records",
+        ));
+        return;
+    }
+    let mut pairs = Vec::new();
+    for (n, r) in record.records.iter().enumerate() {
+        match (r.get("input_identity"), r.get("enforced_identity")) {
+            (Some(i), Some(e)) => pairs.push((n, i, e)),
+            _ => {
+                failures.push(AssertionFailure::message(
+                    "identities_equal",
+                    format!(
+                        "record #{n} ({}) lacks input_identity or enforced_identity",
+                        point(r)
+                    ),
+                ));
+                return;
+            }
+        }
+    }
+    let differing: Vec<Value> = pairs
+        .iter()
+        .filter(|(_, i, e)| i != e)
+        .map(|(n, i, e)| json!({"record": n, "interception_point": point(&record.records[*n]), "input_identity": i, "enforced_identity": e}))
+        .collect();
+    if want_equal && !differing.is_empty() {
+        failures.push(AssertionFailure::mismatch(
+            "identities_equal",
+            "input and enforced identities differ",
+            &json!([]),
+            Some(&Value::Array(differing)),
+        ));
+    } else if !want_equal && differing.is_empty() {
+        failures.push(AssertionFailure::message("identities_equal", "expected some record whose enforced identity differs from its input identity; all are equal"));
+    }
+}

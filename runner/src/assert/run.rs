@@ -1,0 +1,134 @@
+//! Run-record keys: `run_outcome`, `run_outcome_by_posture`, `final_output`,
+//! `tool_invocations`, `tool_not_invoked`, `released_output`,
+//! `persisted_must_not_contain`.
+
+use serde_json::{json, Value};
+
+use crate::assert::{AssertionFailure, Observed};
+use crate::json_path::json_eq;
+use crate::vector::model::Expect;
+
+/// Check the run-record keys.
+pub fn check(expect: &Expect, observed: Observed<'_>, failures: &mut Vec<AssertionFailure>) {
+    let record = observed.record;
+    let actual_outcome = json!(record.outcome.as_str());
+    let mut want = expect.run_outcome.clone().unwrap_or_default();
+    let mut key = "run_outcome".to_owned();
+    if let Some(by) = &expect.run_outcome_by_posture {
+        if by.posture != "tool_seam_host_error" {
+            failures.push(AssertionFailure::message(
+                "run_outcome_by_posture.posture",
+                format!("unknown posture {:?}", by.posture),
+            ));
+        }
+        let default = by
+            .outcomes
+            .get("continue")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if default != want {
+            failures.push(AssertionFailure::mismatch(
+                "run_outcome_by_posture.outcomes.continue",
+                "vector authoring error: the default-posture outcome must equal run_outcome",
+                &json!(want),
+                Some(&json!(default)),
+            ));
+        }
+        let posture = observed.posture.as_str();
+        key = format!("run_outcome_by_posture.outcomes.{posture}");
+        match by.outcomes.get(posture).and_then(Value::as_str) {
+            Some(o) => want = o.to_owned(),
+            None => {
+                failures.push(AssertionFailure::message(
+                    key,
+                    format!("no outcome for the declared posture {posture}"),
+                ));
+                want = String::new();
+                key = String::new();
+            }
+        }
+    }
+    if !key.is_empty() && json!(want) != actual_outcome {
+        let detail = record
+            .error
+            .as_deref()
+            .map(|e| format!(" (host error: {e})"))
+            .unwrap_or_default();
+        failures.push(AssertionFailure::mismatch(
+            key,
+            format!("run outcome differs{detail}"),
+            &json!(want),
+            Some(&actual_outcome),
+        ));
+    }
+    if let Some(want) = &expect.final_output {
+        if !json_eq(want, &record.final_output) {
+            failures.push(AssertionFailure::mismatch(
+                "final_output",
+                "final output differs",
+                want,
+                Some(&record.final_output),
+            ));
+        }
+    }
+    if let Some(want) = &expect.tool_invocations {
+        let want_v = Value::Array(
+            want.iter()
+                .map(|i| json!({"name": i.name, "args": i.args}))
+                .collect(),
+        );
+        let got_v = Value::Array(
+            record
+                .tool_invocations
+                .iter()
+                .map(|i| json!({"name": i.name, "args": i.args}))
+                .collect(),
+        );
+        if !json_eq(&want_v, &got_v) {
+            failures.push(AssertionFailure::mismatch(
+                "tool_invocations",
+                "tool invocations differ",
+                &want_v,
+                Some(&got_v),
+            ));
+        }
+    }
+    for name in &expect.tool_not_invoked {
+        if let Some(n) = record.tool_invocations.iter().position(|i| &i.name == name) {
+            failures.push(AssertionFailure::message(
+                "tool_not_invoked",
+                format!("tool {name:?} was invoked (invocation #{n})"),
+            ));
+        }
+    }
+    if let Some(want) = &expect.released_output {
+        match &record.released_output {
+            Some(got) if json_eq(want, got) => {}
+            got => failures.push(AssertionFailure::mismatch(
+                "released_output",
+                if got.is_some() {
+                    "released output differs"
+                } else {
+                    "the host reported no released_output"
+                },
+                want,
+                got.as_ref(),
+            )),
+        }
+    }
+    if !expect.persisted_must_not_contain.is_empty() {
+        let text = record
+            .persisted
+            .as_ref()
+            .map(|p| serde_json::to_string(p).unwrap_or_default())
+            .unwrap_or_default();
+        for needle in &expect.persisted_must_not_contain {
+            if text.contains(needle.as_str()) {
+                failures.push(AssertionFailure::message(
+                    "persisted_must_not_contain",
+                    format!("{needle:?} was persisted"),
+                ));
+            }
+        }
+    }
+}

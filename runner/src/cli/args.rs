@@ -1,0 +1,124 @@
+//! clap types: the flags as typed, no I/O.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::exit_code;
+
+/// The Agent Hooks conformance test kit runner.
+#[derive(Debug, Parser)]
+#[command(name = "ctk", version, about, after_help = exit_code::HELP)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run vectors against a host and write reports.
+    #[command(after_help = exit_code::HELP)]
+    Run(RunArgs),
+    /// List the vectors a run would load.
+    List(SelectArgs),
+    /// Check vector, declaration or report files.
+    Validate {
+        /// What the files are.
+        kind: ValidateKind,
+        /// The files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print the CLAIMS.md row of a report, or refuse.
+    Claim {
+        /// The report.json to claim from.
+        report: PathBuf,
+    },
+    /// Recompute every digest of a report.
+    Verify {
+        /// The report.json to verify.
+        report: PathBuf,
+        /// Check vector digests against this folder (default: the embedded
+        /// set, when the report was run from it).
+        #[arg(long)]
+        vectors: Option<PathBuf>,
+    },
+}
+
+/// What `ctk validate` checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ValidateKind {
+    /// Vector files (schema plus lint).
+    Vector,
+    /// Host declaration documents.
+    Declaration,
+    /// report.json files.
+    Report,
+}
+
+/// Spec version on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SpecArg {
+    /// agent-hooks/0.1.
+    #[value(name = "0.1")]
+    V0_1,
+    /// The project's draft (never claimable).
+    Draft,
+}
+
+/// Terminal output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Lines and a summary.
+    Human,
+    /// report.json on stdout.
+    Json,
+}
+
+/// Which vectors.
+#[derive(Debug, Clone, Args)]
+pub struct SelectArgs {
+    /// Spec version.
+    #[arg(long, value_enum, default_value = "0.1")]
+    pub spec: SpecArg,
+    /// Vector folder (default: the project's embedded vectors for the spec).
+    #[arg(long)]
+    pub vectors: Option<PathBuf>,
+    /// Only vectors of this part (repeatable).
+    #[arg(long)]
+    pub part: Vec<String>,
+    /// Only the vector with this id (repeatable).
+    #[arg(long)]
+    pub id: Vec<String>,
+}
+
+/// `ctk run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Which vectors.
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Host declaration stating the surface (default: the host's own).
+    #[arg(long)]
+    pub declaration: Option<PathBuf>,
+    /// Write report.json, report.md and junit.xml here.
+    #[arg(long)]
+    pub report_dir: Option<PathBuf>,
+    /// Terminal output.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+    /// Harness instances working in parallel.
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// One host process per vector (stdio hosts).
+    #[arg(long)]
+    pub isolate: bool,
+    /// Limit on each of a vector's setup, run and teardown, in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    pub vector_timeout_ms: u64,
+    /// Host command (stdio); absent: the bundled reference host, in process.
+    #[arg(last = true)]
+    pub host: Vec<String>,
+}

@@ -1,0 +1,74 @@
+//! Arguments → what to load and run; every usage check lives here.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::cli::args::{SelectArgs, SpecArg};
+use crate::cli::host::HostChoice;
+use crate::declaration;
+use crate::errors::{LoadError, UsageError};
+use crate::vector::load::{self, LoadedVector, VectorSource};
+use crate::vector::model::SpecVersion;
+
+/// The spec a command line selects.
+pub fn spec(arg: SpecArg) -> SpecVersion {
+    match arg {
+        SpecArg::V0_1 => SpecVersion::V0_1,
+        SpecArg::Draft => SpecVersion::Draft,
+    }
+}
+
+/// Where the selected vectors come from.
+pub fn source(select: &SelectArgs) -> VectorSource {
+    match &select.vectors {
+        Some(dir) => VectorSource::Dir(dir.clone()),
+        None => VectorSource::Embedded(spec(select.spec)),
+    }
+}
+
+/// Load and filter the selected vectors; an empty selection is an error.
+pub fn vectors(select: &SelectArgs) -> Result<Vec<LoadedVector>, LoadError> {
+    let source = source(select);
+    let mut all = load::load(&source)?;
+    all.retain(|v| {
+        (select.part.is_empty() || select.part.iter().any(|p| p == v.vector.part()))
+            && (select.id.is_empty() || select.id.contains(&v.vector.id))
+    });
+    if all.is_empty() {
+        return Err(LoadError::NoVectors {
+            source_name: format!("{source} after --part/--id filters"),
+        });
+    }
+    Ok(all)
+}
+
+/// The host a command line selects.
+pub fn host(command: &[String], isolate: bool) -> Result<HostChoice, UsageError> {
+    if command.is_empty() {
+        if isolate {
+            return Err(UsageError("--isolate needs a host command after --".into()));
+        }
+        return Ok(HostChoice::Reference);
+    }
+    Ok(HostChoice::Stdio {
+        command: command.to_vec(),
+        isolate,
+    })
+}
+
+/// Read `--declaration`, if given.
+pub fn declaration(
+    path: Option<&Path>,
+) -> Result<Option<(PathBuf, Value)>, crate::errors::DeclarationError> {
+    path.map(|p| declaration::load_file(p).map(|doc| (p.to_path_buf(), doc)))
+        .transpose()
+}
+
+/// Check `--jobs`.
+pub fn jobs(jobs: usize) -> Result<usize, UsageError> {
+    if jobs == 0 {
+        return Err(UsageError("--jobs must be at least 1".into()));
+    }
+    Ok(jobs)
+}

@@ -1,0 +1,192 @@
+//! `ctk run`.
+
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ctk_harness_protocol::Harness;
+use serde_json::Value;
+
+use crate::cli::args::{Format, RunArgs};
+use crate::cli::{host, plan, CliError};
+use crate::declaration::{self, Surface};
+use crate::engine::{self, EngineOptions};
+use crate::errors::{ReportError, UsageError};
+use crate::event::Event;
+use crate::exit_code;
+use crate::outcome::VectorOutcome;
+use crate::report::build::{self, RunContext};
+use crate::report::model::{HostIdentity, Report};
+use crate::report::{human, json, junit, markdown};
+use crate::vector::load::LoadedVector;
+use crate::vector::model::SpecVersion;
+
+/// Everything a run needs besides the host.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The spec.
+    pub spec: SpecVersion,
+    /// The vectors.
+    pub vectors: Arc<Vec<LoadedVector>>,
+    /// Display name of the vector source.
+    pub vector_source: String,
+    /// Whether `--part`/`--id` narrowed the set.
+    pub filtered: bool,
+    /// `--declaration`, already loaded.
+    pub declaration: Option<(PathBuf, Value)>,
+    /// Parallel harness instances.
+    pub jobs: usize,
+    /// Per-phase vector timeout.
+    pub vector_timeout: Duration,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// The report.
+    pub report: Report,
+}
+
+/// Query the host, derive the surface, run every vector, build the report.
+pub async fn drive<H, F>(
+    factory: F,
+    job: Job,
+    on_event: impl FnMut(&Event) + Send,
+) -> Result<RunResult, CliError>
+where
+    H: Harness + 'static,
+    F: Fn() -> H,
+{
+    let started = Instant::now();
+    let info = factory()
+        .info()
+        .await
+        .map_err(|e| CliError::Harness(e.to_string()))?;
+    let (source, document) = match (&job.declaration, &info.declaration) {
+        (Some((path, doc)), _) => (path.display().to_string(), doc.clone()),
+        (None, Some(doc)) => {
+            declaration::check(Path::new("host declaration (from the host)"), doc)?;
+            ("host".to_owned(), doc.clone())
+        }
+        (None, None) => {
+            return Err(UsageError(
+                "the host states no declaration of its own; pass --declaration FILE".into(),
+            )
+            .into())
+        }
+    };
+    let surface: Surface = declaration::surface(&document);
+    let options = EngineOptions {
+        spec: job.spec,
+        surface: surface.clone(),
+        vector_timeout: job.vector_timeout,
+        jobs: job.jobs,
+    };
+    let outcomes: Vec<VectorOutcome> =
+        engine::run_all(factory, job.vectors.clone(), options, on_event).await;
+    let ctx = RunContext {
+        spec: job.spec.wire().to_owned(),
+        host: HostIdentity {
+            name: info.name.clone(),
+            version: info.version.clone(),
+            spec_versions: info.spec_versions.clone(),
+        },
+        declaration_source: source,
+        declaration: document,
+        surface: serde_json::to_value(&surface).unwrap_or(Value::Null),
+        vector_source: job.vector_source,
+        filtered: job.filtered,
+        total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    };
+    Ok(RunResult {
+        report: build::build(ctx, &job.vectors, &outcomes),
+    })
+}
+
+/// The exit code a report earns.
+pub fn exit_code_for(report: &Report) -> u8 {
+    if report.totals.error > 0 {
+        exit_code::HARNESS
+    } else if report.totals.fail > 0 {
+        exit_code::FAILURES
+    } else {
+        exit_code::SUCCESS
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
+    let path = dir.join(name);
+    std::fs::write(&path, text).map_err(|source| ReportError::Io { path, source })
+}
+
+/// Write report.json, report.md and junit.xml into `dir`.
+pub fn write_reports(dir: &Path, report: &Report) -> Result<(), ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    write(dir, "report.json", &json::render(report))?;
+    write(dir, "report.md", &markdown::render(report))?;
+    write(dir, "junit.xml", &junit::render(report)?)
+}
+
+/// `ctk run`.
+pub fn command(args: RunArgs) -> Result<u8, CliError> {
+    let jobs = plan::jobs(args.jobs)?;
+    let choice = plan::host(&args.host, args.isolate)?;
+    let declaration = plan::declaration(args.declaration.as_deref())?;
+    let vectors = plan::vectors(&args.select)?;
+    let job = Job {
+        spec: plan::spec(args.select.spec),
+        vector_source: plan::source(&args.select).to_string(),
+        vectors: Arc::new(vectors),
+        filtered: !args.select.part.is_empty() || !args.select.id.is_empty(),
+        declaration,
+        jobs,
+        vector_timeout: Duration::from_millis(args.vector_timeout_ms),
+    };
+    let human_out = args.format == Format::Human;
+    let bar = if human_out && std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(job.vectors.len() as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
+            bar.set_style(style);
+        }
+        Some(bar)
+    } else {
+        None
+    };
+    let on_event = |event: &Event| {
+        if let Event::VectorFinished { outcome, .. } = event {
+            if !human_out {
+                return;
+            }
+            let line = human::vector_line(outcome);
+            match &bar {
+                Some(bar) => {
+                    bar.println(line);
+                    bar.inc(1);
+                }
+                None => println!("{line}"),
+            }
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(jobs.clamp(2, 16))
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Harness(format!("cannot start the async runtime: {e}")))?;
+    let result = runtime.block_on(host::run(&choice, job, on_event));
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let report = result?.report;
+    if let Some(dir) = &args.report_dir {
+        write_reports(dir, &report)?;
+    }
+    match args.format {
+        Format::Human => print!("{}", human::summary(&report)),
+        Format::Json => print!("{}", json::render(&report)),
+    }
+    Ok(exit_code_for(&report))
+}

@@ -1,0 +1,180 @@
+//! Run vectors on any [`Harness`]: applicability, setup (expect stripped),
+//! run with a per-vector timeout, teardown, assertions. `jobs` harness
+//! instances from a factory share the work; results come back in vector
+//! order, identical to a one-job run.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ctk_harness_protocol::{Callbacks, Harness, InterceptorBinding, RunRecord, VectorSetup};
+
+use crate::assert::{self, Observed};
+use crate::declaration::Surface;
+use crate::event::Event;
+use crate::outcome::VectorOutcome;
+use crate::script::ScriptedCallbacks;
+use crate::surface::{applicability, Applicability};
+use crate::vector::load::LoadedVector;
+use crate::vector::model::{SpecVersion, Vector};
+
+/// How the engine runs.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// The spec the run targets.
+    pub spec: SpecVersion,
+    /// The declared surface.
+    pub surface: Surface,
+    /// Limit on one vector's setup, run and teardown, each.
+    pub vector_timeout: Duration,
+    /// Number of harness instances working in parallel (at least 1).
+    pub jobs: usize,
+}
+
+/// The setup a host receives for `vector`: everything but `expect`.
+pub fn setup_for(vector: &Vector, spec: SpecVersion) -> VectorSetup {
+    let mut setup = VectorSetup::new(vector.id.clone(), spec.wire(), vector.scenario.clone());
+    setup.interceptors = vector
+        .scripts()
+        .iter()
+        .map(|_| InterceptorBinding::everywhere())
+        .collect();
+    setup.approval_resolver = !vector.approval_script.is_empty();
+    setup.redactor = !vector.redact_for_approval.is_empty();
+    setup.mode = vector.mode;
+    setup.composition = vector.composition();
+    setup.identity_provider = vector.identity_provider();
+    setup.interceptor_timeout_ms = vector.interceptor_timeout_ms;
+    setup.approval_timeout_ms = vector.approval_timeout_ms;
+    setup.declaration = vector.host_declaration.clone();
+    setup
+}
+
+async fn bounded<T, E: std::fmt::Display>(
+    limit: Duration,
+    what: &str,
+    fut: impl std::future::Future<Output = Result<T, E>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(limit, fut).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(format!("harness error: {e}")),
+        Err(_) => Err(format!(
+            "{what} did not finish within {} ms",
+            limit.as_millis()
+        )),
+    }
+}
+
+/// Run one vector on `harness`.
+pub async fn run_vector<H: Harness>(
+    harness: &mut H,
+    loaded: &LoadedVector,
+    options: &EngineOptions,
+) -> VectorOutcome {
+    let vector = &loaded.vector;
+    if let Applicability::Skip(reason) = applicability(vector, &options.surface, options.spec) {
+        return VectorOutcome::skip(&vector.id, reason);
+    }
+    let start = Instant::now();
+    let limit = options.vector_timeout;
+    let callbacks = ScriptedCallbacks::new(vector);
+    if let Err(e) = bounded(
+        limit,
+        "setup",
+        harness.setup(setup_for(vector, options.spec)),
+    )
+    .await
+    {
+        return VectorOutcome::error(&vector.id, e, start.elapsed());
+    }
+    let dyn_callbacks: Arc<dyn Callbacks> = callbacks.clone();
+    let ran: Result<RunRecord, String> = bounded(limit, "run", harness.run(dyn_callbacks)).await;
+    let torn = bounded(limit, "teardown", harness.teardown()).await;
+    let record = match (ran, torn) {
+        (Err(e), _) | (Ok(_), Err(e)) => {
+            return VectorOutcome::error(&vector.id, e, start.elapsed())
+        }
+        (Ok(record), Ok(())) => record,
+    };
+    let recorded = callbacks.recorded();
+    let failures = assert::assert_vector(
+        &vector.expect,
+        Observed {
+            record: &record,
+            recorded: &recorded,
+            posture: options.surface.posture,
+        },
+    );
+    VectorOutcome::from_failures(&vector.id, failures, start.elapsed())
+}
+
+/// Run every vector on `jobs` harnesses made by `factory`; `on_event` sees
+/// progress. The outcomes come back in vector order.
+pub async fn run_all<H, F>(
+    factory: F,
+    vectors: Arc<Vec<LoadedVector>>,
+    options: EngineOptions,
+    mut on_event: impl FnMut(&Event),
+) -> Vec<VectorOutcome>
+where
+    H: Harness + 'static,
+    F: Fn() -> H,
+{
+    on_event(&Event::RunStarted {
+        total: vectors.len(),
+    });
+    let next = Arc::new(Mutex::new(0usize));
+    let options = Arc::new(options);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, VectorOutcome)>();
+    let mut workers = Vec::new();
+    for _ in 0..options.jobs.clamp(1, vectors.len().max(1)) {
+        let mut harness = factory();
+        let (vectors, options, next, tx) =
+            (vectors.clone(), options.clone(), next.clone(), tx.clone());
+        workers.push(tokio::spawn(async move {
+            loop {
+                let index = {
+                    let mut guard = match next.lock() {
+                        Ok(g) => g,
+                        Err(p) => p.into_inner(),
+                    };
+                    let i = *guard;
+                    *guard += 1;
+                    i
+                };
+                let Some(loaded) = vectors.get(index) else {
+                    break;
+                };
+                let outcome = run_vector(&mut harness, loaded, &options).await;
+                if tx.send((index, outcome)).is_err() {
+                    break;
+                }
+            }
+        }));
+    }
+    drop(tx);
+    let mut results: Vec<Option<VectorOutcome>> = vec![None; vectors.len()];
+    while let Some((index, outcome)) = rx.recv().await {
+        on_event(&Event::VectorFinished {
+            index,
+            outcome: outcome.clone(),
+        });
+        results[index] = Some(outcome);
+    }
+    for w in workers {
+        let _ = w.await;
+    }
+    on_event(&Event::RunFinished);
+    results
+        .into_iter()
+        .zip(vectors.iter())
+        .map(|(r, v)| {
+            r.unwrap_or_else(|| {
+                VectorOutcome::error(
+                    &v.vector.id,
+                    "the worker running this vector panicked".into(),
+                    Duration::ZERO,
+                )
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,91 @@
+//! The result of one vector.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::assert::AssertionFailure;
+
+/// Pass, fail, skip or error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Every expectation held.
+    Pass,
+    /// At least one expectation failed: non-conformance.
+    Fail,
+    /// The vector does not apply to the declared surface.
+    Skip,
+    /// The host or the link failed; says nothing about conformance.
+    Error,
+}
+
+impl Status {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Skip => "skip",
+            Status::Error => "error",
+        }
+    }
+}
+
+/// What happened to one vector.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorOutcome {
+    /// Vector id.
+    pub id: String,
+    /// Status.
+    pub status: Status,
+    /// Skip reason, harness error, or a one-line failure summary; empty on pass.
+    pub reason: String,
+    /// The failed expectations (status `fail`).
+    pub failures: Vec<AssertionFailure>,
+    /// Wall time spent on the vector.
+    pub duration: Duration,
+}
+
+impl VectorOutcome {
+    /// Build an outcome from assertion failures.
+    pub fn from_failures(id: &str, failures: Vec<AssertionFailure>, duration: Duration) -> Self {
+        let (status, reason) = match failures.as_slice() {
+            [] => (Status::Pass, String::new()),
+            [one] => (Status::Fail, format!("{}: {}", one.key, one.message)),
+            [first, rest @ ..] => (
+                Status::Fail,
+                format!("{}: {} (and {} more)", first.key, first.message, rest.len()),
+            ),
+        };
+        Self {
+            id: id.to_owned(),
+            status,
+            reason,
+            failures,
+            duration,
+        }
+    }
+
+    /// A skipped vector.
+    pub fn skip(id: &str, reason: String) -> Self {
+        Self {
+            id: id.to_owned(),
+            status: Status::Skip,
+            reason,
+            failures: Vec::new(),
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// A vector that ended in a host or harness error.
+    pub fn error(id: &str, reason: String, duration: Duration) -> Self {
+        Self {
+            id: id.to_owned(),
+            status: Status::Error,
+            reason,
+            failures: Vec::new(),
+            duration,
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Outcomes → [`Report`]: per-part totals and digests.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::digest;
+use crate::outcome::VectorOutcome;
+use crate::report::model::*;
+use crate::vector::load::LoadedVector;
+
+/// Everything a report states besides the outcomes.
+#[derive(Debug, Clone)]
+pub struct RunContext {
+    /// Wire spec version.
+    pub spec: String,
+    /// The host.
+    pub host: HostIdentity,
+    /// Where the declaration came from.
+    pub declaration_source: String,
+    /// The declaration document.
+    pub declaration: Value,
+    /// The derived surface, serialized.
+    pub surface: Value,
+    /// The vector source.
+    pub vector_source: String,
+    /// Whether `--part`/`--id` narrowed the set.
+    pub filtered: bool,
+    /// Total wall time, milliseconds.
+    pub total_ms: u64,
+}
+
+/// `sha256:` digest over the ordered vector digests.
+pub fn vector_set_digest<'a>(digests: impl IntoIterator<Item = &'a str>) -> String {
+    let list: Vec<&str> = digests.into_iter().collect();
+    digest::digest_value(&json!(list)).unwrap_or_default()
+}
+
+/// Recompute `(results_digest, digest)` of a report value.
+pub fn digests(report: &Value) -> (String, String) {
+    let mut v = report.clone();
+    if let Some(obj) = v.as_object_mut() {
+        obj.remove("digest");
+        obj.remove("results_digest");
+    }
+    let mut results = v.clone();
+    if let Some(obj) = results.as_object_mut() {
+        obj.remove("timing");
+    }
+    let results_digest = digest::digest_value(&results).unwrap_or_default();
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert(
+            "results_digest".into(),
+            Value::String(results_digest.clone()),
+        );
+    }
+    (results_digest, digest::digest_value(&v).unwrap_or_default())
+}
+
+/// Build a report; `outcomes[i]` belongs to `vectors[i]`.
+pub fn build(ctx: RunContext, vectors: &[LoadedVector], outcomes: &[VectorOutcome]) -> Report {
+    let mut parts: BTreeMap<String, Totals> = BTreeMap::new();
+    let mut totals = Totals::default();
+    let mut entries = Vec::new();
+    let mut vectors_ms = BTreeMap::new();
+    for (v, o) in vectors.iter().zip(outcomes) {
+        parts
+            .entry(v.vector.part().to_owned())
+            .or_default()
+            .add(o.status);
+        totals.add(o.status);
+        vectors_ms.insert(
+            v.vector.id.clone(),
+            u64::try_from(o.duration.as_millis()).unwrap_or(u64::MAX),
+        );
+        entries.push(VectorEntry {
+            id: v.vector.id.clone(),
+            title: v.vector.title.clone(),
+            part: v.vector.part().to_owned(),
+            file: v.file_name.clone(),
+            sha256: v.sha256.clone(),
+            status: o.status,
+            reason: o.reason.clone(),
+            failures: o.failures.clone(),
+        });
+    }
+    let mut report = Report {
+        format: REPORT_FORMAT.into(),
+        runner: RunnerInfo {
+            name: "ctk".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        spec: ctx.spec,
+        host: ctx.host,
+        declaration: DeclarationInfo {
+            source: ctx.declaration_source,
+            sha256: digest::digest_value(&ctx.declaration).unwrap_or_default(),
+            document: ctx.declaration,
+            surface: ctx.surface,
+        },
+        vector_set: VectorSet {
+            source: ctx.vector_source,
+            count: vectors.len(),
+            filtered: ctx.filtered,
+            sha256: vector_set_digest(vectors.iter().map(|v| v.sha256.as_str())),
+        },
+        complete: !ctx.filtered && outcomes.len() == vectors.len(),
+        vectors: entries,
+        parts: parts
+            .into_iter()
+            .map(|(part, totals)| PartTotals { part, totals })
+            .collect(),
+        totals,
+        timing: Timing {
+            total_ms: ctx.total_ms,
+            vectors_ms,
+        },
+        results_digest: String::new(),
+        digest: String::new(),
+    };
+    seal(&mut report);
+    report
+}
+
+/// Fill `results_digest` and `digest`.
+pub fn seal(report: &mut Report) {
+    let value = serde_json::to_value(&*report).unwrap_or(Value::Null);
+    let (results, whole) = digests(&value);
+    report.results_digest = results;
+    report.digest = whole;
+}

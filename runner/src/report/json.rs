@@ -1,0 +1,19 @@
+//! `report.json`: pretty JSON, members in model order, one final newline.
+//! `ctk verify` requires a report file to be byte-identical to this
+//! rendering of its own content, so even a whitespace edit is detected.
+
+use crate::report::model::Report;
+
+/// Render a report.
+pub fn render(report: &Report) -> String {
+    let mut text = serde_json::to_string_pretty(report).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Render any JSON value the same way (used by `verify`).
+pub fn render_value(value: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}

@@ -1,0 +1,11 @@
+//! Reports: the model, building it from outcomes, pure renderers, and the
+//! `verify` and `claim` rules that read a report back.
+
+pub mod build;
+pub mod claim;
+pub mod human;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod model;
+pub mod verify;

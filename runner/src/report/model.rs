@@ -1,0 +1,162 @@
+//! Report types, mirroring `schemas/report.schema.json`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::assert::AssertionFailure;
+use crate::outcome::Status;
+
+/// The `format` value of every report this runner writes.
+pub const REPORT_FORMAT: &str = "ctk-report/1";
+
+/// The runner that produced a report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunnerInfo {
+    /// Always `ctk`.
+    pub name: String,
+    /// The runner's version.
+    pub version: String,
+}
+
+/// The host under test, as it identified itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostIdentity {
+    /// Name.
+    pub name: String,
+    /// Version.
+    pub version: String,
+    /// Wire spec versions it emits.
+    pub spec_versions: Vec<String>,
+}
+
+/// The declaration the surface came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeclarationInfo {
+    /// `host` (the host's own) or the `--declaration` file name.
+    pub source: String,
+    /// `sha256:` digest of the document's RFC 8785 form.
+    pub sha256: String,
+    /// The document itself.
+    pub document: Value,
+    /// The surface the runner derived from it.
+    pub surface: Value,
+}
+
+/// The vector set that was run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorSet {
+    /// `embedded:<spec>` or the folder.
+    pub source: String,
+    /// Number of vectors in the report.
+    pub count: usize,
+    /// Whether `--part`/`--id` narrowed the set (such a report is incomplete
+    /// and cannot back a claim).
+    pub filtered: bool,
+    /// `sha256:` digest of the RFC 8785 form of the ordered list of vector digests.
+    pub sha256: String,
+}
+
+/// One vector's entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorEntry {
+    /// Vector id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Part.
+    pub part: String,
+    /// File name.
+    pub file: String,
+    /// `sha256:` digest of the vector's RFC 8785 form.
+    pub sha256: String,
+    /// Status.
+    pub status: Status,
+    /// Skip reason, harness error or failure summary.
+    pub reason: String,
+    /// Failed expectations.
+    pub failures: Vec<AssertionFailure>,
+}
+
+/// Counts per status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Passed.
+    pub pass: usize,
+    /// Failed.
+    pub fail: usize,
+    /// Skipped.
+    pub skip: usize,
+    /// Errored.
+    pub error: usize,
+}
+
+impl Totals {
+    /// Vectors that applied (everything but skips).
+    pub fn applicable(&self) -> usize {
+        self.pass + self.fail + self.error
+    }
+
+    /// Count one status.
+    pub fn add(&mut self, status: Status) {
+        match status {
+            Status::Pass => self.pass += 1,
+            Status::Fail => self.fail += 1,
+            Status::Skip => self.skip += 1,
+            Status::Error => self.error += 1,
+        }
+    }
+}
+
+/// Totals of one part.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartTotals {
+    /// The part.
+    pub part: String,
+    /// Its counts.
+    #[serde(flatten)]
+    pub totals: Totals,
+}
+
+/// Durations: kept apart because they differ from run to run; excluded from
+/// `results_digest`, which CI compares.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Whole run, milliseconds.
+    pub total_ms: u64,
+    /// Per vector id, milliseconds.
+    pub vectors_ms: BTreeMap<String, u64>,
+}
+
+/// A conformance report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Report {
+    /// [`REPORT_FORMAT`].
+    pub format: String,
+    /// The runner.
+    pub runner: RunnerInfo,
+    /// Wire spec version the run targeted.
+    pub spec: String,
+    /// The host.
+    pub host: HostIdentity,
+    /// The declaration and surface.
+    pub declaration: DeclarationInfo,
+    /// The vector set.
+    pub vector_set: VectorSet,
+    /// Every vector, in run order.
+    pub vectors: Vec<VectorEntry>,
+    /// Totals per part, sorted by part.
+    pub parts: Vec<PartTotals>,
+    /// Overall totals.
+    pub totals: Totals,
+    /// Whether the whole vector set ran (not filtered) and every vector has a result.
+    pub complete: bool,
+    /// Durations.
+    pub timing: Timing,
+    /// Digest over everything except `timing`, `results_digest` and `digest`.
+    pub results_digest: String,
+    /// Digest over everything except `digest`.
+    pub digest: String,
+}

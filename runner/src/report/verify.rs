@@ -1,0 +1,89 @@
+//! `ctk verify`: recompute every digest of a report and check that the file
+//! is exactly the runner's rendering of its content; optionally check the
+//! vector digests against a vector folder or the embedded set.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::digest;
+use crate::report::build::{digests, vector_set_digest};
+use crate::report::json::render_value;
+use crate::report::model::{Report, REPORT_FORMAT};
+use crate::vector::load::LoadedVector;
+
+/// Why a report does not verify; each problem is one line.
+pub type Problems = Vec<String>;
+
+/// Parse report text into a [`Report`] (after checking the format tag).
+pub fn parse(text: &str) -> Result<(Value, Report), String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    if value.get("format").and_then(Value::as_str) != Some(REPORT_FORMAT) {
+        return Err(format!("format is not {REPORT_FORMAT}"));
+    }
+    let report: Report =
+        serde_json::from_value(value.clone()).map_err(|e| format!("not a report: {e}"))?;
+    Ok((value, report))
+}
+
+/// Verify report text; `vectors`, when given, are the vectors it must cite.
+pub fn verify(text: &str, vectors: Option<&[LoadedVector]>) -> Problems {
+    let mut problems = Vec::new();
+    let (value, report) = match parse(text) {
+        Ok(parsed) => parsed,
+        Err(e) => return vec![e],
+    };
+    if render_value(&value) != text {
+        problems.push(
+            "the file is not the runner's rendering of its content (edited by hand?)".to_owned(),
+        );
+    }
+    let (results, whole) = digests(&value);
+    if results != report.results_digest {
+        problems.push(format!(
+            "results_digest mismatch: recorded {}, recomputed {results}",
+            report.results_digest
+        ));
+    }
+    if whole != report.digest {
+        problems.push(format!(
+            "digest mismatch: recorded {}, recomputed {whole}",
+            report.digest
+        ));
+    }
+    let declared = digest::digest_value(&report.declaration.document).unwrap_or_default();
+    if declared != report.declaration.sha256 {
+        problems.push(format!(
+            "declaration sha256 mismatch: recorded {}, recomputed {declared}",
+            report.declaration.sha256
+        ));
+    }
+    let set = vector_set_digest(report.vectors.iter().map(|v| v.sha256.as_str()));
+    if set != report.vector_set.sha256 || report.vector_set.count != report.vectors.len() {
+        problems.push("vector_set does not match the listed vectors".to_owned());
+    }
+    if let Some(vectors) = vectors {
+        let known: BTreeMap<&str, &str> = vectors
+            .iter()
+            .map(|v| (v.vector.id.as_str(), v.sha256.as_str()))
+            .collect();
+        for entry in &report.vectors {
+            match known.get(entry.id.as_str()) {
+                None => problems.push(format!("{}: not among the given vectors", entry.id)),
+                Some(sha) if *sha != entry.sha256 => problems.push(format!(
+                    "{}: vector digest {} differs from the file's {sha}",
+                    entry.id, entry.sha256
+                )),
+                Some(_) => {}
+            }
+        }
+        if !report.vector_set.filtered && known.len() != report.vectors.len() {
+            problems.push(format!(
+                "the report lists {} vectors, the given set has {}",
+                report.vectors.len(),
+                known.len()
+            ));
+        }
+    }
+    problems
+}

@@ -1,0 +1,251 @@
+//! Which vectors apply to a declared [`Surface`]; every skip names its reason.
+//!
+//! Rules, in order (the first that fails decides the reason):
+//! 1. spec version: the vector's `spec_versions` holds the run's spec;
+//! 2. capabilities: each needed capability is declared (`buffered_output`
+//!    means the surface buffers; `host_declaration` is needed by every vector
+//!    carrying `host_declaration`);
+//! 3. buffered output: an `incremental_output` vector needs `buffered_output: false`;
+//! 4. interception points: every point the vector's expectations name is emitted;
+//! 5. profile and knob: the vector's profile is declared with its resolved
+//!    knob value (an absent knob member supports the default value only);
+//! 6. identity provider: a `jcs-sha256` vector needs the declared provider
+//!    `jcs-sha256`; a `null` vector needs `jcs-sha256` or `null`; a `ctk-fault`
+//!    vector needs a non-null provider;
+//! 7. posture: a vector with `run_outcome_by_posture` must name an outcome for
+//!    the declared posture.
+
+use std::collections::BTreeSet;
+
+use ctk_harness_protocol::{Knob, OnApproval, Profile};
+
+use crate::declaration::Surface;
+use crate::vector::model::{SpecVersion, Vector};
+
+/// Whether a vector runs, and if not, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Applicability {
+    /// The vector runs.
+    Applies,
+    /// The vector is skipped for this reason.
+    Skip(String),
+}
+
+fn knob_value(vector: &Vector) -> Option<(&'static str, &'static str)> {
+    let c = vector.composition();
+    let knob = |k: Option<Knob>| match k.unwrap_or_default() {
+        Knob::Deny => "deny",
+        Knob::Approval => "approval",
+    };
+    match c.profile {
+        Profile::SequentialFirstDeny => Some((
+            "on_approval",
+            match c.on_approval.unwrap_or_default() {
+                OnApproval::Stop => "stop",
+                OnApproval::Resume => "resume",
+            },
+        )),
+        Profile::SequentialRunAll => None,
+        Profile::ParallelStrictest => {
+            Some(("on_transform_conflict", knob(c.on_transform_conflict)))
+        }
+        Profile::ParallelUnanimous => Some(("on_disagreement", knob(c.on_disagreement))),
+    }
+}
+
+const DEFAULT_KNOB_VALUES: [&str; 2] = ["stop", "deny"];
+
+/// Decide whether `vector` applies to `surface` in a run of `spec`.
+pub fn applicability(vector: &Vector, surface: &Surface, spec: SpecVersion) -> Applicability {
+    let versions = vector.spec_versions();
+    if !versions.contains(&spec) {
+        let names: Vec<_> = versions.iter().map(|v| v.as_str()).collect();
+        return Applicability::Skip(format!(
+            "vector is for spec {names:?}, the run targets {}",
+            spec.as_str()
+        ));
+    }
+    let mut needed: BTreeSet<&str> = vector.capabilities.iter().map(String::as_str).collect();
+    if vector.host_declaration.is_some() {
+        needed.insert("host_declaration");
+    }
+    let missing: Vec<&str> = needed
+        .iter()
+        .copied()
+        .filter(|c| {
+            if *c == "buffered_output" {
+                !surface.buffered_output
+            } else {
+                !surface.capabilities.contains(*c)
+            }
+        })
+        .collect();
+    if !missing.is_empty() {
+        return Applicability::Skip(format!("missing capabilities {missing:?}"));
+    }
+    if needed.contains("incremental_output") && surface.buffered_output {
+        return Applicability::Skip("the host buffers output (buffered_output: true)".into());
+    }
+    let mut points: BTreeSet<&str> = BTreeSet::new();
+    for i in vector.expect.interceptions.iter().flatten() {
+        points.insert(&i.interception_point);
+    }
+    for r in vector.expect.records.iter().flatten() {
+        points.insert(&r.interception_point);
+    }
+    let absent: Vec<&str> = points
+        .into_iter()
+        .filter(|p| !surface.interception_points.contains(*p))
+        .collect();
+    if !absent.is_empty() {
+        return Applicability::Skip(format!("the surface omits interception points {absent:?}"));
+    }
+    let profile = vector.composition().profile.as_str();
+    let Some(knobs) = surface.profiles.get(profile) else {
+        return Applicability::Skip(format!("profile {profile} is not declared"));
+    };
+    if let Some((knob, value)) = knob_value(vector) {
+        let supported = match knobs.get(knob) {
+            Some(values) => values.contains(value),
+            None => DEFAULT_KNOB_VALUES.contains(&value),
+        };
+        if !supported {
+            return Applicability::Skip(format!(
+                "profile {profile} does not declare {knob}: {value}"
+            ));
+        }
+    }
+    let wanted = vector.identity_provider();
+    let declared = surface.identity_provider.as_deref();
+    let provider_ok = match wanted.as_deref() {
+        Some("jcs-sha256") => declared == Some("jcs-sha256"),
+        None => matches!(declared, None | Some("jcs-sha256")),
+        Some(_) => declared.is_some(),
+    };
+    if !provider_ok {
+        return Applicability::Skip(format!(
+            "vector needs identity provider {}, the host declares {}",
+            wanted.as_deref().unwrap_or("null"),
+            declared.unwrap_or("null")
+        ));
+    }
+    if let Some(by) = &vector.expect.run_outcome_by_posture {
+        if !by.outcomes.contains_key(surface.posture.as_str()) {
+            return Applicability::Skip(format!(
+                "no expected outcome for posture {}",
+                surface.posture.as_str()
+            ));
+        }
+    }
+    Applicability::Applies
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::declaration;
+    use std::path::Path;
+
+    fn vector(extra: &str) -> Vector {
+        let text = format!(
+            r#"{{"id":"AH-CTK-900","title":"t","spec_clause":"1","scenario":{{"input":{{"content":"x","role":"user"}}}},
+            "interceptor_script":[],"expect":{{"interceptions":[{{"interception_point":"pre_tool_call"}}],"run_outcome":"completed"}}{extra}}}"#
+        );
+        crate::vector::load::parse_vector(Path::new("v.json"), &text)
+            .expect("vector")
+            .vector
+    }
+
+    fn reference() -> Surface {
+        declaration::surface(
+            &serde_json::from_str(ctk_reference_host::HOST_DECLARATION).expect("json"),
+        )
+    }
+
+    fn minimal() -> Surface {
+        declaration::surface(
+            &serde_json::json!({"declaration": "agent-hooks-declaration/1.0", "bindings": []}),
+        )
+    }
+
+    fn skip(v: &Vector, s: &Surface) -> String {
+        match applicability(v, s, SpecVersion::V0_1) {
+            Applicability::Skip(reason) => reason,
+            Applicability::Applies => String::from("applies"),
+        }
+    }
+
+    #[test]
+    fn reference_surface_runs_everything() {
+        assert_eq!(
+            skip(
+                &vector(r#","capabilities":["model_calls","incremental_output"]"#),
+                &reference()
+            ),
+            "applies"
+        );
+        assert_eq!(
+            skip(&vector(r#","identity_provider":null"#), &reference()),
+            "applies"
+        );
+        assert_eq!(
+            skip(&vector(r#","identity_provider":"ctk-fault""#), &reference()),
+            "applies"
+        );
+    }
+
+    #[test]
+    fn every_skip_names_its_reason() {
+        assert_eq!(
+            skip(&vector(r#","spec_versions":["draft"]"#), &reference()),
+            r#"vector is for spec ["draft"], the run targets 0.1"#
+        );
+        assert_eq!(
+            skip(&vector(r#","capabilities":["bigint_json"]"#), &minimal()),
+            r#"missing capabilities ["bigint_json"]"#
+        );
+        assert_eq!(
+            skip(&vector(""), &minimal()),
+            r#"the surface omits interception points ["pre_tool_call"]"#
+        );
+        let mut s = reference();
+        s.profiles.remove("parallel/strictest");
+        assert_eq!(
+            skip(
+                &vector(r#","composition":{"profile":"parallel/strictest"}"#),
+                &s
+            ),
+            "profile parallel/strictest is not declared"
+        );
+        s.profiles
+            .insert("sequential/first_deny".into(), Default::default());
+        assert_eq!(
+            skip(
+                &vector(
+                    r#","composition":{"profile":"sequential/first_deny","on_approval":"resume"}"#
+                ),
+                &s
+            ),
+            "profile sequential/first_deny does not declare on_approval: resume"
+        );
+        s.identity_provider = None;
+        assert_eq!(
+            skip(&vector(""), &s),
+            "vector needs identity provider jcs-sha256, the host declares null"
+        );
+        assert_eq!(
+            skip(&vector(r#","identity_provider":"ctk-fault""#), &s),
+            "vector needs identity provider ctk-fault, the host declares null"
+        );
+        let mut b = reference();
+        b.buffered_output = true;
+        assert_eq!(
+            skip(&vector(r#","capabilities":["incremental_output"]"#), &b),
+            "the host buffers output (buffered_output: true)"
+        );
+        assert_eq!(
+            skip(&vector(r#","host_declaration":{}"#), &minimal()),
+            r#"missing capabilities ["host_declaration"]"#
+        );
+    }
+}

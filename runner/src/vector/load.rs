@@ -1,0 +1,306 @@
+//! Read vectors from a folder or the embedded set: schema-check each file
+//! against `schemas/vector.schema.json`, parse it, digest it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::digest;
+use crate::errors::{LoadError, Location};
+use crate::vector::embedded;
+use crate::vector::model::{SpecVersion, Vector};
+
+/// The vector schema, compiled into the binary.
+pub const VECTOR_SCHEMA: &str = include_str!("../../../schemas/vector.schema.json");
+
+/// Parts a vector may name; `ctk validate vector` refuses any other.
+pub const KNOWN_PARTS: &[&str] = &[
+    "approval_seam",
+    "verdict/warnings",
+    "composition/sequential_first_deny",
+    "composition/sequential_run_all",
+    "composition/parallel_strictest",
+    "composition/parallel_unanimous",
+    "identity_provider",
+    "fail_closed/verdict_gate",
+    "fail_closed/timeouts",
+    "record/projection",
+    "record/decided_by",
+    "enforcement/post_action_deny",
+    "enforcement/evaluate_only",
+    "enforcement/isolation",
+    "enforcement/tool_seam_posture",
+    "streaming/incremental",
+    "concurrency/parallel_tool_calls",
+    "session/multi_turn",
+    "declaration/load",
+    "declaration/bindings",
+    "declaration/refusal",
+];
+
+/// Where vectors come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VectorSource {
+    /// `*.json` in a folder, sorted by file name.
+    Dir(PathBuf),
+    /// The project's vectors for a spec, compiled into the binary.
+    Embedded(SpecVersion),
+}
+
+impl std::fmt::Display for VectorSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VectorSource::Dir(dir) => write!(f, "{}", dir.display()),
+            VectorSource::Embedded(spec) => write!(f, "embedded:{}", spec.as_str()),
+        }
+    }
+}
+
+/// A vector with where it came from and its digest.
+#[derive(Debug, Clone)]
+pub struct LoadedVector {
+    /// File name, e.g. `AH-CTK-001-basic-loop.json`.
+    pub file_name: String,
+    /// Display path of the file.
+    pub file: PathBuf,
+    /// The parsed vector.
+    pub vector: Vector,
+    /// `sha256:` digest of the file's RFC 8785 form.
+    pub sha256: String,
+}
+
+fn validator() -> &'static jsonschema::Validator {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    VALIDATOR.get_or_init(|| {
+        let schema: Value = serde_json::from_str(VECTOR_SCHEMA).expect("the vector schema is JSON");
+        jsonschema::validator_for(&schema).expect("the vector schema compiles")
+    })
+}
+
+/// Parse, schema-check and digest one vector's text.
+pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> {
+    let loc = |pointer: &str| Location {
+        file: file.to_path_buf(),
+        pointer: pointer.to_owned(),
+    };
+    let value: Value = serde_json::from_str(text).map_err(|e| LoadError::Json {
+        location: loc(""),
+        detail: e.to_string(),
+    })?;
+    let id = value
+        .get("id")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+        .to_owned();
+    if let Some(error) = validator().iter_errors(&value).next() {
+        return Err(LoadError::Schema {
+            location: loc(error.instance_path().as_str()),
+            vector: id,
+            detail: error.to_string(),
+        });
+    }
+    let vector: Vector = serde_json::from_str(text).map_err(|e| LoadError::Schema {
+        location: loc(""),
+        vector: id.clone(),
+        detail: e.to_string(),
+    })?;
+    let sha256 = digest::digest_value(&value).map_err(|e| LoadError::Schema {
+        location: loc(""),
+        vector: id,
+        detail: e.to_string(),
+    })?;
+    let file_name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(LoadedVector {
+        file_name,
+        file: file.to_path_buf(),
+        vector,
+        sha256,
+    })
+}
+
+/// Read one vector file.
+pub fn load_file(path: &Path) -> Result<LoadedVector, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_vector(path, &text)
+}
+
+/// The `*.json` files of a folder, sorted by name.
+pub fn vector_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| LoadError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|source| LoadError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?
+            .path();
+        if path.is_file() && path.extension().is_some_and(|e| e == "json") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Load every vector of a source, refusing an empty set and duplicate ids.
+pub fn load(source: &VectorSource) -> Result<Vec<LoadedVector>, LoadError> {
+    let vectors = match source {
+        VectorSource::Dir(dir) => vector_files(dir)?
+            .iter()
+            .map(|p| load_file(p))
+            .collect::<Result<Vec<_>, _>>()?,
+        VectorSource::Embedded(spec) => embedded::files(*spec)
+            .map(|(name, text)| {
+                parse_vector(
+                    &PathBuf::from(format!("embedded:{}/{name}", spec.as_str())),
+                    text,
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    if vectors.is_empty() {
+        return Err(LoadError::NoVectors {
+            source_name: source.to_string(),
+        });
+    }
+    if let Some(error) = duplicate_ids(&vectors).into_iter().next() {
+        return Err(error);
+    }
+    Ok(vectors)
+}
+
+fn duplicate_ids(vectors: &[LoadedVector]) -> Vec<LoadError> {
+    let mut seen: BTreeMap<&str, &Path> = BTreeMap::new();
+    let mut errors = Vec::new();
+    for v in vectors {
+        if let Some(first) = seen.insert(&v.vector.id, &v.file) {
+            errors.push(LoadError::Lint {
+                location: Location {
+                    file: v.file.clone(),
+                    pointer: "/id".into(),
+                },
+                vector: v.vector.id.clone(),
+                detail: format!("duplicate vector id, first used in {}", first.display()),
+            });
+        }
+    }
+    errors
+}
+
+/// Lint loaded vectors beyond the schema: unique ids, non-blank titles,
+/// known parts, clause ids of the form `<section>-<letter>`.
+pub fn lint(vectors: &[LoadedVector]) -> Vec<LoadError> {
+    let mut errors = duplicate_ids(vectors);
+    for v in vectors {
+        let at = |pointer: &str, detail: String| LoadError::Lint {
+            location: Location {
+                file: v.file.clone(),
+                pointer: pointer.into(),
+            },
+            vector: v.vector.id.clone(),
+            detail,
+        };
+        if v.vector.title.trim().is_empty() {
+            errors.push(at("/title", "title is blank".into()));
+        }
+        if let Some(part) = &v.vector.part {
+            if !KNOWN_PARTS.contains(&part.as_str()) {
+                errors.push(at("/part", format!("unknown part {part:?}")));
+            }
+        }
+        for (i, clause) in v.vector.covers.iter().enumerate() {
+            if !valid_clause(clause) {
+                errors.push(at(
+                    &format!("/covers/{i}"),
+                    format!("clause id {clause:?} is not <section>-<letter>"),
+                ));
+            }
+        }
+    }
+    errors
+}
+
+/// Whether `text` is a clause id: dotted section numbers, `-`, one lower-case letter.
+pub fn valid_clause(text: &str) -> bool {
+    let Some((section, letter)) = text.rsplit_once('-') else {
+        return false;
+    };
+    let mut chars = letter.chars();
+    let letter_ok =
+        matches!((chars.next(), chars.next()), (Some(c), None) if c.is_ascii_lowercase());
+    let section_ok = !section.is_empty()
+        && section.split('.').all(|s| {
+            let digits = s.trim_end_matches(|c: char| c.is_ascii_lowercase());
+            !digits.is_empty()
+                && digits.chars().all(|c| c.is_ascii_digit())
+                && s.len() - digits.len() <= 1
+        });
+    letter_ok && section_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn upstream() -> PathBuf {
+        PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/upstream/agent-hooks/conformance/vectors"
+        ))
+    }
+
+    #[test]
+    fn loads_every_upstream_vector_unchanged() {
+        if !upstream().is_dir() {
+            return;
+        }
+        let vectors = load(&VectorSource::Dir(upstream())).expect("upstream vectors load");
+        assert_eq!(vectors.len(), 51);
+        assert_eq!(vectors[0].vector.id, "AH-CTK-001");
+        assert!(lint(&vectors).is_empty(), "{:?}", lint(&vectors));
+        let big = vectors
+            .iter()
+            .find(|v| v.vector.id == "AH-CTK-091")
+            .expect("091");
+        assert!(big.vector.scenario.get().contains("18446744073709551616"));
+    }
+
+    #[test]
+    fn empty_folder_is_an_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert!(matches!(
+            load(&VectorSource::Dir(dir.path().into())),
+            Err(LoadError::NoVectors { .. })
+        ));
+    }
+
+    #[test]
+    fn schema_error_names_file_and_pointer() {
+        let text = r#"{"id":"AH-CTK-900","title":"t","spec_clause":"1","scenario":{"input":{"content":"x","role":"boss"}},"interceptor_script":[],"expect":{"interceptions":[],"run_outcome":"completed"}}"#;
+        let err = parse_vector(Path::new("bad.json"), text).expect_err("schema error");
+        let msg = err.to_string();
+        assert!(msg.contains("bad.json at /scenario/input/role"), "{msg}");
+        assert!(msg.contains("AH-CTK-900"), "{msg}");
+    }
+
+    #[test]
+    fn clause_ids() {
+        assert!(valid_clause("6.3-c"));
+        assert!(valid_clause("12.1a-b"));
+        assert!(!valid_clause("6.3"));
+        assert!(!valid_clause("6.3-cc"));
+        assert!(!valid_clause("-c"));
+    }
+}

@@ -1,0 +1,5 @@
+//! Vectors: the parsed model, the loader and the embedded project set.
+
+pub mod embedded;
+pub mod load;
+pub mod model;

@@ -1,0 +1,338 @@
+//! Serde types of a parsed vector. The scenario stays raw JSON text so that a
+//! host sees integer literals exactly as written (AH-CTK-091).
+
+use ctk_harness_protocol::{Composition, Mode};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+/// Deserialize a member whose presence matters even when it holds `null`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// The spec versions a vector can belong to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+pub enum SpecVersion {
+    /// `agent-hooks/0.1`.
+    #[serde(rename = "0.1")]
+    V0_1,
+    /// The project's draft; never claimable.
+    #[serde(rename = "draft")]
+    Draft,
+}
+
+impl SpecVersion {
+    /// The short name used on the command line and in folders.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpecVersion::V0_1 => "0.1",
+            SpecVersion::Draft => "draft",
+        }
+    }
+
+    /// The wire string, e.g. `agent-hooks/0.1`.
+    pub fn wire(self) -> &'static str {
+        match self {
+            SpecVersion::V0_1 => "agent-hooks/0.1",
+            SpecVersion::Draft => "agent-hooks/draft",
+        }
+    }
+
+    /// Parse the short or wire form.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.strip_prefix("agent-hooks/").unwrap_or(text) {
+            "0.1" => Some(SpecVersion::V0_1),
+            "draft" => Some(SpecVersion::Draft),
+            _ => None,
+        }
+    }
+}
+
+/// Fault of a scripted interceptor rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterceptorFault {
+    /// The interceptor fails.
+    Raise,
+    /// It answers `{"decision":"transform"}`.
+    MalformedVerdict,
+    /// It writes into its context and allows with `ctk:mutated`.
+    Mutate,
+    /// It never answers (project extension).
+    Timeout,
+}
+
+/// One rule of a scripted interceptor.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterceptorRule {
+    /// The point the rule applies at.
+    pub at: String,
+    /// Dotted path → expected value; all must hold.
+    #[serde(default, rename = "match")]
+    pub match_: Map<String, Value>,
+    /// Verdict to return.
+    #[serde(default, rename = "return", deserialize_with = "present")]
+    pub return_: Option<Value>,
+    /// Any JSON to return verbatim (project extension).
+    #[serde(default, deserialize_with = "present")]
+    pub return_raw: Option<Value>,
+    /// Fault to inject.
+    #[serde(default)]
+    pub fault: Option<InterceptorFault>,
+}
+
+/// What an approval rule answers.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Resolve {
+    /// `approve`, `reject` or `unresolved`.
+    #[serde(default)]
+    pub outcome: Option<String>,
+    /// The carried verdict.
+    #[serde(default, deserialize_with = "present")]
+    pub verdict: Option<Value>,
+    /// `raise`: the resolver fails.
+    #[serde(default)]
+    pub fault: Option<String>,
+    /// Echo this identity instead.
+    #[serde(default)]
+    pub identity_override: Option<String>,
+    /// Echo a recomputed `jcs-sha256` identity.
+    #[serde(default)]
+    pub echo_recomputed: bool,
+}
+
+/// One rule of the scripted approval resolver.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalRule {
+    /// Dotted path → expected value, over the request context.
+    #[serde(default, rename = "match")]
+    pub match_: Map<String, Value>,
+    /// The answer.
+    pub resolve: Resolve,
+}
+
+/// `expect.load`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectLoad {
+    /// `accepted` (default) or `refused`.
+    #[serde(default = "accepted")]
+    pub outcome: String,
+    /// Expected refusal class.
+    #[serde(default)]
+    pub class: Option<String>,
+    /// Expected path equivalence.
+    #[serde(default)]
+    pub paths_equivalent: Option<bool>,
+}
+
+fn accepted() -> String {
+    "accepted".to_owned()
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One entry of `expect.interceptions`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedInterception {
+    /// The point.
+    pub interception_point: String,
+    /// Dotted path → expected value.
+    #[serde(default)]
+    pub context: Map<String, Value>,
+    /// Check the §4 envelope of the recorded context.
+    #[serde(default = "yes")]
+    pub context_must_validate: bool,
+    /// Substrings the serialized context must contain.
+    #[serde(default)]
+    pub context_must_contain: Vec<String>,
+    /// Substrings it must not contain.
+    #[serde(default)]
+    pub context_must_not_contain: Vec<String>,
+}
+
+/// `expect.run_outcome_by_posture`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ByPosture {
+    /// The posture name (only `tool_seam_host_error`).
+    pub posture: String,
+    /// Posture value → expected outcome.
+    pub outcomes: Map<String, Value>,
+}
+
+/// One entry of `expect.tool_invocations`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ExpectedInvocation {
+    /// Tool name.
+    pub name: String,
+    /// Arguments.
+    pub args: Value,
+}
+
+/// One entry of `expect.records`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedRecord {
+    /// The point.
+    pub interception_point: String,
+    /// Dotted path → expected value.
+    #[serde(default)]
+    pub assert: Map<String, Value>,
+    /// Paths that must not resolve.
+    #[serde(default)]
+    pub absent: Vec<String>,
+    /// Paths that must resolve.
+    #[serde(default)]
+    pub present: Vec<String>,
+}
+
+/// The `expect` block: what the runner checks, never sent to a host.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Declaration load outcome.
+    #[serde(default)]
+    pub load: Option<ExpectLoad>,
+    /// Recorded contexts.
+    #[serde(default)]
+    pub interceptions: Option<Vec<ExpectedInterception>>,
+    /// Strict or subsequence matching of `interceptions`.
+    #[serde(default = "yes")]
+    pub sequence_strict: bool,
+    /// Points interceptor 0 must never see.
+    #[serde(default)]
+    pub interceptions_absent: Vec<String>,
+    /// Run outcome for the default posture.
+    #[serde(default)]
+    pub run_outcome: Option<String>,
+    /// Run outcome per posture.
+    #[serde(default)]
+    pub run_outcome_by_posture: Option<ByPosture>,
+    /// Exact final output (presence matters).
+    #[serde(default, deserialize_with = "present")]
+    pub final_output: Option<Value>,
+    /// Exact released output (presence matters).
+    #[serde(default, deserialize_with = "present")]
+    pub released_output: Option<Value>,
+    /// Substrings the persisted state must not contain.
+    #[serde(default)]
+    pub persisted_must_not_contain: Vec<String>,
+    /// The exact ordered tool invocations.
+    #[serde(default)]
+    pub tool_invocations: Option<Vec<ExpectedInvocation>>,
+    /// Tools that must not run.
+    #[serde(default)]
+    pub tool_not_invoked: Vec<String>,
+    /// Record assertions.
+    #[serde(default)]
+    pub records: Option<Vec<ExpectedRecord>>,
+    /// Identity pair equality.
+    #[serde(default)]
+    pub identities_equal: Option<bool>,
+}
+
+/// A parsed vector.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vector {
+    /// Vector id.
+    pub id: String,
+    /// One-line title.
+    pub title: String,
+    /// Spec sections checked.
+    pub spec_clause: String,
+    /// Report grouping tag.
+    #[serde(default)]
+    pub part: Option<String>,
+    /// Clause ids covered (project extension).
+    #[serde(default)]
+    pub covers: Vec<String>,
+    /// Spec versions (project extension; default `["0.1"]`).
+    #[serde(default)]
+    pub spec_versions: Option<Vec<SpecVersion>>,
+    /// Required capabilities.
+    #[serde(default)]
+    pub capabilities: Vec<String>,
+    /// Enforcement mode.
+    #[serde(default)]
+    pub mode: Mode,
+    /// Composition.
+    #[serde(default)]
+    pub composition: Option<Composition>,
+    /// Identity provider: absent, `null` or a name.
+    #[serde(default, deserialize_with = "present")]
+    pub identity_provider: Option<Value>,
+    /// Interceptor timeout (project extension).
+    #[serde(default)]
+    pub interceptor_timeout_ms: Option<u64>,
+    /// Approval timeout (project extension).
+    #[serde(default)]
+    pub approval_timeout_ms: Option<u64>,
+    /// The scenario, as raw JSON text.
+    pub scenario: Box<RawValue>,
+    /// Single-interceptor form.
+    #[serde(default)]
+    pub interceptor_script: Option<Vec<InterceptorRule>>,
+    /// Multi-interceptor form.
+    #[serde(default)]
+    pub interceptor_scripts: Option<Vec<Vec<InterceptorRule>>>,
+    /// Approval rules.
+    #[serde(default)]
+    pub approval_script: Vec<ApprovalRule>,
+    /// Redactor paths.
+    #[serde(default)]
+    pub redact_for_approval: Vec<String>,
+    /// Declaration document under test.
+    #[serde(default)]
+    pub host_declaration: Option<Value>,
+    /// The document breaks its schema on purpose.
+    #[serde(default)]
+    pub host_declaration_invalid: bool,
+    /// The expectations.
+    pub expect: Expect,
+}
+
+impl Vector {
+    /// The report part; `unspecified` when the vector names none.
+    pub fn part(&self) -> &str {
+        self.part.as_deref().unwrap_or("unspecified")
+    }
+
+    /// The spec versions the vector belongs to.
+    pub fn spec_versions(&self) -> Vec<SpecVersion> {
+        self.spec_versions
+            .clone()
+            .unwrap_or_else(|| vec![SpecVersion::V0_1])
+    }
+
+    /// The interceptor scripts, one per registered interceptor.
+    pub fn scripts(&self) -> Vec<Vec<InterceptorRule>> {
+        match (&self.interceptor_scripts, &self.interceptor_script) {
+            (Some(many), _) => many.clone(),
+            (None, Some(one)) => vec![one.clone()],
+            (None, None) => Vec::new(),
+        }
+    }
+
+    /// The identity provider the host registers: `None` for identity-unbound.
+    pub fn identity_provider(&self) -> Option<String> {
+        match &self.identity_provider {
+            None => Some(ctk_harness_protocol::JCS_SHA256_PROVIDER.to_owned()),
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => None,
+        }
+    }
+
+    /// The composition, with the default when absent.
+    pub fn composition(&self) -> Composition {
+        self.composition.unwrap_or_default()
+    }
+}

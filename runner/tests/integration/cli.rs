@@ -1,0 +1,232 @@
+//! The real `ctk` binary: exit codes and messages.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use ctk::report::json;
+
+use crate::reports::report;
+
+fn ctk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args(args)
+        .output()
+        .expect("the ctk binary runs")
+}
+
+fn data(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn upstream() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/upstream/agent-hooks/conformance/vectors"
+    ))
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn corrupted_vector_exits_2_naming_file_and_pointer() {
+    let file = data("bad/AH-CTK-950-corrupt.json");
+    for args in [
+        vec!["validate", "vector", file.as_str()],
+        vec!["run", "--vectors", &data("bad")],
+    ] {
+        let out = ctk(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("{file} at /interceptor_script/0/return/decision")),
+            "{err}"
+        );
+        assert!(err.contains("AH-CTK-950"), "{err}");
+    }
+}
+
+#[test]
+fn zero_vectors_is_an_error_never_a_pass() {
+    let empty = tempfile::tempdir().expect("tempdir");
+    let out = ctk(&["run", "--vectors", &empty.path().display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no vectors found in"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ctk(&["run", "--vectors", &data("engine"), "--id", "AH-CTK-000"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("after --part/--id filters"));
+}
+
+#[test]
+fn stdio_host_is_a_usage_error_for_now() {
+    let out = ctk(&[
+        "run",
+        "--vectors",
+        &data("engine"),
+        "--",
+        "my-host",
+        "--flag",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not available yet"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    let out = ctk(&["run", "--help"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("3  host or harness error"), "{text}");
+}
+
+#[test]
+fn validate_declaration_names_pointer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = dir.path().join("host.json");
+    std::fs::write(&bad, r#"{"declaration":"agent-hooks-declaration/1.0","bindings":[],"surface":{"capabilities":["telepathy"]}}"#)
+        .expect("write");
+    let out = ctk(&["validate", "declaration", &bad.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("host.json at /surface/capabilities/0"),
+        "{}",
+        stderr(&out)
+    );
+    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reference-host/host.json");
+    assert_eq!(
+        ctk(&["validate", "declaration", &good.display().to_string()])
+            .status
+            .code(),
+        Some(0)
+    );
+}
+
+#[test]
+fn validate_vector_lints_the_upstream_set() {
+    if !upstream().is_dir() {
+        return;
+    }
+    let files: Vec<String> = ctk::vector::load::vector_files(&upstream())
+        .expect("list")
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let mut args = vec!["validate", "vector"];
+    args.extend(files.iter().map(String::as_str));
+    let out = ctk(&args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "51 file(s) valid\n");
+}
+
+#[test]
+fn run_writes_reports_that_verify_and_cannot_be_claimed_with_errors() {
+    if !upstream().is_dir() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let reports = dir.path().display().to_string();
+    let vectors = upstream().display().to_string();
+    let out = ctk(&[
+        "run",
+        "--vectors",
+        &vectors,
+        "--id",
+        "AH-CTK-001",
+        "--id",
+        "AH-CTK-110",
+        "--report-dir",
+        &reports,
+        "--jobs",
+        "2",
+    ]);
+    // The reference host in this worktree is a stub whose run fails: error, exit 3.
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    for name in ["report.json", "report.md", "junit.xml"] {
+        assert!(dir.path().join(name).is_file(), "{name}");
+    }
+    let report = dir.path().join("report.json").display().to_string();
+    assert_eq!(ctk(&["validate", "report", &report]).status.code(), Some(0));
+    let verified = ctk(&["verify", &report, "--vectors", &vectors]);
+    assert_eq!(verified.status.code(), Some(0), "{}", stderr(&verified));
+    let claim = ctk(&["claim", &report]);
+    assert_eq!(claim.status.code(), Some(1));
+    assert!(
+        stderr(&claim).contains("ended in a host or harness error"),
+        "{}",
+        stderr(&claim)
+    );
+    assert!(
+        stderr(&claim).contains("narrowed with --part/--id"),
+        "{}",
+        stderr(&claim)
+    );
+}
+
+#[test]
+fn verify_and_claim_on_written_reports() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    let good = json::render(&report("agent-hooks/0.1", true));
+    let good_path = write("good.json", &good);
+    assert_eq!(
+        ctk(&["verify", &good_path, "--vectors", &data("engine")])
+            .status
+            .code(),
+        Some(0)
+    );
+    let claim = ctk(&["claim", &good_path]);
+    assert_eq!(claim.status.code(), Some(0), "{}", stderr(&claim));
+    assert!(String::from_utf8_lossy(&claim.stdout).contains("| fake | 1.2.3 | agent-hooks/0.1 |"));
+
+    let tampered = write("tampered.json", &good.replacen("1.2.3", "1.2.4", 1));
+    let out = ctk(&["verify", &tampered]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("digest mismatch"), "{}", stderr(&out));
+    let out = ctk(&["claim", &tampered]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("report does not verify"),
+        "{}",
+        stderr(&out)
+    );
+
+    let draft = write(
+        "draft.json",
+        &json::render(&report("agent-hooks/draft", true)),
+    );
+    let out = ctk(&["claim", &draft]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("only agent-hooks/0.1 can be claimed"),
+        "{}",
+        stderr(&out)
+    );
+
+    let failing = write(
+        "failing.json",
+        &json::render(&report("agent-hooks/0.1", false)),
+    );
+    let out = ctk(&["claim", &failing]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("1 vector(s) failed"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1,0 +1,162 @@
+//! The engine on a fake host: hand-built run records, scripted callbacks
+//! called for real, harness errors, timeouts, `--jobs`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ctk::declaration;
+use ctk::engine::{run_all, EngineOptions};
+use ctk::event::Event;
+use ctk::outcome::{Status, VectorOutcome};
+use ctk::vector::load::{load, VectorSource};
+use ctk::vector::model::SpecVersion;
+use ctk_harness_protocol::{
+    Callbacks, Harness, HarnessError, HarnessErrorKind, HostInfo, InterceptorReply, Phase,
+    RunOutcome, RunRecord, VectorSetup,
+};
+use serde_json::{json, Value};
+
+/// A host double: one context at `input`, record built from the verdict.
+#[derive(Default)]
+struct Fake {
+    setup: Option<VectorSetup>,
+}
+
+impl Harness for Fake {
+    async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+        Ok(HostInfo::new("fake", "1", vec!["agent-hooks/0.1".into()]))
+    }
+    async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
+        let text = serde_json::to_string(&setup).expect("setup serializes");
+        assert!(
+            !text.contains("\"expect\""),
+            "a setup must never carry expectations"
+        );
+        self.setup = Some(setup);
+        Ok(())
+    }
+    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+        let id = self
+            .setup
+            .as_ref()
+            .map(|s| s.vector_id.clone())
+            .unwrap_or_default();
+        match id.as_str() {
+            "AH-CTK-902" => {
+                return Err(HarnessError::new(
+                    Phase::Run,
+                    HarnessErrorKind::Host("boom".into()),
+                ))
+            }
+            "AH-CTK-903" => std::future::pending::<()>().await,
+            _ => {}
+        }
+        let mut ctx = json!({"spec": "agent-hooks/0.1", "interception_point": "input", "timestamp": "t", "sequence": 1,
+            "agent": {"id": "a", "framework": "f"}, "session": {"id": "s"}, "target": {"content": "hi", "role": "user"},
+            "input": {"content": "hi", "role": "user"}});
+        let verdict = match callbacks.intercept(0, &mut ctx).await {
+            InterceptorReply::Response(v) => v,
+            _ => json!({"decision": "deny", "reason": "host_error:interceptor_failed"}),
+        };
+        let blocked = verdict["decision"] == "deny";
+        let mut record = RunRecord::new(if blocked {
+            RunOutcome::Blocked
+        } else {
+            RunOutcome::Completed
+        });
+        record
+            .records
+            .push(json!({"interception_point": "input", "verdict": verdict}));
+        Ok(record)
+    }
+    async fn teardown(&mut self) -> Result<(), HarnessError> {
+        self.setup = None;
+        Ok(())
+    }
+}
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/engine")
+}
+
+fn options(jobs: usize) -> EngineOptions {
+    let doc: Value = serde_json::from_str(ctk_reference_host::HOST_DECLARATION).expect("json");
+    EngineOptions {
+        spec: SpecVersion::V0_1,
+        surface: declaration::surface(&doc),
+        vector_timeout: Duration::from_millis(200),
+        jobs,
+    }
+}
+
+fn run(jobs: usize) -> (Vec<VectorOutcome>, usize) {
+    let vectors = Arc::new(load(&VectorSource::Dir(data())).expect("test vectors load"));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut finished = 0;
+    let outcomes = rt.block_on(run_all(Fake::default, vectors, options(jobs), |e| {
+        if matches!(e, Event::VectorFinished { .. }) {
+            finished += 1;
+        }
+    }));
+    (outcomes, finished)
+}
+
+fn statuses(outcomes: &[VectorOutcome]) -> Vec<(String, Status, String)> {
+    outcomes
+        .iter()
+        .map(|o| (o.id.clone(), o.status, o.reason.clone()))
+        .collect()
+}
+
+#[test]
+fn every_outcome_kind_and_the_run_goes_on() {
+    let (outcomes, finished) = run(1);
+    assert_eq!(finished, 6);
+    let got = statuses(&outcomes);
+    let want = vec![
+        ("AH-CTK-901".to_owned(), Status::Pass, String::new()),
+        (
+            "AH-CTK-902".to_owned(),
+            Status::Error,
+            "harness error: run: the host reported an error: boom".to_owned(),
+        ),
+        (
+            "AH-CTK-903".to_owned(),
+            Status::Error,
+            "run did not finish within 200 ms".to_owned(),
+        ),
+        (
+            "AH-CTK-904".to_owned(),
+            Status::Fail,
+            "run_outcome: run outcome differs".to_owned(),
+        ),
+        (
+            "AH-CTK-905".to_owned(),
+            Status::Skip,
+            "missing capabilities [\"buffered_output\"]".to_owned(),
+        ),
+        (
+            "AH-CTK-906".to_owned(),
+            Status::Skip,
+            "vector is for spec [\"draft\"], the run targets 0.1".to_owned(),
+        ),
+    ];
+    assert_eq!(got, want);
+    let failure = &outcomes[3].failures[0];
+    assert_eq!(failure.expected, Some(json!("error")));
+    assert_eq!(failure.actual, Some(json!("completed")));
+}
+
+#[test]
+fn jobs_give_identical_results_in_vector_order() {
+    let (one, _) = run(1);
+    let (three, _) = run(3);
+    assert_eq!(statuses(&one), statuses(&three));
+    let strip = |o: &[VectorOutcome]| o.iter().map(|o| o.failures.clone()).collect::<Vec<_>>();
+    assert_eq!(strip(&one), strip(&three));
+}

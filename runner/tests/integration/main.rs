@@ -1,0 +1,6 @@
+//! Integration tests of the ctk runner and binary.
+
+mod cli;
+mod engine;
+mod expect_keys;
+mod reports;
