@@ -31,4 +31,4 @@ pub use model::setup::{
     Composition, InterceptorBinding, Knob, Mode, OnApproval, Profile, VectorSetup,
     JCS_SHA256_PROVIDER,
 };
-pub use server::{serve, serve_with, ServeError, ServeOptions};
+pub use server::{serve, serve_stdio, serve_with, ServeError, ServeOptions};

@@ -10,7 +10,7 @@
 //! on (its future was dropped, e.g. by the host's interceptor timeout) finds
 //! no waiter and is ignored.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::errors::HarnessError;
+use crate::errors::{HarnessError, HarnessErrorKind};
 use crate::harness::{
     BoxFuture, Callbacks, Harness, InterceptorReply, RedactorReply, ResolverReply,
 };
@@ -73,6 +73,13 @@ where
     W: AsyncWrite + Unpin + Send,
 {
     serve_with(harness, reader, writer, ServeOptions::default()).await
+}
+
+/// [`serve`] on this process's stdin and stdout: the body of a host
+/// binary. Call `std::process::exit` when it returns, since a read of stdin
+/// may still be pending.
+pub async fn serve_stdio<H: Harness>(harness: H) -> Result<(), ServeError> {
+    serve(harness, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
 /// [`serve`] with options.
@@ -283,7 +290,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
 ) -> Result<(), ServeError> {
     let schemas = Schemas::get();
     while let Some(line) = reader.next_line().await? {
-        let value: Value = match serde_json::from_str(&line) {
+        let value: Value = match parse_for_check(&line) {
             Ok(v) => v,
             Err(e) => {
                 link.send(encode_error(
@@ -320,12 +327,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
                     link.send(encode_error(Some(&id), &e));
                     continue;
                 }
-                let checked = if method == methods::VECTOR_SETUP {
-                    check_setup_params(&line)
-                } else {
-                    schemas.check_params(&method, &params)
-                };
-                if let Err(e) = checked {
+                if let Err(e) = schemas.check_params(&method, &params) {
                     link.send(encode_error(
                         Some(&id),
                         &ErrorObject::new(jsonrpc::INVALID_PARAMS, e.to_string()),
@@ -382,27 +384,43 @@ fn envelope_id(value: &Value) -> Option<Id> {
         .and_then(|id| Id::try_from(id).ok())
 }
 
-/// Check the params of `vector/setup` from the raw line: the scenario is
-/// checked to be an object without being parsed as a `Value`, so integers no
-/// `Value` can hold never fail validation.
-fn check_setup_params(line: &str) -> Result<(), WireError> {
-    let raw = raw_params(line)?;
-    let mut members: HashMap<String, &RawValue> =
-        serde_json::from_str(raw.get()).map_err(|e| WireError::NotJson(e.to_string()))?;
+/// Parse a line for checking. The params of `vector/setup` are parsed with
+/// the scenario replaced by `{}` (when it is an object): the scenario stays
+/// raw text for the host, so integers no `Value` can hold (beyond u64, or
+/// beyond f64's range) never fail parsing or validation here.
+fn parse_for_check(line: &str) -> Result<Value, serde_json::Error> {
+    let Ok(members) = serde_json::from_str::<BTreeMap<String, &RawValue>>(line) else {
+        return serde_json::from_str(line);
+    };
+    let is_setup = members
+        .get("method")
+        .is_some_and(|m| m.get() == "\"vector/setup\"");
+    let mut message = serde_json::Map::new();
+    for (key, raw) in members {
+        let value = if is_setup && key == "params" {
+            setup_params_for_check(raw)?
+        } else {
+            serde_json::from_str(raw.get())?
+        };
+        message.insert(key, value);
+    }
+    Ok(Value::Object(message))
+}
+
+fn setup_params_for_check(raw: &RawValue) -> Result<Value, serde_json::Error> {
+    let Ok(members) = serde_json::from_str::<BTreeMap<String, &RawValue>>(raw.get()) else {
+        return serde_json::from_str(raw.get());
+    };
     let mut params = serde_json::Map::new();
-    if let Some(scenario) = members.remove("scenario") {
-        let is_object = scenario.get().trim_start().starts_with('{');
-        params.insert(
-            "scenario".into(),
-            if is_object { json!({}) } else { Value::Null },
-        );
+    for (key, raw) in members {
+        let value = if key == "scenario" && raw.get().starts_with('{') {
+            json!({})
+        } else {
+            serde_json::from_str(raw.get())?
+        };
+        params.insert(key, value);
     }
-    for (k, v) in members {
-        let v: Value =
-            serde_json::from_str(v.get()).map_err(|e| WireError::NotJson(e.to_string()))?;
-        params.insert(k, v);
-    }
-    Schemas::get().check_params(methods::VECTOR_SETUP, &Value::Object(params))
+    Ok(Value::Object(params))
 }
 
 fn raw_params(line: &str) -> Result<&RawValue, WireError> {
@@ -510,7 +528,11 @@ fn to_value<T: Serialize>(value: &T) -> Value {
 }
 
 fn host_error(error: HarnessError) -> ErrorObject {
-    ErrorObject::new(jsonrpc::HOST_ERROR, error.kind.to_string())
+    let message = match error.kind {
+        HarnessErrorKind::Host(message) => message,
+        other => other.to_string(),
+    };
+    ErrorObject::new(jsonrpc::HOST_ERROR, message)
         .with_data(json!({ "phase": error.phase.to_string() }))
 }
 

@@ -127,7 +127,11 @@ pub enum InterceptResult {
         /// What it returned.
         response: Value,
         /// Its copy of the context, when it changed it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "present"
+        )]
         context: Option<Value>,
     },
     /// The interceptor raised.
@@ -135,7 +139,11 @@ pub enum InterceptResult {
         /// Diagnostic text.
         message: String,
         /// Its copy of the context, when it changed it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "present"
+        )]
         context: Option<Value>,
     },
 }
@@ -161,6 +169,11 @@ impl InterceptResult {
             }
         }
     }
+}
+
+/// A member that is present is `Some`, even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 /// Params of `callback/resolve_approval`.
