@@ -15,10 +15,14 @@
 //! zero cost) and boxed futures for [`Callbacks`], because a host holds its
 //! callbacks as a shared trait object across spawned tasks.
 
+pub mod client;
 pub mod errors;
 pub mod harness;
 pub mod model;
+pub mod server;
+pub mod wire;
 
+pub use client::{kill_all_hosts, StdioHarness, StdioHarnessBuilder, StdioHarnessConfig};
 pub use errors::{HarnessError, HarnessErrorKind, Phase};
 pub use harness::{BoxFuture, Callbacks, Harness, InterceptorReply, RedactorReply, ResolverReply};
 pub use model::host::HostInfo;
@@ -27,3 +31,4 @@ pub use model::setup::{
     Composition, InterceptorBinding, Knob, Mode, OnApproval, Profile, VectorSetup,
     JCS_SHA256_PROVIDER,
 };
+pub use server::{serve, serve_stdio, serve_with, ServeError, ServeOptions};

@@ -1,0 +1,480 @@
+//! The runner's end of the stdio link: [`StdioHarness`] implements
+//! [`Harness`] by driving a host process that speaks `PROTOCOL.md`.
+//!
+//! One persistent host process serves every vector by default
+//! ([`StdioHarnessBuilder::isolate`] starts one per vector). Whatever the host
+//! does (crash, hang, garbage, an oversized line, a wrong id, a stderr flood,
+//! an early exit), the call in progress returns a [`HarnessError`] carrying
+//! the host's last stderr lines, the host is killed with its process group,
+//! and the next vector restarts it and replays the handshake, until the
+//! restart budget is spent; from then on every call fails fast.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), ctk_harness_protocol::HarnessError> {
+//! use std::time::Duration;
+//! use ctk_harness_protocol::client::StdioHarness;
+//! use ctk_harness_protocol::Harness;
+//!
+//! let mut host = StdioHarness::builder("python3")
+//!     .args(["examples/python-host/host.py"])
+//!     .message_timeout(Duration::from_secs(5))
+//!     .build();
+//! let info = host.info().await?;
+//! # let _ = info;
+//! // On Ctrl-C: ctk_harness_protocol::client::kill_all_hosts();
+//! host.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+mod process;
+mod supervise;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use tokio::time::Instant;
+
+pub use process::kill_all_hosts;
+
+use self::process::HostProcess;
+use self::supervise::{CallError, Deadline, Session};
+use crate::errors::{HarnessError, HarnessErrorKind, Phase};
+use crate::harness::{Callbacks, Harness};
+use crate::model::host::HostInfo;
+use crate::model::record::RunRecord;
+use crate::model::setup::VectorSetup;
+use crate::wire::codec::DEFAULT_MAX_LINE_BYTES;
+use crate::wire::methods::{self, Empty, InitializeParams, InitializeResult};
+use crate::wire::PROTOCOL_VERSION;
+
+/// How to start and supervise a stdio host.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct StdioHarnessConfig {
+    /// The host program.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// Extra environment variables.
+    pub env: Vec<(OsString, OsString)>,
+    /// Working directory; `None` inherits the runner's.
+    pub current_dir: Option<PathBuf>,
+    /// Limit for every answer but `vector/run`'s: handshake, setup, teardown,
+    /// shutdown. Default 10 s.
+    pub message_timeout: Duration,
+    /// Limit for one vector, from `vector/setup` to the end of `vector/run`.
+    /// Default 60 s.
+    pub vector_timeout: Duration,
+    /// The longest stdout line accepted, in bytes. Default 16 MiB.
+    pub max_line_bytes: usize,
+    /// How many times a failed host is restarted. Default 10.
+    pub restart_budget: u32,
+    /// One host process per vector. Default off.
+    pub isolate: bool,
+    /// How many stderr lines a harness error carries. Default 50.
+    pub stderr_lines: usize,
+    /// How many stderr bytes a harness error carries at most. Default 64 KiB.
+    pub stderr_bytes: usize,
+    /// How long to wait for an exit or for stderr to drain. Default 1 s.
+    pub exit_grace: Duration,
+}
+
+impl StdioHarnessConfig {
+    /// The defaults, for `program`.
+    pub fn new(program: impl Into<OsString>) -> Self {
+        Self {
+            program: program.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            current_dir: None,
+            message_timeout: Duration::from_secs(10),
+            vector_timeout: Duration::from_secs(60),
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            restart_budget: 10,
+            isolate: false,
+            stderr_lines: 50,
+            stderr_bytes: 64 * 1024,
+            exit_grace: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Builds a [`StdioHarness`]; every setting has a default.
+#[derive(Debug, Clone)]
+pub struct StdioHarnessBuilder {
+    config: StdioHarnessConfig,
+}
+
+impl StdioHarnessBuilder {
+    /// Add one argument.
+    #[must_use]
+    pub fn arg(mut self, arg: impl Into<OsString>) -> Self {
+        self.config.args.push(arg.into());
+        self
+    }
+
+    /// Add arguments.
+    #[must_use]
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.config.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Set an environment variable for the host.
+    #[must_use]
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.config.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Run the host in `dir`.
+    #[must_use]
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.config.current_dir = Some(dir.into());
+        self
+    }
+
+    /// See [`StdioHarnessConfig::message_timeout`].
+    #[must_use]
+    pub fn message_timeout(mut self, limit: Duration) -> Self {
+        self.config.message_timeout = limit;
+        self
+    }
+
+    /// See [`StdioHarnessConfig::vector_timeout`].
+    #[must_use]
+    pub fn vector_timeout(mut self, limit: Duration) -> Self {
+        self.config.vector_timeout = limit;
+        self
+    }
+
+    /// See [`StdioHarnessConfig::max_line_bytes`].
+    #[must_use]
+    pub fn max_line_bytes(mut self, limit: usize) -> Self {
+        self.config.max_line_bytes = limit;
+        self
+    }
+
+    /// See [`StdioHarnessConfig::restart_budget`].
+    #[must_use]
+    pub fn restart_budget(mut self, restarts: u32) -> Self {
+        self.config.restart_budget = restarts;
+        self
+    }
+
+    /// See [`StdioHarnessConfig::isolate`].
+    #[must_use]
+    pub fn isolate(mut self, isolate: bool) -> Self {
+        self.config.isolate = isolate;
+        self
+    }
+
+    /// See [`StdioHarnessConfig::stderr_lines`] and
+    /// [`StdioHarnessConfig::stderr_bytes`].
+    #[must_use]
+    pub fn stderr_tail(mut self, lines: usize, bytes: usize) -> Self {
+        self.config.stderr_lines = lines;
+        self.config.stderr_bytes = bytes;
+        self
+    }
+
+    /// See [`StdioHarnessConfig::exit_grace`].
+    #[must_use]
+    pub fn exit_grace(mut self, grace: Duration) -> Self {
+        self.config.exit_grace = grace;
+        self
+    }
+
+    /// The configuration built so far.
+    pub fn config(&self) -> &StdioHarnessConfig {
+        &self.config
+    }
+
+    /// The harness. No process starts until the first call.
+    pub fn build(self) -> StdioHarness {
+        StdioHarness::new(self.config)
+    }
+}
+
+/// A host in another process, driven over stdin/stdout (`PROTOCOL.md`).
+///
+/// Dropping it kills the host's process group; [`StdioHarness::shutdown`]
+/// asks the host to exit first.
+#[derive(Debug)]
+pub struct StdioHarness {
+    config: StdioHarnessConfig,
+    session: Option<Session>,
+    /// Whether a host was ever started.
+    started: bool,
+    /// Unplanned restarts so far.
+    restarts: u32,
+    /// Host failures so far.
+    failures: u32,
+    host_info: Option<HostInfo>,
+    /// The stderr tail and error text of the last failure.
+    last_failure: Option<(String, Vec<String>)>,
+    vector_deadline: Option<Instant>,
+}
+
+impl StdioHarness {
+    /// Start configuring a harness for `program`.
+    pub fn builder(program: impl Into<OsString>) -> StdioHarnessBuilder {
+        StdioHarnessBuilder {
+            config: StdioHarnessConfig::new(program),
+        }
+    }
+
+    /// A harness with `config`. No process starts until the first call.
+    pub fn new(config: StdioHarnessConfig) -> Self {
+        Self {
+            config,
+            session: None,
+            started: false,
+            restarts: 0,
+            failures: 0,
+            host_info: None,
+            last_failure: None,
+            vector_deadline: None,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &StdioHarnessConfig {
+        &self.config
+    }
+
+    /// How many times the host was restarted after a failure.
+    pub fn restarts(&self) -> u32 {
+        self.restarts
+    }
+
+    /// The host process id, while one runs.
+    pub fn host_pid(&self) -> Option<u32> {
+        self.session.as_ref().and_then(|s| s.process.id())
+    }
+
+    /// Ask the host to exit (`shutdown`), wait up to the message timeout, then
+    /// kill its process group. Never fails: a host that misbehaves now is
+    /// killed. The next call starts a new host.
+    pub async fn shutdown(&mut self) {
+        if let Some(mut session) = self.session.take() {
+            let deadline = self.message_deadline();
+            let _ = session
+                .call(methods::SHUTDOWN, &Empty {}, deadline, None)
+                .await;
+            session.process.close().await;
+        }
+    }
+
+    fn message_deadline(&self) -> Deadline {
+        Deadline {
+            at: Instant::now() + self.config.message_timeout,
+            limit_ms: millis(self.config.message_timeout),
+        }
+    }
+
+    fn vector_deadline(&self) -> Deadline {
+        let at = self
+            .vector_deadline
+            .unwrap_or_else(|| Instant::now() + self.config.vector_timeout);
+        Deadline {
+            at,
+            limit_ms: millis(self.config.vector_timeout),
+        }
+    }
+
+    /// The earlier of the message deadline and the vector deadline.
+    fn setup_deadline(&self) -> Deadline {
+        let m = self.message_deadline();
+        let v = self.vector_deadline();
+        if v.at < m.at {
+            v
+        } else {
+            m
+        }
+    }
+
+    fn budget_spent(&self) -> HarnessError {
+        let (last, tail) = self.last_failure.clone().unwrap_or_default();
+        HarnessError::new(
+            Phase::Spawn,
+            HarnessErrorKind::Spawn(format!(
+                "the host failed {} times and its restart budget of {} is spent; it is not restarted again \
+                 (last failure: {last})",
+                self.failures, self.config.restart_budget
+            )),
+        )
+        .with_stderr(tail)
+    }
+
+    /// Make sure a host runs and has answered the handshake.
+    async fn ensure_session(&mut self) -> Result<(), HarnessError> {
+        if self.session.is_some() {
+            return Ok(());
+        }
+        if self.failures > 0 {
+            if self.restarts >= self.config.restart_budget {
+                return Err(self.budget_spent());
+            }
+            if self.started && !self.config.isolate {
+                self.restarts += 1;
+            }
+        }
+        self.started = true;
+        let process = HostProcess::spawn(&self.config).map_err(|e| {
+            let err = HarnessError::new(
+                Phase::Spawn,
+                HarnessErrorKind::Spawn(format!("{}: {e}", self.config.program.to_string_lossy())),
+            );
+            self.record_failure(&err);
+            err
+        })?;
+        self.session = Some(Session::new(process));
+        let params = InitializeParams::current();
+        let deadline = self.message_deadline();
+        let result: InitializeResult = self
+            .call(
+                Phase::Handshake,
+                methods::INITIALIZE,
+                &params,
+                deadline,
+                None,
+            )
+            .await?;
+        if result.protocol != PROTOCOL_VERSION {
+            let kind = HarnessErrorKind::Protocol(format!(
+                "the host speaks {}, the runner {PROTOCOL_VERSION}",
+                result.protocol
+            ));
+            return Err(self.fail(Phase::Handshake, kind).await);
+        }
+        self.host_info = Some(result.host);
+        Ok(())
+    }
+
+    fn record_failure(&mut self, err: &HarnessError) {
+        self.failures += 1;
+        self.last_failure = Some((err.to_string(), err.stderr_tail.clone()));
+    }
+
+    /// Kill the host (if still running) and build the error of `phase`.
+    async fn fail(&mut self, phase: Phase, kind: HarnessErrorKind) -> HarnessError {
+        let tail = match self.session.take() {
+            Some(mut session) => {
+                session.process.terminate().await;
+                session.process.stderr.tail()
+            }
+            None => Vec::new(),
+        };
+        let err = HarnessError::new(phase, kind).with_stderr(tail);
+        self.record_failure(&err);
+        err
+    }
+
+    async fn call<P: Serialize + ?Sized, T: DeserializeOwned>(
+        &mut self,
+        phase: Phase,
+        method: &'static str,
+        params: &P,
+        deadline: Deadline,
+        callbacks: Option<&Arc<dyn Callbacks>>,
+    ) -> Result<T, HarnessError> {
+        let Some(session) = self.session.as_mut() else {
+            return Err(HarnessError::new(
+                phase,
+                HarnessErrorKind::Io("no host is running: the previous call on it failed".into()),
+            ));
+        };
+        match session.call(method, params, deadline, callbacks).await {
+            Ok(result) => match serde_json::from_value(result) {
+                Ok(typed) => Ok(typed),
+                Err(e) => Err(self
+                    .fail(
+                        phase,
+                        HarnessErrorKind::Protocol(format!("result of {method}: {e}")),
+                    )
+                    .await),
+            },
+            Err(CallError::Host(error)) => {
+                let tail = session.process.stderr.tail();
+                Err(
+                    HarnessError::new(phase, HarnessErrorKind::Host(error.message))
+                        .with_stderr(tail),
+                )
+            }
+            Err(CallError::Fatal(kind)) => Err(self.fail(phase, kind).await),
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Harness for StdioHarness {
+    async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+        if let Some(info) = &self.host_info {
+            return Ok(info.clone());
+        }
+        self.ensure_session().await?;
+        Ok(self
+            .host_info
+            .clone()
+            .expect("a handshake stores the host info"))
+    }
+
+    async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
+        if self.config.isolate {
+            self.shutdown().await;
+        }
+        self.vector_deadline = Some(Instant::now() + self.config.vector_timeout);
+        self.ensure_session().await?;
+        let deadline = self.setup_deadline();
+        let Empty {} = self
+            .call(Phase::Setup, methods::VECTOR_SETUP, &setup, deadline, None)
+            .await?;
+        Ok(())
+    }
+
+    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+        let deadline = self.vector_deadline();
+        self.call(
+            Phase::Run,
+            methods::VECTOR_RUN,
+            &Empty {},
+            deadline,
+            Some(&callbacks),
+        )
+        .await
+    }
+
+    async fn teardown(&mut self) -> Result<(), HarnessError> {
+        self.vector_deadline = None;
+        if self.session.is_none() {
+            // The process that held the vector is gone, and the vector with it.
+            return Ok(());
+        }
+        let deadline = self.message_deadline();
+        let result = self
+            .call(
+                Phase::Teardown,
+                methods::VECTOR_TEARDOWN,
+                &Empty {},
+                deadline,
+                None,
+            )
+            .await;
+        if self.config.isolate {
+            self.shutdown().await;
+        }
+        result.map(|Empty {}| ())
+    }
+}

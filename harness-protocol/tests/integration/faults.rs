@@ -1,0 +1,284 @@
+//! Misbehaving hosts as real processes: each fault makes its vector a
+//! harness error with the right phase and kind and the host's stderr tail,
+//! the next vector runs on a restarted host, and nothing reports success.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ctk_harness_protocol::client::{kill_all_hosts, StdioHarness};
+use ctk_harness_protocol::{
+    Callbacks, Harness, HarnessError, HarnessErrorKind, Phase, RunOutcome, VectorSetup,
+};
+use libtest_mimic::Trial;
+use serde_json::value::RawValue;
+
+use crate::hosts::{harness, ScriptedCallbacks};
+use crate::{async_trial, ensure};
+
+fn setup(id: &str) -> VectorSetup {
+    VectorSetup::new(
+        id,
+        "agent-hooks/0.1",
+        RawValue::from_string("{}".into()).expect("JSON"),
+    )
+}
+
+/// Run one vector; the error of the first failing call.
+async fn vector(host: &mut StdioHarness, id: &str) -> Result<(), HarnessError> {
+    host.setup(setup(id)).await?;
+    let callbacks: Arc<dyn Callbacks> = Arc::new(ScriptedCallbacks);
+    let run = host.run(callbacks).await;
+    let teardown = host.teardown().await;
+    let record = run?;
+    teardown?;
+    assert_eq!(record.outcome, RunOutcome::Completed);
+    Ok(())
+}
+
+/// `victim` fails as `check` expects, with `marker` in the stderr tail, and
+/// the next vector passes on a restarted host.
+async fn fault_case(
+    host: &mut StdioHarness,
+    check: impl Fn(&HarnessError) -> bool,
+    marker: &str,
+) -> Result<HarnessError, String> {
+    vector(host, "before")
+        .await
+        .map_err(|e| format!("the vector before the fault failed: {e}"))?;
+    let err = match vector(host, "victim").await {
+        Ok(()) => return Err("a faulty host reported success".into()),
+        Err(e) => e,
+    };
+    ensure(check(&err), || format!("unexpected error {err:?}"))?;
+    ensure(err.stderr_tail.iter().any(|l| l.contains(marker)), || {
+        format!("stderr tail lacks {marker:?}: {:?}", err.stderr_tail)
+    })?;
+    vector(host, "after")
+        .await
+        .map_err(|e| format!("the vector after the fault failed: {e}"))?;
+    ensure(host.restarts() == 1, || {
+        format!("{} restarts", host.restarts())
+    })?;
+    host.shutdown().await;
+    Ok(err)
+}
+
+fn fault_trial(
+    name: &str,
+    fault: &'static str,
+    configure: fn(
+        ctk_harness_protocol::StdioHarnessBuilder,
+    ) -> ctk_harness_protocol::StdioHarnessBuilder,
+    check: fn(&HarnessError) -> bool,
+    marker: &'static str,
+) -> Trial {
+    async_trial(&format!("faults::{name}"), move || async move {
+        let mut host = configure(harness(fault)).build();
+        let started = Instant::now();
+        fault_case(&mut host, check, marker).await?;
+        ensure(started.elapsed() < Duration::from_secs(30), || {
+            format!("took {:?}", started.elapsed())
+        })
+    })
+}
+
+fn same(b: ctk_harness_protocol::StdioHarnessBuilder) -> ctk_harness_protocol::StdioHarnessBuilder {
+    b
+}
+
+fn exited(e: &HarnessError, phase: Phase) -> bool {
+    e.phase == phase && matches!(e.kind, HarnessErrorKind::Exited { .. })
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    vec![
+        fault_trial(
+            "crash_on_setup",
+            "crash_on_setup",
+            same,
+            |e| exited(e, Phase::Setup) && e.kind.to_string().contains("exit status: 3"),
+            "crashing in setup",
+        ),
+        fault_trial(
+            "crash_mid_run",
+            "crash_mid_run",
+            same,
+            |e| exited(e, Phase::Run) && e.kind.to_string().contains("signal"),
+            "crashing mid-run",
+        ),
+        fault_trial(
+            "hang",
+            "hang",
+            |b| b.vector_timeout(Duration::from_millis(300)),
+            |e| e.phase == Phase::Run && e.kind == HarnessErrorKind::Timeout { millis: 300 },
+            "hanging in run",
+        ),
+        fault_trial(
+            "garbage_line",
+            "garbage",
+            same,
+            |e| {
+                e.phase == Phase::Run
+                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("not JSON"))
+            },
+            "writing garbage",
+        ),
+        fault_trial(
+            "oversized_line",
+            "huge_line",
+            same,
+            |e| {
+                e.phase == Phase::Run
+                    && e.kind == HarnessErrorKind::OversizedLine { limit: 1024 * 1024 }
+            },
+            "64 MiB line",
+        ),
+        fault_trial(
+            "wrong_response_id",
+            "wrong_id",
+            same,
+            |e| {
+                e.phase == Phase::Setup
+                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("id"))
+            },
+            "started",
+        ),
+        fault_trial(
+            "stderr_flood",
+            "stderr_flood",
+            |b| b.stderr_tail(20, 4096),
+            |e| {
+                exited(e, Phase::Run)
+                    && e.stderr_tail.len() <= 20
+                    && e.stderr_tail.iter().map(String::len).sum::<usize>() <= 4096
+                    && e.stderr_tail
+                        .iter()
+                        .any(|l| l.contains("flood line 199999"))
+            },
+            "flood done",
+        ),
+        fault_trial(
+            "exit_zero_mid_vector",
+            "exit0",
+            same,
+            |e| exited(e, Phase::Run) && e.kind.to_string().contains("exit status: 0"),
+            "exiting 0 mid-vector",
+        ),
+        async_trial(
+            "faults::stderr_flood_does_not_block_a_good_answer",
+            || async {
+                let mut host = harness("stderr_flood_then_answer").build();
+                vector(&mut host, "victim")
+                    .await
+                    .map_err(|e| e.to_string())?;
+                host.shutdown().await;
+                Ok(())
+            },
+        ),
+        async_trial("faults::restart_budget_then_fail_fast", || async {
+            let mut host = harness("crash_on_setup_always").restart_budget(2).build();
+            for i in 0..3 {
+                let err = vector(&mut host, "v")
+                    .await
+                    .err()
+                    .ok_or("a crashing host reported success")?;
+                ensure(exited(&err, Phase::Setup), || {
+                    format!("vector {i}: {err:?}")
+                })?;
+            }
+            ensure(host.restarts() == 2, || {
+                format!("{} restarts", host.restarts())
+            })?;
+            for _ in 0..2 {
+                let started = Instant::now();
+                let err = vector(&mut host, "v")
+                    .await
+                    .err()
+                    .ok_or("a spent host reported success")?;
+                ensure(err.phase == Phase::Spawn, || format!("{err:?}"))?;
+                ensure(
+                    err.to_string().contains("restart budget of 2 is spent"),
+                    || err.to_string(),
+                )?;
+                ensure(
+                    err.stderr_tail
+                        .iter()
+                        .any(|l| l.contains("crashing in setup")),
+                    || format!("{err:?}"),
+                )?;
+                ensure(host.host_pid().is_none(), || "a host was started".into())?;
+                ensure(started.elapsed() < Duration::from_millis(100), || {
+                    format!("slow: {:?}", started.elapsed())
+                })?;
+            }
+            Ok(())
+        }),
+        async_trial("faults::spawn_failure_is_a_harness_error", || async {
+            let mut host = StdioHarness::builder("/nonexistent/ctk-host")
+                .restart_budget(1)
+                .build();
+            let err = host
+                .info()
+                .await
+                .err()
+                .ok_or("a missing program reported success")?;
+            ensure(
+                err.phase == Phase::Spawn && matches!(err.kind, HarnessErrorKind::Spawn(_)),
+                || format!("{err:?}"),
+            )?;
+            let err = vector(&mut host, "v")
+                .await
+                .err()
+                .ok_or("a missing program reported success")?;
+            ensure(err.phase == Phase::Spawn, || format!("{err:?}"))
+        }),
+        async_trial("faults::no_orphan_processes", || async {
+            let mut host = harness("grandchild")
+                .vector_timeout(Duration::from_millis(300))
+                .build();
+            let err = vector(&mut host, "victim")
+                .await
+                .err()
+                .ok_or("a hanging host reported success")?;
+            let pid = err
+                .stderr_tail
+                .iter()
+                .find_map(|l| l.strip_prefix("grandchild "))
+                .ok_or_else(|| format!("no grandchild pid in {:?}", err.stderr_tail))?
+                .to_owned();
+            // The kernel delivers SIGKILL asynchronously; wait for the state.
+            let started = Instant::now();
+            loop {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                let state = stat
+                    .rsplit(')')
+                    .next()
+                    .and_then(|r| r.split_whitespace().next())
+                    .unwrap_or("gone");
+                if state == "gone" || state == "Z" || state == "X" {
+                    break;
+                }
+                ensure(started.elapsed() < Duration::from_secs(5), || {
+                    format!("grandchild {pid} survives: {state}")
+                })?;
+                tokio::task::yield_now().await;
+            }
+            Ok(())
+        }),
+        async_trial("faults::kill_all_hosts_on_ctrl_c", || async {
+            let mut host = harness("serve").build();
+            host.info().await.map_err(|e| e.to_string())?;
+            kill_all_hosts();
+            let err = vector(&mut host, "v")
+                .await
+                .err()
+                .ok_or("a killed host reported success")?;
+            ensure(err.phase == Phase::Setup, || format!("{err:?}"))?;
+            vector(&mut host, "v")
+                .await
+                .map_err(|e| format!("no restart after Ctrl-C cleanup: {e}"))?;
+            host.shutdown().await;
+            Ok(())
+        }),
+    ]
+}
