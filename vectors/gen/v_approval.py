@@ -1,0 +1,192 @@
+"""Block 0400-0499: approval seam outcomes, validation order, redaction."""
+from lib import *
+
+n = iter(range(400, 500))
+AP = "approval_seam"
+RP = "approval_seam/redaction"
+LIFT = [rule(PT, liftable("ctk:needs-sign-off"), match={"tool_call.name": "lookup"})]
+LIFT_IN = [rule(IN, liftable("ctk:needs-sign-off"))]
+
+
+def res(outcome=None, verdict=None, **kw):
+    r = {}
+    if outcome is not None:
+        r["outcome"] = outcome
+    if verdict is not None:
+        r["verdict"] = verdict
+    r.update(kw)
+    return [{"resolve": r}]
+
+
+def tool_ran(args=None, **rec_assert):
+    return {"sequence_strict": False, "interceptions": ix([PT, PTT]),
+            "tool_invocations": [{"name": "lookup", "args": args or {"q": "alpha"}}],
+            "records": [rec(PT, rec_assert)], "run_outcome": "completed"}
+
+
+def tool_blocked_host(reason, absent=None):
+    return {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT],
+            "tool_not_invoked": ["lookup"],
+            "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": reason, "resolved_by": "rejection"}, absent)],
+            "run_outcome": "completed", "run_outcome_by_posture": POSTURE}
+
+
+def input_blocked(reason):
+    return {"interceptions": ix([SU, IN, SD]), "interceptions_absent": [PM],
+            "records": [rec(IN, {"verdict.decision": "deny", "verdict.reason": reason, "resolved_by": "rejection"})],
+            "final_output": None, "run_outcome": "blocked"}
+
+
+V(next(n), "approve-transform-applied", "An approve resolution carrying a transform rewrites the args the tool receives",
+  "9, 7.6", ["9-c", "7.6-a", "5.1-b"], AP, tool_scenario(),
+  tool_ran({"q": "approved-value"}, **{"verdict.decision": "transform", "resolved_by": "approval", "decided_by": 0}),
+  caps=MT, script=LIFT, approval_script=res("approve", transform("$target.q", "approved-value")))
+V(next(n), "reject-reason-stands", "A reject resolution's deny becomes the combined verdict with the resolver's reason",
+  "9", ["9-d", "9-l"], AP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:declined-by-reviewer", "resolved_by": "rejection"})],
+   "run_outcome": "completed"},
+  caps=MT, script=LIFT, approval_script=res("reject", deny("ctk:declined-by-reviewer")))
+V(next(n), "reject-at-input-blocks", "A reject resolution at input keeps the turn from starting",
+  "9, 6.1", ["9-d", "6.1-b", "6.1-j"], AP, plain_scenario(),
+  {"interceptions": ix([SU, IN, SD]), "records": [rec(IN, {"verdict.reason": "ctk:not-today", "resolved_by": "rejection"})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=M, script=LIFT_IN, approval_script=res("reject", deny("ctk:not-today")))
+V(next(n), "unresolved-outcome", "An unresolved resolution gives approval_unresolved",
+  "9, 11", ["9-e", "9-l", "11-a"], AP, tool_scenario(), tool_blocked_host("host_error:approval_unresolved"),
+  caps=MT, script=LIFT, approval_script=res("unresolved"))
+V(next(n), "no-rule-matches-unresolved", "A resolver whose rules do not match answers unresolved, which denies approval_unresolved at input",
+  "9", ["9-e"], AP, plain_scenario(), input_blocked("host_error:approval_unresolved"),
+  caps=M, script=LIFT_IN, approval_script=[{"match": {"input.content": "something else"}, "resolve": {"outcome": "approve", "verdict": ALLOW}}])
+V(next(n), "resolver-raises", "A resolver that raises gives approval_resolver_failed and counts as a rejection",
+  "9, 11", ["9-g", "9-l", "11-a"], AP, tool_scenario(), tool_blocked_host("host_error:approval_resolver_failed"),
+  caps=MT, script=LIFT, approval_script=[{"resolve": {"fault": "raise"}}])
+V(next(n), "echo-mismatch", "A resolution echoing a different context identity gives approval_identity_mismatch",
+  "9, 11", ["9-f", "9-l", "11-a"], AP, tool_scenario(), tool_blocked_host("host_error:approval_identity_mismatch"),
+  caps=MT, script=LIFT, approval_script=res("approve", ALLOW, identity_override="sha256:" + "0" * 64))
+V(next(n), "echo-checked-first", "Echo is checked first: a mismatched echo on an approve carrying a deny gives approval_identity_mismatch",
+  "9", ["9-h", "9-f"], AP, plain_scenario(), input_blocked("host_error:approval_identity_mismatch"),
+  caps=M, script=LIFT_IN, approval_script=res("approve", deny("ctk:odd"), identity_override="sha256:feedface"))
+V(next(n), "echo-empty-string", "An empty-string echo never matches a jcs-sha256 request identity",
+  "9", ["9-f"], AP, tool_scenario(), tool_blocked_host("host_error:approval_identity_mismatch"),
+  caps=MT, script=LIFT, approval_script=res("approve", ALLOW, identity_override=""))
+V(next(n), "approve-without-verdict", "An approve with no verdict is a malformed resolution: approval_resolver_failed",
+  "9", ["9-i", "9-h"], AP, tool_scenario(), tool_blocked_host("host_error:approval_resolver_failed"),
+  caps=MT, script=LIFT, approval_script=res("approve"))
+V(next(n), "reject-without-verdict", "A reject with no verdict is a malformed resolution: approval_resolver_failed at input",
+  "9", ["9-i"], AP, plain_scenario(), input_blocked("host_error:approval_resolver_failed"),
+  caps=M, script=LIFT_IN, approval_script=res("reject"))
+V(next(n), "unresolved-with-verdict", "An unresolved carrying a verdict is a malformed resolution: approval_resolver_failed",
+  "9", ["9-i", "9-h"], AP, tool_scenario(), tool_blocked_host("host_error:approval_resolver_failed"),
+  caps=MT, script=LIFT, approval_script=res("unresolved", ALLOW))
+V(next(n), "presence-before-gate", "Presence is checked before the verdict gate: unresolved with an invalid verdict gives approval_resolver_failed",
+  "9", ["9-h", "9-i"], AP, plain_scenario(), input_blocked("host_error:approval_resolver_failed"),
+  caps=M, script=LIFT_IN, approval_script=res("unresolved", {"decision": "perhaps"}))
+V(next(n), "approve-invalid-verdict", "An approve carrying a verdict with an unknown decision gives verdict_invalid",
+  "9, 5", ["9-j", "9-h"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
+  caps=MT, script=LIFT, approval_script=res("approve", {"decision": "perhaps"}))
+V(next(n), "approve-reserved-reason", "An approve carrying an allow with a host_error reason gives verdict_invalid",
+  "9, 11", ["9-j", "11-b"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
+  caps=MT, script=LIFT, approval_script=res("approve", {"decision": "allow", "reason": "host_error:no_interceptor"}))
+V(next(n), "echo-before-presence", "Echo is checked before presence: a mismatched approve with no verdict gives approval_identity_mismatch",
+  "9", ["9-h", "9-f"], AP, plain_scenario(), input_blocked("host_error:approval_identity_mismatch"),
+  caps=M, script=LIFT_IN, approval_script=res("approve", identity_override="sha256:" + "c" * 64))
+V(next(n), "approve-carrying-deny", "An approve whose verdict is a deny is inconsistent: verdict_invalid at input",
+  "9", ["9-k"], AP, plain_scenario(), input_blocked("host_error:verdict_invalid"),
+  caps=M, script=LIFT_IN, approval_script=res("approve", deny("ctk:contradiction")))
+V(next(n), "reject-carrying-allow", "A reject whose verdict is an allow is inconsistent: verdict_invalid",
+  "9", ["9-k"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
+  caps=MT, script=LIFT, approval_script=res("reject", ALLOW))
+V(next(n), "reject-carrying-transform", "A reject whose verdict is a transform is inconsistent: verdict_invalid",
+  "9", ["9-k"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
+  caps=MT, script=LIFT, approval_script=res("reject", transform("$target.q", "x")))
+V(next(n), "approve-failing-transform", "An approved transform that cannot be applied denies transform_invalid with resolved_by still approval",
+  "9", ["9-m", "5.2-f"], AP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_invalid", "resolved_by": "approval"})],
+   "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
+  caps=MT, script=LIFT, approval_script=res("approve", transform("$target.a.b.c", "x")))
+V(next(n), "request-context-presented", "The approver receives the point's context: a rule matching the tool arguments lifts the deny",
+  "9", ["9-b", "9-a"], AP, tool_scenario(args={"q": "alpha", "amount": 250}),
+  tool_ran({"q": "alpha", "amount": 250}, **{"resolved_by": "approval"}),
+  caps=MT, script=LIFT, approval_script=[{"match": {"tool_call.args.amount": 250, "interception_point": "pre_tool_call"},
+                                          "resolve": {"outcome": "approve", "verdict": ALLOW}}])
+V(next(n), "echo-recomputed-matches", "A resolver that recomputes jcs-sha256 over the request context echoes the request identity",
+  "9, 10.2", ["9-f", "9-n", "10.2-c"], AP, tool_scenario(args={"q": "alpha", "n": 1.5, "u": "caf\u00e9"}),
+  tool_ran({"q": "alpha", "n": 1.5, "u": "caf\u00e9"}, **{"resolved_by": "approval"}),
+  caps=MT, script=LIFT, approval_script=res("approve", ALLOW, echo_recomputed=True))
+V(next(n), "evaluate-only-never-consults", "In evaluate_only a liftable deny is recorded as a deny, the seam is never consulted and the tool runs",
+  "8, 9", ["8-d", "8-b", "9-a"], AP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:needs-sign-off", "mode": "evaluate_only"}, ["resolved_by"])],
+   "run_outcome": "completed", "identities_equal": True},
+  caps=MT, mode="evaluate_only", script=LIFT, approval_script=res("approve", ALLOW))
+V(next(n), "null-provider-echo-null", "With the null provider the request identity is null and a null echo lifts the deny",
+  "9, 10.1", ["9-f", "10.1-c"], AP, tool_scenario(),
+  tool_ran(**{"resolved_by": "approval", "input_identity": None, "enforced_identity": None, "identity_provider": None}),
+  caps=MT, identity_provider=None, script=LIFT, approval_script=res("approve", ALLOW))
+V(next(n), "null-provider-nonnull-echo", "With the null provider an echoed string identity is a mismatch",
+  "9, 10.1", ["9-f", "10.1-c"], AP, tool_scenario(), tool_blocked_host("host_error:approval_identity_mismatch"),
+  caps=MT, identity_provider=None, script=LIFT, approval_script=res("approve", ALLOW, identity_override="sha256:" + "a" * 64))
+V(next(n), "seam-once-per-emission", "Each emission consults the seam on its own: both tool calls of one response are approved separately",
+  "9", ["9-a", "9-l"], AP,
+  {"input": {"content": "two lookups", "role": "user"},
+   "tools": [{"name": "lookup", "behavior": [{"return": {"ok": True}}]}],
+   "model_script": [{"respond": {"content": None, "tool_calls": [{"id": "tc-1", "name": "lookup", "args": {"q": "one"}},
+                                                               {"id": "tc-2", "name": "lookup", "args": {"q": "two"}}],
+                                 "finish_reason": "tool_calls"}},
+                    {"respond": {"content": "both done", "tool_calls": [], "finish_reason": "stop"}}]},
+  {"sequence_strict": False, "interceptions": ix([PT, PTT, PT, PTT], {0: {"tool_call.id": "tc-1"}, 2: {"tool_call.id": "tc-2"}}),
+   "tool_invocations": [{"name": "lookup", "args": {"q": "one"}}, {"name": "lookup", "args": {"q": "two"}}],
+   "records": [rec(PT, {"resolved_by": "approval"}), rec(PT, {"resolved_by": "approval"})],
+   "final_output": "both done", "run_outcome": "completed"},
+  caps=MT, script=LIFT, approval_script=res("approve", ALLOW))
+V(next(n), "selective-approval", "A resolver that approves one tool call and rejects the next decides each call independently",
+  "9", ["9-c", "9-d"], AP,
+  {"input": {"content": "two lookups", "role": "user"},
+   "tools": [{"name": "lookup", "behavior": [{"return": {"ok": True}}]}],
+   "model_script": [{"respond": {"content": None, "tool_calls": [{"id": "tc-1", "name": "lookup", "args": {"q": "fine"}},
+                                                               {"id": "tc-2", "name": "lookup", "args": {"q": "risky"}}],
+                                 "finish_reason": "tool_calls"}},
+                    {"respond": {"content": "partly done", "tool_calls": [], "finish_reason": "stop"}}]},
+  {"sequence_strict": False, "interceptions": ix([PT, PTT, PT]),
+   "tool_invocations": [{"name": "lookup", "args": {"q": "fine"}}],
+   "records": [rec(PT, {"verdict.decision": "allow", "resolved_by": "approval"}),
+               rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:too-risky", "resolved_by": "rejection"})],
+   "final_output": "partly done", "run_outcome": "completed"},
+  caps=MT, script=LIFT, approval_script=[{"match": {"target.q": "fine"}, "resolve": {"outcome": "approve", "verdict": ALLOW}},
+                                         {"resolve": {"outcome": "reject", "verdict": deny("ctk:too-risky")}}])
+
+# ---- redaction
+V(next(n), "redact-approver-sees-marker", "The redactor overwrites a secret argument in what the approver sees; a recomputed echo still matches",
+  "9", ["9-o", "9-n", "9-f"], RP, tool_scenario(args={"q": "alpha", "card": "4111-1111"}),
+  tool_ran({"q": "alpha", "card": "4111-1111"}, **{"resolved_by": "approval"}),
+  caps=MT, script=LIFT, redact_for_approval=["$target.card"],
+  approval_script=[{"match": {"target.card": "[redacted]"}, "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
+V(next(n), "redact-hides-original", "A resolver looking for the unredacted secret finds nothing and the deny stays unresolved",
+  "9", ["9-o", "9-n"], RP, tool_scenario(args={"q": "alpha", "card": "4111-1111"}),
+  tool_blocked_host("host_error:approval_unresolved"),
+  caps=MT, script=LIFT, redact_for_approval=["$target.card"],
+  approval_script=[{"match": {"target.card": "4111-1111"}, "resolve": {"outcome": "approve", "verdict": ALLOW}}])
+V(next(n), "redact-action-unredacted", "Redaction shapes only the approval request: the tool gets the real value and record identities are untouched",
+  "9", ["9-p", "10.2-g"], RP, tool_scenario(args={"q": "alpha", "card": "4111-1111"}),
+  dict(tool_ran({"q": "alpha", "card": "4111-1111"}, **{"resolved_by": "approval"}), identities_equal=True),
+  caps=MT, script=LIFT, redact_for_approval=["$target.card"],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
+V(next(n), "redact-stale-echo-mismatch", "An echo of the identity of the unredacted context does not match the redacted request",
+  "9", ["9-n", "9-f"], RP, tool_scenario(args={"q": "alpha", "card": "4111-1111"}),
+  tool_blocked_host("host_error:approval_identity_mismatch"),
+  caps=MT, script=LIFT, redact_for_approval=["$target.card"],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": ALLOW, "identity_override": "sha256:" + "b" * 64}}])
+V(next(n), "redact-unresolvable-path", "A redaction path that does not resolve leaves the request as it was and the approval proceeds",
+  "9", ["9-o"], RP, tool_scenario(),
+  tool_ran(**{"resolved_by": "approval"}),
+  caps=MT, script=LIFT, redact_for_approval=["$target.not_here"],
+  approval_script=[{"match": {"target.q": "alpha"}, "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
+V(next(n), "redact-at-input", "Redacting the whole input content for the approver still lets an approve start the turn with the real text",
+  "9", ["9-o", "9-p"], RP, plain_scenario(text="my password is hunter2"),
+  {"interceptions": ix(FULL_PLAIN, {2: {"messages[0].content": "my password is hunter2"}}),
+   "records": [rec(IN, {"resolved_by": "approval", "verdict.decision": "allow"})],
+   "final_output": "hello there", "run_outcome": "completed"},
+  caps=M, script=LIFT_IN, redact_for_approval=["$target.content"],
+  approval_script=[{"match": {"input.content": "[redacted]"}, "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])

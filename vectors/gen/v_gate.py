@@ -1,0 +1,154 @@
+"""Block 0100-0199: the section 5 gate, reserved reasons refused from interceptors, failures."""
+from lib import *
+
+n = iter(range(100, 200))
+GP = "verdict/gate"
+
+
+def at_pre_tool(reason=None, extra_rec=None):
+    a = {"verdict.decision": "deny"}
+    if reason:
+        a["verdict.reason"] = reason
+    if extra_rec:
+        a.update(extra_rec)
+    return {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT],
+            "tool_not_invoked": ["lookup"], "records": [rec(PT, a)],
+            "run_outcome": "completed", "run_outcome_by_posture": POSTURE}
+
+
+def at_input(reason=None):
+    a = {"verdict.decision": "deny"}
+    if reason:
+        a["verdict.reason"] = reason
+    return {"interceptions": ix([SU, IN, SD]), "interceptions_absent": [PM],
+            "records": [rec(IN, a)], "final_output": None, "run_outcome": "blocked"}
+
+
+def at_output(reason=None):
+    a = {"verdict.decision": "deny"}
+    if reason:
+        a["verdict.reason"] = reason
+    return {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, a)], "final_output": None, "run_outcome": "blocked"}
+
+
+VI = "host_error:verdict_invalid"
+CASES = [
+    # slug, title, raw, covers, where
+    ("non-object-string", "a bare string instead of a verdict object", "allow", ["5-b"], "tool"),
+    ("non-object-array", "an array wrapping an allow verdict", [{"decision": "allow"}], ["5-b"], "input"),
+    ("non-object-number", "a number instead of a verdict object", 42, ["5-b"], "output"),
+    ("decision-missing", "a verdict without decision", {"reason": "ctk:forgot"}, ["5-c"], "tool"),
+    ("decision-warn", "the SDK sugar word warn used as a decision", {"decision": "warn"}, ["5-c"], "input"),
+    ("decision-escalate", "the SDK sugar word escalate used as a decision", {"decision": "escalate"}, ["5-c"], "tool"),
+    ("decision-uppercase", "ALLOW in capitals", {"decision": "ALLOW"}, ["5-c", "4.4-d"], "output"),
+    ("reason-not-string", "a numeric reason", {"decision": "deny", "reason": 403}, ["5-d"], "tool"),
+    ("transform-on-allow", "an allow carrying a transform body", {"decision": "allow", "transform": {"path": "$target.q", "value": "x"}}, ["5-e"], "tool"),
+    ("transform-body-missing", "a transform decision without a transform body", {"decision": "transform", "reason": "ctk:half"}, ["5-e"], "input"),
+    ("transform-on-deny", "a deny carrying a transform body", {"decision": "deny", "reason": "ctk:x", "transform": {"path": "$target.q", "value": "x"}}, ["5-e"], "output"),
+    ("approval-on-allow", "an allow carrying an approval block", {"decision": "allow", "approval": {}}, ["5-f"], "tool"),
+    ("approval-on-transform", "a transform carrying an approval block", {"decision": "transform", "transform": {"path": "$target.q", "value": "x"}, "approval": {}}, ["5-f"], "tool"),
+    ("warnings-object", "warnings given as a single object", {"decision": "allow", "warnings": {"reason": "ctk:w"}}, ["5-g"], "tool"),
+    ("warnings-strings", "warnings given as an array of strings", {"decision": "allow", "warnings": ["ctk:w"]}, ["5-g"], "input"),
+    ("evidence-string", "evidence given as a string", {"decision": "deny", "reason": "ctk:e", "evidence": "see log 7"}, ["5-h"], "output"),
+    ("evidence-over-cap", "evidence whose canonical form exceeds 10240 bytes", {"decision": "allow", "evidence": {"artefact": "Z" * 10300}}, ["5-j"], "tool"),
+    ("labels-string", "result_labels given as a string", {"decision": "allow", "result_labels": "pii"}, ["5-i"], "tool"),
+    ("labels-number-item", "result_labels holding a number", {"decision": "allow", "result_labels": ["pii", 7]}, ["5-i"], "output"),
+    ("unknown-member", "an allow with an unknown top-level member", {"decision": "allow", "priority": "high"}, ["5-k"], "tool"),
+    ("envelope-invalid-nested", "a response envelope whose nested verdict lacks a decision", {"verdict": {"reason": "ctk:x"}, "extensions": {"acme": {"receipt": {}}}}, ["5-l"], "input"),
+]
+for slug, what, raw, cov, where in CASES:
+    scen, caps, fn = {"tool": (tool_scenario, MT, at_pre_tool), "input": (plain_scenario, M, at_input),
+                      "output": (plain_scenario, M, at_output)}[where]
+    point = {"tool": PT, "input": IN, "output": OUT}[where]
+    V(next(n), "gate-" + slug, "The verdict gate refuses %s with verdict_invalid at %s" % (what, point),
+      "5, 6.3", cov + ["6.3-d", "5-a"], GP, scen(), fn(VI), caps=caps,
+      script=[rule(point, raw=raw, raw_set=True)])
+
+# accepted shapes (the gate must not over-refuse)
+V(next(n), "gate-evidence-within-cap", "Evidence well under the 10240-byte cap is accepted and reaches the record unchanged",
+  "5, 5.3, 10.3", ["5-j", "5.3-b", "10.3-b"], GP, tool_scenario(),
+  {"interceptions": ix(FULL_TOOL), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PT, {"verdict.decision": "allow", "verdict.evidence": {"artefact": "E" * 4000,
+                                                                          "verification_pointers": {"log": "https://audit.invalid/e/1"}}})],
+   "final_output": "done", "run_outcome": "completed"},
+  caps=MT, script=[rule(PT, {"decision": "allow", "evidence": {"artefact": "E" * 4000,
+                                                              "verification_pointers": {"log": "https://audit.invalid/e/1"}}})])
+
+V(next(n), "gate-envelope-deny-enforced", "A response envelope's nested deny is enforced and its extensions stay out of the decision",
+  "5", ["5-l", "5.1-c"], GP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:enveloped-no"})], "run_outcome": "completed"},
+  caps=MT, script=[rule(PT, raw={"verdict": {"decision": "deny", "reason": "ctk:enveloped-no"},
+                                 "extensions": {"acme": {"receipt": {"id": "r-1"}}}}, raw_set=True)])
+
+V(next(n), "gate-envelope-allow", "A response envelope with a nested allow lets the run complete normally",
+  "5", ["5-l", "5.1-a"], GP, plain_scenario(),
+  {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "allow"})],
+   "final_output": "hello there", "run_outcome": "completed"},
+  caps=M, script=[rule(OUT, raw={"verdict": {"decision": "allow"}, "extensions": {"acme": {"trace": "t"}}}, raw_set=True)])
+
+# gate: grammar errors in transform paths deny (reason deliberately unpinned)
+for slug, path in [("wildcard", "$target.*"), ("negative-index", "$target.items[-1]"), ("single-quotes", "$target['q']"),
+                   ("no-dollar", "target.q"), ("filter", "$target[?(@.q)]")]:
+    V(next(n), "gate-path-" + slug, "A transform path outside the path grammar (%s) denies the tool call" % path,
+      "5.2", ["5.2-a", "5.2-e"], GP, tool_scenario(args={"q": "alpha", "items": [1, 2]}), at_pre_tool(), caps=MT,
+      script=[rule(PT, transform(path, "x"))])
+
+# every reserved reason is refused when an interceptor claims it
+RESERVED = ["context_invalid", "interceptor_failed", "interceptor_timeout", "verdict_invalid", "transform_invalid",
+            "transform_target_forbidden", "transform_conflict", "composition_disagreement", "approval_resolver_failed",
+            "approval_unresolved", "approval_identity_mismatch", "adapter_unsupported", "no_interceptor",
+            "streaming_unsupported"]
+for i, r in enumerate(RESERVED):
+    where = ["tool", "input", "output"][i % 3]
+    scen, caps, fn = {"tool": (tool_scenario, MT, at_pre_tool), "input": (plain_scenario, M, at_input),
+                      "output": (plain_scenario, M, at_output)}[where]
+    point = {"tool": PT, "input": IN, "output": OUT}[where]
+    V(next(n), "reserved-claimed-" + r.replace("_", "-"),
+      "An interceptor deny claiming host_error:%s is refused by the gate as verdict_invalid" % r,
+      "5, 11", ["5-d", "11-a", "11-b"], "fail_closed/reserved_reasons", scen(), fn(VI), caps=caps,
+      script=[rule(point, deny("host_error:" + r))])
+
+# --- interceptor failures (raise, timeout) at several points
+FP = "fail_closed/interceptor_failure"
+V(next(n), "raise-at-startup", "An interceptor that raises at agent_startup fails closed with interceptor_failed and the session never starts",
+  "6.3, 6.1", ["6.3-b", "6.3-e", "6.1-a"], FP, tool_scenario(),
+  {"interceptions": ix([SU, SD]), "records": [rec(SU, {"verdict.decision": "deny", "verdict.reason": "host_error:interceptor_failed", "decided_by": 0})],
+   "tool_not_invoked": ["lookup"], "final_output": None, "run_outcome": "blocked"},
+  caps=MT, script=[rule(SU, fault="raise")])
+V(next(n), "raise-at-pre-model", "An interceptor that raises at pre_model_call fails closed and the model is never called",
+  "6.3", ["6.3-b", "6.1-c"], FP, plain_scenario(),
+  {"interceptions": ix([SU, IN, PM, SD]), "records": [rec(PM, {"verdict.decision": "deny", "verdict.reason": "host_error:interceptor_failed"})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=M, script=[rule(PM, fault="raise")])
+V(next(n), "raise-at-post-tool", "An interceptor that raises at post_tool_call fails closed and the tool result never reaches the model",
+  "6.3, 6.2", ["6.3-b", "6.1-f", "6.2-a"], FP, tool_scenario(ret="RAW-RESULT-99"),
+  {"sequence_strict": False, "interceptions": ix([PTT, PM], {1: {"context_must_not_contain": ["RAW-RESULT-99"]}}),
+   "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PTT, {"verdict.decision": "deny", "verdict.reason": "host_error:interceptor_failed", "decided_by": 0})],
+   "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
+  caps=MT, script=[rule(PTT, fault="raise")])
+V(next(n), "raise-at-output", "An interceptor that raises at output fails closed and nothing reaches the caller",
+  "6.3", ["6.3-b", "6.1-g"], FP, plain_scenario(),
+  at_output("host_error:interceptor_failed"), caps=M, script=[rule(OUT, fault="raise")])
+V(next(n), "raise-at-pre-tool", "An interceptor that raises at pre_tool_call fails closed; the tool does not run",
+  "6.3, 6.2", ["6.3-b", "6.2-a", "6.2-b"], FP, tool_scenario(), at_pre_tool("host_error:interceptor_failed", {"decided_by": 0}),
+  caps=MT, script=[rule(PT, fault="raise")])
+V(next(n), "timeout-at-pre-tool", "An interceptor that never answers at pre_tool_call is cut off with interceptor_timeout",
+  "6.3, 7", ["6.3-c", "6.3-e", "7-b"], FP, tool_scenario(), at_pre_tool("host_error:interceptor_timeout", {"decided_by": 0}),
+  caps=MT, script=[rule(PT, fault="timeout")], interceptor_timeout_ms=50)
+V(next(n), "timeout-at-input", "An interceptor that never answers at input is cut off with interceptor_timeout and the turn never begins",
+  "6.3", ["6.3-c", "6.1-b"], FP, plain_scenario(), at_input("host_error:interceptor_timeout"),
+  caps=M, script=[rule(IN, fault="timeout")], interceptor_timeout_ms=50)
+V(next(n), "timeout-at-post-model", "An interceptor that never answers at post_model_call is cut off and the response is discarded",
+  "6.3", ["6.3-c", "6.1-d"], FP, tool_scenario(),
+  {"interceptions": ix([SU, IN, PM, PO, SD]), "tool_not_invoked": ["lookup"],
+   "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": "host_error:interceptor_timeout"})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=MT, script=[rule(PO, fault="timeout")], interceptor_timeout_ms=50)
+V(next(n), "malformed-at-post-model", "A transform decision without a body at post_model_call is refused and the response is discarded",
+  "5, 6.3", ["5-e", "6.3-d", "6.1-d"], FP, tool_scenario(),
+  {"interceptions": ix([SU, IN, PM, PO, SD]), "tool_not_invoked": ["lookup"],
+   "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": VI, "decided_by": 0})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=MT, script=[rule(PO, fault="malformed_verdict")])

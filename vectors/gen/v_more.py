@@ -1,0 +1,382 @@
+"""Block 0900-0949 multi-turn; 0950-0999 parallel tool calls; 1000-1049 streaming; 1100-1199 declaration."""
+from lib import *
+
+# ---------------- multi-turn
+n = iter(range(900, 950))
+MTP = "loop/multi_turn"
+MTC = ["model_calls", "multi_turn"]
+
+
+def turns_scen(first="first answer", second="second answer", extra_script=None, tools=None, text2="second question"):
+    s = {"input": {"content": "first question", "role": "user"},
+         "turns": [{"input": {"content": text2, "role": "user"}}],
+         "model_script": [{"respond": {"content": first, "tool_calls": [], "finish_reason": "stop"}}]
+                         + (extra_script or [{"respond": {"content": second, "tool_calls": [], "finish_reason": "stop"}}])}
+    if tools:
+        s["tools"] = tools
+    return s
+
+
+TWO = [SU, IN, PM, PO, OUT, IN, PM, PO, OUT, SD]
+V(next(n), "two-turns-one-session", "Two turns share one agent_startup and one agent_shutdown, with sequence contiguous across them",
+  "3.1, 4.1", ["3.1-h", "3.1-a", "3.1-b", "3.1-f", "3-b", "3-c", "3.1-c"], MTP, turns_scen(),
+  {"interceptions": ix(TWO, {**{i: {"sequence": i} for i in range(10)},
+      1: {"sequence": 1, "input.content": "first question"}, 5: {"sequence": 5, "input.content": "second question"},
+      8: {"sequence": 8, "output.content": "second answer"}}),
+   "records": [rec(OUT, {"sequence": 4}), rec(IN, {"sequence": 5}), rec(SD, {"sequence": 9})],
+   "run_outcome": "completed"}, caps=MTC, script=[])
+V(next(n), "second-turn-tool-denied", "A tool call denied in the second turn does not run and the second turn still answers",
+  "3.1, 6.1", ["3.1-h", "6.1-e"], MTP,
+  turns_scen(extra_script=[{"respond": {"content": None, "tool_calls": [{"id": "tc-9", "name": "lookup", "args": {"q": "late"}}],
+                                         "finish_reason": "tool_calls"}},
+                            {"respond": {"content": "second answer", "tool_calls": [], "finish_reason": "stop"}}],
+             tools=[{"name": "lookup", "behavior": [{"return": "UNREACHED"}]}]),
+  {"interceptions": ix([SU, IN, PM, PO, OUT, IN, PM, PO, PT, PM, PO, OUT, SD], {8: {"tool_call.id": "tc-9"}}),
+   "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.reason": "ctk:late-tool"})], "run_outcome": "completed"},
+  caps=MTC + ["tool_calls"], script=[rule(PT, deny("ctk:late-tool"))])
+V(next(n), "second-turn-input-transform", "A transform of the second turn's input is what the model sees in that turn",
+  "4.3, 3.1", ["4.3-b", "3.1-h"], MTP, turns_scen(),
+  {"interceptions": ix(TWO, {5: {"input.content": "second question"}, 6: {"context_must_contain": ["second question, clarified"]}}),
+   "records": [rec(IN, {"verdict.decision": "allow"}), rec(IN, {"verdict.decision": "transform"})], "run_outcome": "completed"},
+  caps=MTC, script=[rule(IN, transform("$target.content", "second question, clarified"), match={"input.content": "second question"})])
+V(next(n), "turn-records-per-emission", "Each turn writes its own records; only one agent_startup and one agent_shutdown record exist",
+  "10.3, 3", ["10.3-a", "3-b", "3-g"], MTP, turns_scen(),
+  {"interceptions": ix(TWO), "interceptions_absent": [],
+   "records": [rec(SU, {"sequence": 0}), rec(IN, {"sequence": 1}), rec(IN, {"sequence": 5}), rec(SD, {"sequence": 9})],
+   "run_outcome": "completed"}, caps=MTC, script=[])
+
+# ---------------- parallel tool calls
+n = iter(range(950, 1000))
+PP = "loop/parallel_tool_calls"
+PC = MT + ["parallel_tool_calls"]
+
+
+def par_scen(alpha_behavior=None):
+    return {"input": {"content": "do both", "role": "user"},
+            "tools": [{"name": "alpha_tool", "behavior": alpha_behavior or [{"return": "RES-A"}]},
+                      {"name": "beta_tool", "behavior": [{"return": "RES-B"}]}],
+            "model_script": [{"respond": {"content": None, "parallel": True, "finish_reason": "tool_calls",
+                                          "tool_calls": [{"id": "tc-a", "name": "alpha_tool", "args": {"q": "raw"}},
+                                                         {"id": "tc-b", "name": "beta_tool", "args": {"q": "b"}}]}},
+                             {"respond": {"content": "both handled", "tool_calls": [], "finish_reason": "stop"}}]}
+
+
+def par_expect(must=None, must_not=None, **extra):
+    last = {}
+    if must:
+        last["context_must_contain"] = must
+    if must_not:
+        last["context_must_not_contain"] = must_not
+    e = {"sequence_strict": False,
+         "interceptions": ix([SU, IN, PM, PO, PT, PTT, PM, PO, OUT, SD], {6: last}),
+         "final_output": "both handled", "run_outcome": "completed"}
+    e.update(extra)
+    return e
+
+
+V(next(n), "parallel-both-allowed", "Two concurrent tool calls each get their own pre/post pair and both results reach the model",
+  "12.2, 3.1", ["12.2-a", "12.2-b", "3.1-e"], PP, par_scen(),
+  par_expect(["RES-A", "RES-B"], records=[rec(PT, {"verdict.decision": "allow"}), rec(PT, {"verdict.decision": "allow"}),
+                                           rec(PTT, {"verdict.decision": "allow"})]),
+  caps=PC, script=[])
+V(next(n), "parallel-one-denied", "A deny for one of two concurrent tool calls stops only that tool",
+  "12.2, 6.1", ["12.2-b", "6.1-e"], PP, par_scen(),
+  par_expect(["RES-A", "ctk:beta-blocked"], ["RES-B"], tool_not_invoked=["beta_tool"]),
+  caps=PC, script=[rule(PT, deny("ctk:beta-blocked"), match={"tool_call.name": "beta_tool"})])
+V(next(n), "parallel-one-transformed", "A transform of one concurrent call's args reaches that tool only",
+  "12.2, 4.3", ["12.2-a", "4.3-b"], PP,
+  par_scen([{"when_args": {"q": "safe"}, "return": "RES-SAFE"}, {"return": "RES-RAW"}]),
+  par_expect(["RES-SAFE", "RES-B"], ["RES-RAW"]),
+  caps=PC, script=[rule(PT, transform("$target.q", "safe"), match={"tool_call.name": "alpha_tool"})])
+V(next(n), "parallel-post-deny-one", "A post_tool_call deny for one concurrent call discards only that result",
+  "12.2, 6.1", ["12.2-a", "6.1-f"], PP, par_scen(),
+  par_expect(["RES-A"], ["RES-B"]),
+  caps=PC, script=[rule(PTT, deny("ctk:beta-result-tainted"), match={"tool_call.name": "beta_tool"})])
+V(next(n), "parallel-run-all-per-call", "Under run_all each concurrent call composes on its own: a deny on beta leaves alpha's fold intact",
+  "12.2, 7.4", ["12.2-b", "7.4-h"], PP,
+  par_scen([{"when_args": {"q": "safe"}, "return": "RES-SAFE"}, {"return": "RES-RAW"}]),
+  par_expect(["RES-SAFE"], ["RES-RAW", "RES-B"], tool_not_invoked=["beta_tool"]),
+  caps=PC, composition={"profile": "sequential/run_all"},
+  scripts=[[rule(PT, transform("$target.q", "safe"), match={"tool_call.name": "alpha_tool"})],
+           [rule(PT, deny("ctk:no-beta"), match={"tool_call.name": "beta_tool"})]])
+
+# ---------------- incremental streaming
+n = iter(range(1000, 1050))
+SP = "streaming/incremental"
+SC = ["model_calls", "incremental_output"]
+
+
+def stream_scen(chunks, truncated=False, finish="stop"):
+    r = {"content": "".join(chunks), "stream": chunks, "tool_calls": [], "finish_reason": finish}
+    if truncated:
+        r["stream_truncated"] = True
+    return {"input": {"content": "tell me", "role": "user"}, "model_script": [{"respond": r}]}
+
+
+V(next(n), "stream-three-segments", "Three streamed chunks give three post_model_call emissions over growing prefixes, all released",
+  "12.1, 12.1a", ["12.1-c", "3-d", "12.1a-b"], SP, stream_scen(["alpha ", "beta ", "gamma"]),
+  {"interceptions": ix([SU, IN, PM, PO, PO, PO, OUT, SD], {
+      3: {"response.content": "alpha ", "response.finish_reason": "incremental"},
+      4: {"response.content": "alpha beta ", "response.finish_reason": "incremental"},
+      5: {"response.content": "alpha beta gamma", "response.finish_reason": "stop"},
+      6: {"output.content": "alpha beta gamma"}}),
+   "records": [rec(PO, {"verdict.decision": "allow"}), rec(PO, {"verdict.decision": "allow"}), rec(PO, {"verdict.decision": "allow"})],
+   "released_output": "alpha beta gamma", "final_output": "alpha beta gamma", "run_outcome": "completed"},
+  caps=SC, script=[])
+V(next(n), "stream-single-chunk", "A one-chunk stream is one post_model_call with the scripted finish reason",
+  "12.1", ["12.1-c"], SP, stream_scen(["entire reply"]),
+  {"interceptions": ix([SU, IN, PM, PO, OUT, SD], {3: {"response.content": "entire reply", "response.finish_reason": "stop"}}),
+   "released_output": "entire reply", "final_output": "entire reply", "run_outcome": "completed"}, caps=SC, script=[])
+V(next(n), "stream-deny-last-segment", "A deny on the last segment ends the stream: only earlier permitted segments were released",
+  "12.1", ["12.1-d", "12.1-e"], SP, stream_scen(["alpha ", "beta ", "gamma"]),
+  {"sequence_strict": False, "interceptions": ix([PO, PO, PO, SD]), "interceptions_absent": [OUT],
+   "records": [rec(PO, {"verdict.decision": "allow"}), rec(PO, {"verdict.decision": "allow"}),
+               rec(PO, {"verdict.decision": "deny", "verdict.reason": "ctk:bad-ending"})],
+   "released_output": "alpha beta ", "persisted_must_not_contain": ["gamma"], "final_output": None, "run_outcome": "blocked"},
+  caps=SC, script=[rule(PO, deny("ctk:bad-ending"), match={"response.content": "alpha beta gamma"})])
+V(next(n), "stream-deny-middle-withholds", "A deny on the middle segment withholds it and everything after; none of it is persisted",
+  "12.1", ["12.1-d", "12.1-e"], SP, stream_scen(["safe start, ", "LEAKED-TOKEN", " trailing words"]),
+  {"sequence_strict": False, "interceptions": ix([PO, PO, SD], {0: {"response.content": "safe start, "}}),
+   "interceptions_absent": [OUT],
+   "records": [rec(PO, {"verdict.decision": "allow"}), rec(PO, {"verdict.decision": "deny", "verdict.reason": "ctk:leak"})],
+   "released_output": "safe start, ", "persisted_must_not_contain": ["LEAKED-TOKEN", "trailing words"],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=SC, script=[rule(PO, deny("ctk:leak"), match={"response.content": "safe start, LEAKED-TOKEN"})])
+V(next(n), "stream-truncated-residue", "A stream that dies leaves unevaluated residue that fails closed with streaming_unsupported",
+  "12.1, 11", ["12.1-b", "12.1-e", "11-a"], SP, stream_scen(["one ", "two ", "three-residue"], truncated=True),
+  {"sequence_strict": False, "interceptions": ix([PO, PO, SD], {0: {"response.content": "one "}, 1: {"response.content": "one two "}}),
+   "interceptions_absent": [OUT],
+   "records": [rec(PO, {"verdict.decision": "allow"}), rec(PO, {"verdict.decision": "allow"}),
+               rec(PO, {"verdict.decision": "deny", "verdict.reason": "host_error:streaming_unsupported"})],
+   "released_output": "one two ", "persisted_must_not_contain": ["three-residue"], "final_output": None, "run_outcome": "blocked"},
+  caps=SC, script=[])
+V(next(n), "stream-output-deny-after-release", "An output deny after a fully permitted stream leaves final_output null",
+  "12.1a, 6.1", ["6.1-g", "12.1-c"], SP, stream_scen(["part one ", "part two"]),
+  {"sequence_strict": False, "interceptions": ix([PO, PO, OUT, SD]),
+   "records": [rec(OUT, {"verdict.decision": "deny", "verdict.reason": "ctk:late-veto"})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=SC, script=[rule(OUT, deny("ctk:late-veto"))])
+
+# ---------------- host declaration
+n = iter(range(1100, 1200))
+DL, DB, DR = "declaration/load", "declaration/bindings", "declaration/refusal"
+HD = ["host_declaration"]
+DV = "agent-hooks-declaration/1.0"
+
+
+def b(bid, script, at=None, timeout_ms=None):
+    x = {"id": bid, "kind": "ctk.scripted", "config": {"script": script}}
+    if at is not None:
+        x["at"] = at
+    if timeout_ms is not None:
+        x["timeout_ms"] = timeout_ms
+    return x
+
+
+def doc(bindings, configuration=None, surface=None, **extra):
+    d = {"declaration": DV, "spec": "agent-hooks/0.1"}
+    if configuration is not None:
+        d["configuration"] = configuration
+    if surface is not None:
+        d["surface"] = surface
+    d.update(extra)
+    if bindings is not None:
+        d["bindings"] = bindings
+    return d
+
+
+ACC = {"outcome": "accepted", "paths_equivalent": True}
+V(next(n), "decl-minimal-stamped", "A minimal declaration builds the emitter; every record carries the contract version and default composition",
+  "7.7, 10.3", ["7.7.2-d", "7.7.3-b", "7.7.9-a", "7.7.7-a", "10.3-l"], DL, plain_scenario(),
+  {"load": ACC, "interceptions": ix(FULL_PLAIN),
+   "records": [rec(p, {"declaration": DV, "composition": {"profile": "sequential/first_deny", "on_approval": "stop"},
+                       "mode": "enforce", "identity_provider": "jcs-sha256", "interceptors_registered": 1}) for p in FULL_PLAIN],
+   "final_output": "hello there", "run_outcome": "completed"},
+  caps=M + HD, scripts=[[]], host_declaration=doc([b("guard", 0)]))
+V(next(n), "decl-binding-names", "Under run_all from a declaration, verdicts name each binding by its id",
+  "7.7.8", ["7.7.8-a", "7.7.5-b"], DB, tool_scenario(),
+  {"load": ACC, "sequence_strict": False, "interceptions": ix([PT]),
+   "records": [rec(PT, {"verdicts[0].name": "baseline", "verdicts[1].name": "second-opinion", "interceptors_registered": 2,
+                        "composition": {"profile": "sequential/run_all"}})],
+   "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}], "run_outcome": "completed"},
+  caps=MT + HD, scripts=[[], []],
+  host_declaration=doc([b("baseline", 0), b("second-opinion", 1)], {"composition": {"profile": "sequential/run_all"}}))
+V(next(n), "decl-per-point-counts", "A binding limited to pre_tool_call is counted only there and runs second in array order",
+  "7.7.5, 10.3", ["7.7.5-b", "7.7.8-a", "10.3-k"], DB, tool_scenario(),
+  {"load": ACC, "sequence_strict": False, "interceptions": ix([SU, PT, SD]),
+   "records": [rec(SU, {"interceptors_registered": 1}),
+               rec(PT, {"interceptors_registered": 2, "verdicts[1].name": "tool-only", "verdicts[1].reason": "ctk:tool-only-no", "decided_by": 1}),
+               rec(SD, {"interceptors_registered": 1})],
+   "tool_not_invoked": ["lookup"], "run_outcome": "completed"},
+  caps=MT + HD, scripts=[[], [rule(PT, deny("ctk:tool-only-no"))]],
+  host_declaration=doc([b("everywhere", 0), b("tool-only", 1, at=[PT])], {"composition": {"profile": "sequential/run_all"}}))
+V(next(n), "decl-unbound-output", "A surface point left without a binding (output) is denied no_interceptor and nothing is released",
+  "7.7.5", ["7.7.5-c", "7-d"], DB, plain_scenario(),
+  {"load": ACC, "interceptions": ix([SU, IN, PM, PO, SD]),
+   "records": [rec(OUT, {"verdict.reason": "host_error:no_interceptor", "interceptors_registered": 0, "decided_by": None})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=M + HD, scripts=[[]], host_declaration=doc([b("most-points", 0, at=[SU, IN, PM, PO, PT, PTT, SD])]))
+V(next(n), "decl-empty-bindings", "A declaration with an empty bindings array builds a host that denies every emission",
+  "7.7.5", ["7.7.5-c", "7.7.3-a"], DB, tool_scenario(),
+  {"load": ACC, "interceptions": [], "tool_not_invoked": ["lookup"],
+   "records": [rec(SU, {"verdict.reason": "host_error:no_interceptor", "declaration": DV})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=MT + HD, scripts=[[]], host_declaration=doc([]))
+V(next(n), "decl-evaluate-only", "A declaration selecting evaluate_only lets a deny through and stamps the mode",
+  "7.7.3, 8", ["7.7.3-b", "8-a", "8-b"], DL, plain_scenario(),
+  {"load": ACC, "interceptions": ix(FULL_PLAIN),
+   "records": [rec(IN, {"mode": "evaluate_only", "verdict.decision": "deny", "declaration": DV})],
+   "final_output": "hello there", "run_outcome": "completed"},
+  caps=M + HD, scripts=[[rule(IN, deny("ctk:observe-only"))]],
+  host_declaration=doc([b("watch", 0)], {"mode": "evaluate_only"}))
+V(next(n), "decl-strictest-approval", "A declared parallel/strictest with on_transform_conflict approval consults the declared resolver",
+  "7.7.3, 7.5", ["7.5-d", "7.7.6-e"], DL, tool_scenario(),
+  {"load": ACC, "sequence_strict": False, "interceptions": ix([PT]),
+   "records": [rec(PT, {"verdict.decision": "allow", "resolved_by": "approval",
+                        "composition": {"profile": "parallel/strictest", "on_transform_conflict": "approval"}})],
+   "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}], "run_outcome": "completed"},
+  caps=MT + HD, scripts=[[rule(PT, transform("$target.q", "one"))], [rule(PT, transform("$target.q", "two"))]],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}],
+  host_declaration=doc([b("left", 0), b("right", 1)],
+                       {"composition": {"profile": "parallel/strictest", "on_transform_conflict": "approval"},
+                        "approval": {"resolver": "ctk-scripted"}}))
+V(next(n), "decl-null-provider", "A declaration with identity_provider null yields null identities on every record",
+  "7.7.3, 10.1", ["10.1-c", "7.7.3-b"], DL, plain_scenario(),
+  {"load": ACC, "interceptions": ix(FULL_PLAIN),
+   "records": [rec(p, {"identity_provider": None, "input_identity": None, "enforced_identity": None}) for p in (SU, OUT)],
+   "final_output": "hello there", "run_outcome": "completed"},
+  caps=M + HD, scripts=[[]], host_declaration=doc([b("guard", 0)], {"identity_provider": None}))
+V(next(n), "decl-faulty-provider", "A declaration naming the registered faulty provider denies agent_startup context_invalid",
+  "7.7.3, 10.1", ["10.1-d"], DL, plain_scenario(),
+  {"load": ACC, "interceptions": [],
+   "records": [rec(SU, {"verdict.reason": "host_error:context_invalid", "identity_provider": "ctk-fault", "input_identity": None})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=M + HD, scripts=[[]], host_declaration=doc([b("guard", 0)], {"identity_provider": "ctk-fault"}))
+V(next(n), "decl-resume-knob", "A declared first_deny with on_approval resume continues after a lift to a later deny",
+  "7.7.3, 7.4", ["7.4-g"], DL, tool_scenario(),
+  {"load": ACC, "sequence_strict": False, "interceptions": ix([PT]),
+   "records": [rec(PT, {"verdict.reason": "ctk:second-no", "decided_by": 1, "composition.on_approval": "resume"})],
+   "tool_not_invoked": ["lookup"], "run_outcome": "completed"},
+  caps=MT + HD, scripts=[[rule(PT, liftable("ctk:ask"))], [rule(PT, deny("ctk:second-no"))]],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}],
+  host_declaration=doc([b("first", 0), b("second", 1)],
+                       {"composition": {"profile": "sequential/first_deny", "on_approval": "resume"}, "approval": {"resolver": "ctk-scripted"}}))
+V(next(n), "decl-binding-timeout", "A per-binding timeout_ms cuts off a binding that never answers with interceptor_timeout",
+  "7.7.5, 6.3", ["6.3-c"], DB, tool_scenario(),
+  {"load": ACC, "sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.reason": "host_error:interceptor_timeout", "decided_by": 1})],
+   "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
+  caps=MT + HD, scripts=[[], [rule(PT, fault="timeout")]],
+  host_declaration=doc([b("quick", 0), b("slow", 1, at=[PT], timeout_ms=50)]))
+V(next(n), "decl-informative-members", "Informative members (id, host, extensions) are accepted and never reach records",
+  "7.7.3, 7.7.8", ["7.7.8-a", "7.7.3-b"], DL, plain_scenario(),
+  {"load": ACC, "interceptions": ix(FULL_PLAIN),
+   "records": [rec(SU, {"declaration": DV}, ["id", "host", "extensions"])],
+   "final_output": "hello there", "run_outcome": "completed"},
+  caps=M + HD, scripts=[[]],
+  host_declaration=doc([b("guard", 0)], id="edge-eu-1", host={"name": "sample-host", "version": "2.4.1"},
+                       extensions={"acme": {"ticket": "OPS-12"}}))
+V(next(n), "decl-redactor", "A declared redactor shapes the approval request while the tool gets the real value",
+  "7.7.3, 9", ["9-o", "9-p"], DL, tool_scenario(args={"q": "alpha", "pin": "1234"}),
+  {"load": ACC, "sequence_strict": False, "interceptions": ix([PT, PTT]),
+   "tool_invocations": [{"name": "lookup", "args": {"q": "alpha", "pin": "1234"}}],
+   "records": [rec(PT, {"resolved_by": "approval"})], "run_outcome": "completed"},
+  caps=MT + HD, scripts=[[rule(PT, liftable("ctk:pin-check"))]], redact_for_approval=["$target.pin"],
+  approval_script=[{"match": {"target.pin": "[redacted]"}, "resolve": {"outcome": "approve", "verdict": {"decision": "allow"}, "echo_recomputed": True}}],
+  host_declaration=doc([b("pin-guard", 0)], {"approval": {"resolver": "ctk-scripted", "redactor": "ctk-redact"}}))
+
+
+def refused(slug, title, cls, document, covers, invalid=False):
+    kw = {"host_declaration": document}
+    if invalid:
+        kw["host_declaration_invalid"] = True
+    V(next(n), "decl-refuse-" + slug, title, "7.7.6", covers + ["7.7.6-a", "7.7.6-b", "7.7.1-a", "11-d"], DR, plain_scenario(),
+      {"load": {"outcome": "refused", "class": "declaration_error:" + cls, "paths_equivalent": True},
+       "interceptions": [], "run_outcome": "error"},
+      caps=HD, scripts=[[]], **kw)
+
+
+G = [b("guard", 0)]
+refused("version-2-0", "A declaration version with an unknown major (2.0) is refused as version_unsupported", "version_unsupported",
+        dict(doc(G), declaration="agent-hooks-declaration/2.0"), ["7.7.2-a"], True)
+refused("version-number", "A declaration version given as a number is refused as version_unsupported", "version_unsupported",
+        dict(doc(G), declaration=1.0), ["7.7.2-a"], True)
+refused("version-bare", "A declaration version without the contract prefix is refused as version_unsupported", "version_unsupported",
+        dict(doc(G), declaration="1.0"), ["7.7.2-a"], True)
+refused("version-major-zero", "A declaration version of major 0 is refused as version_unsupported", "version_unsupported",
+        dict(doc(G), declaration="agent-hooks-declaration/0.9"), ["7.7.2-a", "7.7.2-b"], True)
+refused("spec-other-major", "A spec member naming another major (agent-hooks/2.1) is refused as spec_unsupported", "spec_unsupported",
+        dict(doc(G), spec="agent-hooks/2.1"), ["7.7.6-d"], True)
+refused("spec-number", "A spec member given as a number is refused as spec_unsupported", "spec_unsupported",
+        dict(doc(G), spec=0.1), ["7.7.6-d"], True)
+refused("spec-newer-minor", "A spec member naming a newer minor (agent-hooks/0.9) is refused as spec_unsupported", "spec_unsupported",
+        dict(doc(G), spec="agent-hooks/0.9"), ["7.7.6-d"], True)
+refused("unknown-root", "An unknown root member is refused as unknown_field", "unknown_field",
+        doc(G, policies=["strict"]), ["7.7.6-c"], True)
+refused("unknown-binding-member", "An unknown member inside a binding is refused as unknown_field", "unknown_field",
+        doc([dict(b("guard", 0), priority=1)]), ["7.7.6-c"], True)
+refused("unknown-timeouts-member", "An unknown member inside configuration.timeouts is refused as unknown_field", "unknown_field",
+        doc(G, {"timeouts": {"interceptor_ms": 5000, "retry_ms": 10}}), ["7.7.6-c"], True)
+refused("unknown-host-member", "An unknown member inside host is refused as unknown_field", "unknown_field",
+        doc(G, host={"name": "sample-host", "owner": "team-x"}), ["7.7.6-c"], True)
+refused("mode-enum", "An unknown mode value is refused as invalid_field", "invalid_field",
+        doc(G, {"mode": "shadow"}), ["7.7.6-i", "7.7.1-b"], True)
+refused("profile-enum", "An invented composition profile is refused as invalid_field", "invalid_field",
+        doc(G, {"composition": {"profile": "sequential/majority"}}), ["7.7.6-i", "7.2-a"], True)
+refused("timeout-zero", "An interceptor timeout of 0 ms is out of range and refused as invalid_field", "invalid_field",
+        doc(G, {"timeouts": {"interceptor_ms": 0}}), ["7.7.3-d", "7.7.6-i"], True)
+refused("timeout-float", "An interceptor timeout written as 5000.0 is not a JSON integer and is refused as invalid_field", "invalid_field",
+        doc(G, {"timeouts": {"interceptor_ms": 5000.0}}), ["7.7.3-d"], True)
+refused("binding-id-pattern", "A binding id with capitals breaks the id pattern and is refused as invalid_field", "invalid_field",
+        doc([b("Guard", 0)]), ["7.7.6-i"], True)
+refused("bindings-missing", "A document without bindings is refused as invalid_field", "invalid_field",
+        doc(None), ["7.7.3-a"], True)
+refused("host-name-missing", "A host member without name is refused as invalid_field", "invalid_field",
+        doc(G, host={"version": "1.0.0"}), ["7.7.6-i"], True)
+refused("knob-enum", "An on_approval value outside stop and resume is refused as invalid_field", "invalid_field",
+        doc(G, {"composition": {"profile": "sequential/first_deny", "on_approval": "later"}}), ["7.7.6-i"], True)
+refused("unconsulted-knob", "first_deny with on_disagreement set is refused as inconsistent, not silently cleared", "inconsistent",
+        doc(G, {"composition": {"profile": "sequential/first_deny", "on_disagreement": "deny"}}), ["7.7.3-c", "7.7.1-b"])
+refused("run-all-conflict-knob", "run_all with on_transform_conflict set is refused as inconsistent", "inconsistent",
+        doc(G, {"composition": {"profile": "sequential/run_all", "on_transform_conflict": "approval"}}), ["7.7.3-c"])
+refused("duplicate-binding-id", "Two bindings sharing an id are refused as inconsistent", "inconsistent",
+        doc([b("same", 0), b("same", 0)]), ["7.7.5-a"])
+refused("surface-without-output", "A stated surface without output breaks the floor and is refused as inconsistent", "inconsistent",
+        doc(G, surface={"interception_points": [SU, IN, PM, PO, PT, PTT, SD]}), ["7.7.4-a"])
+refused("surface-half-tool-pair", "A stated surface with pre_tool_call but no post_tool_call is refused as inconsistent", "inconsistent",
+        doc(G, surface={"interception_points": [SU, IN, PM, PO, PT, OUT, SD]}), ["7.7.4-a"])
+refused("binding-at-outside-surface", "A binding at a point the stated surface leaves out is refused as inconsistent", "inconsistent",
+        doc([b("guard", 0, at=[PT])], surface={"interception_points": [SU, IN, PM, PO, OUT, SD], "capabilities": ["model_calls", "host_declaration"]}),
+        ["7.7.5-e"])
+refused("incremental-buffered", "incremental_output stated together with buffered_output true is refused as inconsistent", "inconsistent",
+        doc(G, surface={"capabilities": ["model_calls", "tool_calls", "incremental_output", "host_declaration"], "buffered_output": True}),
+        ["7.7.4-b"])
+refused("profile-outside-surface", "A configured profile missing from the stated surface.profiles is refused as inconsistent", "inconsistent",
+        doc(G, {"composition": {"profile": "parallel/unanimous"}}, surface={"profiles": {"sequential/run_all": {}}}), ["7.7.4-d"])
+refused("own-version-not-listed", "A stated declaration_versions lacking the document's own version is refused as inconsistent", "inconsistent",
+        doc(G, surface={"declaration_versions": ["agent-hooks-declaration/5.0"]}), ["7.7.4-d"])
+refused("surface-version-beyond-code", "A stated surface claiming a contract version the host lacks is refused as surface_unsupported",
+        "surface_unsupported", doc(G, surface={"declaration_versions": [DV, "agent-hooks-declaration/7.0"]}), ["7.7.4-c"])
+refused("resolver-unregistered", "An approval resolver name nobody registered is refused as reference_unresolved", "reference_unresolved",
+        doc(G, {"approval": {"resolver": "nobody-home"}}), ["7.7.6-e"])
+refused("redactor-unregistered", "A redactor name nobody registered is refused as reference_unresolved", "reference_unresolved",
+        doc(G, {"approval": {"redactor": "no-such-redactor"}}), ["7.7.6-e"])
+refused("provider-unregistered", "A custom identity provider name nobody registered is refused as reference_unresolved", "reference_unresolved",
+        doc(G, {"identity_provider": "hmac-sha256-zz"}), ["7.7.6-e"])
+refused("kind-unregistered", "A binding kind with no registered resolver is refused as kind_unknown", "kind_unknown",
+        doc([{"id": "guard", "kind": "com.example.missing"}]), ["7.7.6-f"])
+refused("kind-checked-before-resolvers", "An unknown kind in the second binding is refused before the first binding's resolver could fail",
+        "kind_unknown", doc([b("bad-index", 99), {"id": "later", "kind": "org.example.ghost"}]), ["7.7.6-f"])
+refused("script-out-of-range", "A ctk.scripted binding naming a script that does not exist is refused as binding_rejected", "binding_rejected",
+        doc([b("guard", 9)]), ["7.7.5-d"])
+refused("script-negative", "A ctk.scripted binding with a negative script index is refused as binding_rejected", "binding_rejected",
+        doc([b("guard", 0), b("broken", -1)]), ["7.7.5-d", "7.7.1-b"])
+refused("order-unknown-before-invalid", "A document with both an unknown member and a bad enum is refused for the earlier step: unknown_field",
+        "unknown_field", doc(G, {"mode": "shadow"}, colour="red"), ["7.7.6-a", "7.7.6-c"], True)
+refused("order-version-first", "A document with a bad version and an unknown member is refused as version_unsupported", "version_unsupported",
+        dict(doc(G, colour="red"), declaration="agent-hooks-declaration/3.0"), ["7.7.6-a", "7.7.2-a"], True)
+refused("order-invalid-before-inconsistent", "A bad mode plus a duplicate binding id is refused for the earlier step: invalid_field",
+        "invalid_field", doc([b("same", 0), b("same", 0)], {"mode": "shadow"}), ["7.7.6-a"], True)
+refused("order-reference-before-kind", "An unregistered resolver plus an unknown kind is refused for the earlier step: reference_unresolved",
+        "reference_unresolved", doc([{"id": "guard", "kind": "com.example.missing"}], {"approval": {"resolver": "nobody-home"}}), ["7.7.6-a"])
