@@ -55,8 +55,8 @@ impl ReservedReason {
         ReservedReason::ApprovalUnresolved,
         ReservedReason::ApprovalIdentityMismatch,
         ReservedReason::AdapterUnsupported,
-        ReservedReason::NoInterceptor,
         ReservedReason::StreamingUnsupported,
+        ReservedReason::NoInterceptor,
     ];
 
     /// The wire string, `host_error:<name>`.

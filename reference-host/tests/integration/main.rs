@@ -1,4 +1,11 @@
 //! The reference host's integration tests: one binary, modules only.
 
+mod agent_loop;
+mod composition;
 mod driver;
+mod golden;
+mod harness;
+mod props;
+mod reserved_reasons;
+mod support;
 mod vectors;

@@ -1,0 +1,328 @@
+//! The agent loop in process: the scenario extensions (`turns`,
+//! `respond.parallel`), the tool-seam posture, buffered and incremental
+//! output, and host errors.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use ctk_reference_host::agent_loop::run::{run_scenario, Ending, LoopConfig, LoopOutcome};
+use ctk_reference_host::agent_loop::scenario::Scenario;
+use ctk_reference_host::compose::dispatch::InterceptorAnswer;
+use ctk_reference_host::output::OutputMode;
+use ctk_reference_host::propagate::ToolSeamPosture;
+use ctk_reference_host::{Emitter, EmitterBuilder};
+
+use crate::support::{builder, returning, with_fn};
+
+async fn run(b: EmitterBuilder, scenario: &str, config: LoopConfig) -> (LoopOutcome, Vec<Value>) {
+    let e = Arc::new(b.build());
+    let s = Scenario::parse(scenario).expect("scenario");
+    let out = run_scenario(e.clone(), &s, config).await;
+    let records = Emitter::records(&e);
+    (out, records)
+}
+
+fn points(records: &[Value]) -> Vec<&str> {
+    records
+        .iter()
+        .map(|r| r["interception_point"].as_str().unwrap_or_default())
+        .collect()
+}
+
+const TWO_TOOLS: &str = r#"{"input": {"content": "go", "role": "user"},
+  "tools": [{"name": "a", "behavior": [{"return": "A"}]}, {"name": "b", "behavior": [{"return": "B"}]}],
+  "model_script": [
+    {"respond": {"content": null, "parallel": true, "finish_reason": "tool_calls",
+      "tool_calls": [{"id": "1", "name": "a", "args": {}}, {"id": "2", "name": "b", "args": {}}]}},
+    {"respond": {"content": "done", "tool_calls": [], "finish_reason": "stop"}}]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_tool_calls_get_their_own_pairs_and_unique_sequences() {
+    let (out, records) = run(
+        returning(builder(), json!({"decision": "allow"})),
+        TWO_TOOLS,
+        LoopConfig::default(),
+    )
+    .await;
+    assert_eq!(out.ending, Ending::Completed);
+    assert_eq!(out.final_output, "done");
+    let mut names: Vec<String> = out
+        .tool_invocations
+        .iter()
+        .map(|(n, _)| n.clone())
+        .collect();
+    names.sort();
+    assert_eq!(names, vec!["a", "b"]);
+    assert_eq!(
+        points(&records)
+            .iter()
+            .filter(|p| **p == "pre_tool_call")
+            .count(),
+        2
+    );
+    assert_eq!(
+        points(&records)
+            .iter()
+            .filter(|p| **p == "post_tool_call")
+            .count(),
+        2
+    );
+    let mut seqs: Vec<i64> = records
+        .iter()
+        .filter_map(|r| r["sequence"].as_i64())
+        .collect();
+    seqs.sort_unstable();
+    seqs.dedup();
+    assert_eq!(seqs.len(), records.len());
+    // Tool messages keep the order of the model's tool calls.
+    let messages = &out.persisted["messages"];
+    assert_eq!(messages[1], json!({"role": "tool", "content": "A"}));
+    assert_eq!(messages[2], json!({"role": "tool", "content": "B"}));
+}
+
+#[tokio::test]
+async fn further_turns_share_the_session_and_consume_the_script() {
+    let scenario = r#"{"input": {"content": "one", "role": "user"}, "turns": [{"input": {"content": "two", "role": "user"}}],
+      "model_script": [{"respond": {"content": "first", "tool_calls": [], "finish_reason": "stop"}},
+                       {"respond": {"content": "second", "tool_calls": [], "finish_reason": "stop"}}]}"#;
+    let (out, records) = run(
+        returning(builder(), json!({"decision": "allow"})),
+        scenario,
+        LoopConfig::default(),
+    )
+    .await;
+    assert_eq!(out.ending, Ending::Completed);
+    assert_eq!(out.final_output, "second");
+    assert_eq!(
+        points(&records),
+        vec![
+            "agent_startup",
+            "input",
+            "pre_model_call",
+            "post_model_call",
+            "output",
+            "input",
+            "pre_model_call",
+            "post_model_call",
+            "output",
+            "agent_shutdown"
+        ]
+    );
+    let seqs: Vec<i64> = records
+        .iter()
+        .filter_map(|r| r["sequence"].as_i64())
+        .collect();
+    assert_eq!(seqs, (0..10).collect::<Vec<_>>());
+    assert!(records
+        .iter()
+        .all(|r| r["session_id"] == records[0]["session_id"]));
+    assert_eq!(out.persisted["messages"].as_array().map(Vec::len), Some(4));
+}
+
+const ONE_TOOL: &str = r#"{"input": {"content": "go", "role": "user"},
+  "tools": [{"name": "t", "behavior": [{"return": "R"}]}],
+  "model_script": [
+    {"respond": {"content": null, "tool_calls": [{"id": "1", "name": "t", "args": {"u": 1}}], "finish_reason": "tool_calls"}},
+    {"respond": {"content": "done", "tool_calls": [], "finish_reason": "stop"}}]}"#;
+
+fn failing_at_pre_tool(b: EmitterBuilder) -> EmitterBuilder {
+    with_fn(b, |ctx| {
+        if ctx["interception_point"] == "pre_tool_call" {
+            InterceptorAnswer::Raised
+        } else {
+            InterceptorAnswer::Returned(json!({"decision": "allow"}))
+        }
+    })
+    .0
+}
+
+#[tokio::test]
+async fn terminate_posture_ends_the_run_on_a_tool_seam_host_error() {
+    let cfg = LoopConfig {
+        posture: ToolSeamPosture::Terminate,
+        output: OutputMode::Buffered,
+    };
+    let (out, records) = run(failing_at_pre_tool(builder()), ONE_TOOL, cfg).await;
+    assert_eq!(out.ending, Ending::Blocked);
+    assert!(out.tool_invocations.is_empty());
+    assert_eq!(
+        records.last().map(|r| r["interception_point"].clone()),
+        Some(json!("agent_shutdown"))
+    );
+    let (out, _) = run(
+        failing_at_pre_tool(builder()),
+        ONE_TOOL,
+        LoopConfig::default(),
+    )
+    .await;
+    assert_eq!(out.ending, Ending::Completed);
+}
+
+#[tokio::test]
+async fn policy_denies_at_the_tool_seam_continue_under_terminate() {
+    let b = with_fn(builder(), |ctx| {
+        InterceptorAnswer::Returned(if ctx["interception_point"] == "pre_tool_call" {
+            json!({"decision": "deny", "reason": "ctk:no"})
+        } else {
+            json!({"decision": "allow"})
+        })
+    })
+    .0;
+    let cfg = LoopConfig {
+        posture: ToolSeamPosture::Terminate,
+        output: OutputMode::Buffered,
+    };
+    let (out, _) = run(b, ONE_TOOL, cfg).await;
+    assert_eq!(out.ending, Ending::Completed);
+    assert_eq!(
+        out.persisted["messages"][1],
+        json!({"role": "tool", "content": "blocked: ctk:no"})
+    );
+}
+
+#[tokio::test]
+async fn transformed_input_is_what_the_model_sees() {
+    let b = with_fn(builder(), |ctx| {
+        InterceptorAnswer::Returned(if ctx["interception_point"] == "input" {
+            json!({"decision": "transform", "transform": {"path": "$target.content", "value": "rewritten"}})
+        } else {
+            json!({"decision": "allow"})
+        })
+    })
+    .0;
+    let scenario = r#"{"input": {"content": "raw", "role": "user"},
+      "model_script": [{"respond": {"content": "ok", "tool_calls": [], "finish_reason": "stop"}}]}"#;
+    let (out, _) = run(b, scenario, LoopConfig::default()).await;
+    assert_eq!(
+        out.persisted["messages"][0],
+        json!({"role": "user", "content": "rewritten"})
+    );
+}
+
+#[tokio::test]
+async fn buffered_output_assembles_a_stream_into_one_emission() {
+    let scenario = r#"{"input": {"content": "s", "role": "user"},
+      "model_script": [{"respond": {"content": "ab", "stream": ["a", "b"], "tool_calls": [], "finish_reason": "stop"}}]}"#;
+    let (out, records) = run(
+        returning(builder(), json!({"decision": "allow"})),
+        scenario,
+        LoopConfig::default(),
+    )
+    .await;
+    assert_eq!(
+        points(&records)
+            .iter()
+            .filter(|p| **p == "post_model_call")
+            .count(),
+        1
+    );
+    assert_eq!(out.final_output, "ab");
+    assert_eq!(out.released_output, None);
+}
+
+#[tokio::test]
+async fn buffered_output_fails_closed_on_a_truncated_stream() {
+    let scenario = r#"{"input": {"content": "s", "role": "user"},
+      "model_script": [{"respond": {"content": "ab", "stream": ["a", "b"], "stream_truncated": true, "tool_calls": [], "finish_reason": "stop"}}]}"#;
+    let (out, records) = run(
+        returning(builder(), json!({"decision": "allow"})),
+        scenario,
+        LoopConfig::default(),
+    )
+    .await;
+    assert_eq!(out.ending, Ending::Blocked);
+    let post = records
+        .iter()
+        .find(|r| r["interception_point"] == "post_model_call")
+        .expect("record");
+    assert_eq!(
+        post["verdict"]["reason"],
+        "host_error:streaming_unsupported"
+    );
+}
+
+#[tokio::test]
+async fn incremental_release_refuses_to_rewrite_released_text() {
+    let b = with_fn(builder(), |ctx| {
+        let content = ctx["response"]["content"].as_str().unwrap_or_default().to_owned();
+        InterceptorAnswer::Returned(if ctx["interception_point"] == "post_model_call" && content.len() > 2 {
+            json!({"decision": "transform", "transform": {"path": "$target.content", "value": "XXXX"}})
+        } else {
+            json!({"decision": "allow"})
+        })
+    })
+    .0;
+    let scenario = r#"{"input": {"content": "s", "role": "user"},
+      "model_script": [{"respond": {"content": "ab cd", "stream": ["ab", " cd"], "tool_calls": [], "finish_reason": "stop"}}]}"#;
+    let cfg = LoopConfig {
+        posture: ToolSeamPosture::Continue,
+        output: OutputMode::Incremental,
+    };
+    let (out, records) = run(b, scenario, cfg).await;
+    assert_eq!(out.ending, Ending::Blocked);
+    assert_eq!(out.released_output.as_deref(), Some("ab"));
+    assert_eq!(
+        records
+            .iter()
+            .filter(|r| r["verdict"]["reason"] == "host_error:streaming_unsupported")
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn an_exhausted_model_script_is_a_host_error() {
+    let scenario = r#"{"input": {"content": "s", "role": "user"}, "model_script": []}"#;
+    let (out, records) = run(
+        returning(builder(), json!({"decision": "allow"})),
+        scenario,
+        LoopConfig::default(),
+    )
+    .await;
+    assert_eq!(out.ending, Ending::Error);
+    assert!(out.error.is_some());
+    assert_eq!(
+        records.last().map(|r| r["interception_point"].clone()),
+        Some(json!("agent_shutdown"))
+    );
+}
+
+#[tokio::test]
+async fn unknown_tools_return_an_error_result_without_invocation() {
+    let scenario = r#"{"input": {"content": "s", "role": "user"},
+      "model_script": [{"respond": {"content": null, "tool_calls": [{"id": "1", "name": "ghost", "args": {}}], "finish_reason": "tool_calls"}},
+                       {"respond": {"content": "ok", "tool_calls": [], "finish_reason": "stop"}}]}"#;
+    let (out, _) = run(
+        returning(builder(), json!({"decision": "allow"})),
+        scenario,
+        LoopConfig::default(),
+    )
+    .await;
+    assert_eq!(out.ending, Ending::Completed);
+    assert!(out.tool_invocations.is_empty());
+    assert_eq!(
+        out.persisted["messages"][1],
+        json!({"role": "tool", "content": "unknown tool"})
+    );
+}
+
+#[tokio::test]
+async fn startup_deny_still_shuts_down_with_reason_error() {
+    let b = with_fn(builder(), |ctx| {
+        InterceptorAnswer::Returned(if ctx["interception_point"] == "agent_startup" {
+            json!({"decision": "deny", "reason": "ctk:no"})
+        } else if ctx["interception_point"] == "agent_shutdown"
+            && ctx["summary"]["reason"] == "error"
+        {
+            json!({"decision": "allow", "reason": "ctk:saw-error"})
+        } else {
+            json!({"decision": "allow"})
+        })
+    })
+    .0;
+    let (out, records) = run(b, ONE_TOOL, LoopConfig::default()).await;
+    assert_eq!(out.ending, Ending::Blocked);
+    assert_eq!(points(&records), vec!["agent_startup", "agent_shutdown"]);
+    assert_eq!(records[1]["verdicts"][0]["reason"], "ctk:saw-error");
+}
