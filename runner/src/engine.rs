@@ -117,20 +117,26 @@ pub async fn run_all<H, F>(
 ) -> Vec<VectorOutcome>
 where
     H: Harness + 'static,
-    F: Fn() -> H,
+    F: Fn() -> H + Send + Sync + 'static,
 {
     on_event(&Event::RunStarted {
         total: vectors.len(),
     });
     let next = Arc::new(Mutex::new(0usize));
     let options = Arc::new(options);
+    let factory = Arc::new(factory);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, VectorOutcome)>();
     let mut workers = Vec::new();
     for _ in 0..options.jobs.clamp(1, vectors.len().max(1)) {
-        let mut harness = factory();
-        let (vectors, options, next, tx) =
-            (vectors.clone(), options.clone(), next.clone(), tx.clone());
+        let (vectors, options, next, tx, factory) = (
+            vectors.clone(),
+            options.clone(),
+            next.clone(),
+            tx.clone(),
+            factory.clone(),
+        );
         workers.push(tokio::spawn(async move {
+            let mut harness = Some(factory());
             loop {
                 let index = {
                     let mut guard = match next.lock() {
@@ -144,7 +150,26 @@ where
                 let Some(loaded) = vectors.get(index) else {
                     break;
                 };
-                let outcome = run_vector(&mut harness, loaded, &options).await;
+                // Each vector runs in its own task, so a host that panics
+                // costs that one vector (an error) and a fresh harness, never
+                // the results already gathered or the vectors still queued.
+                let mut h = harness.take().unwrap_or_else(|| factory());
+                let (task_loaded, task_options) = (loaded.clone(), options.clone());
+                let task = tokio::spawn(async move {
+                    let outcome = run_vector(&mut h, &task_loaded, &task_options).await;
+                    (h, outcome)
+                });
+                let outcome = match task.await {
+                    Ok((h, outcome)) => {
+                        harness = Some(h);
+                        outcome
+                    }
+                    Err(e) => VectorOutcome::error(
+                        &loaded.vector.id,
+                        format!("the host panicked while running this vector: {e}"),
+                        Duration::ZERO,
+                    ),
+                };
                 if tx.send((index, outcome)).is_err() {
                     break;
                 }

@@ -200,7 +200,9 @@ fn duplicate_ids(vectors: &[LoadedVector]) -> Vec<LoadError> {
 }
 
 /// Lint loaded vectors beyond the schema: unique ids, non-blank titles,
-/// known parts, clause ids of the form `<section>-<letter>`.
+/// known parts, clause ids of the form `<section>-<letter>`, and a
+/// `host_declaration` that passes the declaration schema unless the vector
+/// marks it `host_declaration_invalid`.
 pub fn lint(vectors: &[LoadedVector]) -> Vec<LoadError> {
     let mut errors = duplicate_ids(vectors);
     for v in vectors {
@@ -218,6 +220,17 @@ pub fn lint(vectors: &[LoadedVector]) -> Vec<LoadError> {
         if let Some(part) = &v.vector.part {
             if !KNOWN_PARTS.contains(&part.as_str()) {
                 errors.push(at("/part", format!("unknown part {part:?}")));
+            }
+        }
+        if let (Some(doc), false) = (
+            &v.vector.host_declaration,
+            v.vector.host_declaration_invalid,
+        ) {
+            if let Err(e) = crate::declaration::check(&v.file, doc) {
+                errors.push(at(
+                    "/host_declaration",
+                    format!("host_declaration breaks the declaration schema: {e}"),
+                ));
             }
         }
         for (i, clause) in v.vector.covers.iter().enumerate() {
@@ -293,6 +306,30 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.contains("bad.json at /scenario/input/role"), "{msg}");
         assert!(msg.contains("AH-CTK-900"), "{msg}");
+    }
+
+    #[test]
+    fn lint_checks_host_declarations_unless_marked_invalid() {
+        let text = |invalid: bool| {
+            format!(
+                r#"{{"id":"AH-CTK-901","title":"t","spec_clause":"7.7","part":"declaration/load",
+            "scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_scripts":[],
+            "host_declaration":{{"declaration":"agent-hooks-declaration/1.0","bindings":[],"policy":1}},
+            "host_declaration_invalid":{invalid},"expect":{{"load":{{"outcome":"refused"}}}}}}"#
+            )
+        };
+        let bad = parse_vector(Path::new("d.json"), &text(false)).expect("vector");
+        let errors = lint(&[bad]);
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0]
+                .to_string()
+                .contains("d.json at /host_declaration"),
+            "{}",
+            errors[0]
+        );
+        let marked = parse_vector(Path::new("d.json"), &text(true)).expect("vector");
+        assert!(lint(&[marked]).is_empty());
     }
 
     #[test]
