@@ -288,3 +288,28 @@ fn jobs_zero_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(stderr(&out), "error: --jobs must be at least 1\n");
 }
+
+#[test]
+fn list_shows_skip_reasons_for_a_declaration() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let decl = dir.path().join("host.json");
+    std::fs::write(&decl, r#"{"declaration":"agent-hooks-declaration/1.0","bindings":[],"surface":{"interception_points":["agent_startup","input","output","agent_shutdown"],"capabilities":[],"buffered_output":false,"exposure_bound":"x"}}"#)
+        .expect("write");
+    let out = ctk(&[
+        "list",
+        "--vectors",
+        &data("engine"),
+        "--id",
+        "AH-CTK-901",
+        "--id",
+        "AH-CTK-905",
+        "--declaration",
+        &decl.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "fail_closed/verdict_gate::AH-CTK-901  [0.1]  a scripted deny at input reaches the record\n\
+         fail_closed/verdict_gate::AH-CTK-905  [0.1]  needs a capability nobody declares  (skip: missing capabilities [\"buffered_output\"])\n"
+    );
+}
