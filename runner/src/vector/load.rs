@@ -333,6 +333,53 @@ mod tests {
     }
 
     #[test]
+    fn schemas_are_self_contained() {
+        fn refs(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::String(r)) = m.get("$ref") {
+                        out.push(r.clone());
+                    }
+                    m.values().for_each(|v| refs(v, out));
+                }
+                Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+                _ => {}
+            }
+        }
+        for text in [VECTOR_SCHEMA, crate::declaration::DECLARATION_SCHEMA] {
+            let mut out = Vec::new();
+            refs(&serde_json::from_str(text).expect("json"), &mut out);
+            assert!(
+                !out.is_empty() && out.iter().all(|r| r.starts_with("#/")),
+                "{out:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn project_extensions_are_accepted() {
+        let text = r#"{"id":"AH-CTK-900","title":"t","spec_clause":"6.3","covers":["6.3-c"],"spec_versions":["0.1","draft"],
+            "interceptor_timeout_ms":50,"scenario":{"input":{"content":"x","role":"user"},"turns":[{"input":{"content":"y","role":"user"}}],
+            "model_script":[{"respond":{"content":null,"tool_calls":[],"finish_reason":"stop","parallel":true}}]},
+            "interceptor_scripts":[[{"at":"input","fault":"timeout"}],[{"at":"input","return_raw":{"decision":"deny","reason":"host_error:x"}}]],
+            "expect":{"interceptions":[],"run_outcome":"blocked"}}"#;
+        let v = parse_vector(Path::new("x.json"), text).expect("extensions load");
+        assert_eq!(
+            v.vector.spec_versions(),
+            vec![SpecVersion::V0_1, SpecVersion::Draft]
+        );
+        let both = r#"{"id":"AH-CTK-900","title":"t","spec_clause":"1","scenario":{"input":{"content":"x","role":"user"}},
+            "interceptor_script":[{"at":"input","return":{"decision":"allow"},"fault":"raise"}],"expect":{"interceptions":[],"run_outcome":"blocked"}}"#;
+        assert!(parse_vector(Path::new("x.json"), both).is_err());
+        let reserved = r#"{"id":"AH-CTK-900","title":"t","spec_clause":"1","scenario":{"input":{"content":"x","role":"user"}},
+            "interceptor_script":[{"at":"input","return":{"decision":"deny","reason":"host_error:x"}}],"expect":{"interceptions":[],"run_outcome":"blocked"}}"#;
+        assert!(
+            parse_vector(Path::new("x.json"), reserved).is_err(),
+            "return must be a valid verdict; return_raw is the escape hatch"
+        );
+    }
+
+    #[test]
     fn clause_ids() {
         assert!(valid_clause("6.3-c"));
         assert!(valid_clause("12.1a-b"));
