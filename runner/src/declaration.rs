@@ -207,6 +207,20 @@ mod tests {
     }
 
     #[test]
+    fn custom_provider_names_may_not_start_with_jcs() {
+        let doc = |p: &str| {
+            serde_json::json!({"declaration": "agent-hooks-declaration/1.0", "bindings": [],
+            "configuration": {"identity_provider": p}})
+        };
+        assert!(check(Path::new("d.json"), &doc("hmac-sha256-k1")).is_ok());
+        assert!(check(Path::new("d.json"), &doc("jcs-sha256")).is_ok());
+        assert!(check(Path::new("d.json"), &doc("jcs-other")).is_err());
+        let wrong_version =
+            serde_json::json!({"declaration": "agent-hooks-declaration/0.1", "bindings": []});
+        assert!(check(Path::new("d.json"), &wrong_version).is_err());
+    }
+
+    #[test]
     fn minimal_document_takes_conservative_defaults() {
         let doc = serde_json::json!({"declaration": "agent-hooks-declaration/1.0", "bindings": [],
             "configuration": {"identity_provider": null, "posture": {"tool_seam_host_error": "terminate"}}});

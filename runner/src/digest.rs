@@ -202,6 +202,15 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn digest_ignores_member_order(entries in proptest::collection::btree_map("[a-z]{1,6}", -1000i64..1000, 0..8)) {
+            let forward: serde_json::Map<String, Value> = entries.iter().map(|(k, v)| (k.clone(), Value::from(*v))).collect();
+            let backward: serde_json::Map<String, Value> = entries.iter().rev().map(|(k, v)| (k.clone(), Value::from(*v))).collect();
+            proptest::prop_assert_eq!(digest_value(&Value::Object(forward)).ok(), digest_value(&Value::Object(backward)).ok());
+        }
+    }
+
     #[test]
     fn digest_is_over_canonical_form() {
         let a = digest_value(&serde_json::json!({"b": 1.0, "a": [1]})).expect("digest");

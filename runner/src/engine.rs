@@ -6,7 +6,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ctk_harness_protocol::{Callbacks, Harness, InterceptorBinding, RunRecord, VectorSetup};
+use ctk_harness_protocol::{
+    Callbacks, Harness, HarnessError, InterceptorBinding, RunRecord, VectorSetup,
+};
 
 use crate::assert::{self, Observed};
 use crate::declaration::Surface;
@@ -49,14 +51,24 @@ pub fn setup_for(vector: &Vector, spec: SpecVersion) -> VectorSetup {
     setup
 }
 
-async fn bounded<T, E: std::fmt::Display>(
+/// The text of a harness error, with the host's last stderr lines.
+pub fn harness_error_text(e: &HarnessError) -> String {
+    let mut text = format!("harness error: {e}");
+    if !e.stderr_tail.is_empty() {
+        text.push_str("; host stderr (last lines): ");
+        text.push_str(&e.stderr_tail.join(" | "));
+    }
+    text
+}
+
+async fn bounded<T>(
     limit: Duration,
     what: &str,
-    fut: impl std::future::Future<Output = Result<T, E>>,
+    fut: impl std::future::Future<Output = Result<T, HarnessError>>,
 ) -> Result<T, String> {
     match tokio::time::timeout(limit, fut).await {
         Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(format!("harness error: {e}")),
+        Ok(Err(e)) => Err(harness_error_text(&e)),
         Err(_) => Err(format!(
             "{what} did not finish within {} ms",
             limit.as_millis()
@@ -117,20 +129,26 @@ pub async fn run_all<H, F>(
 ) -> Vec<VectorOutcome>
 where
     H: Harness + 'static,
-    F: Fn() -> H,
+    F: Fn() -> H + Send + Sync + 'static,
 {
     on_event(&Event::RunStarted {
         total: vectors.len(),
     });
     let next = Arc::new(Mutex::new(0usize));
     let options = Arc::new(options);
+    let factory = Arc::new(factory);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, VectorOutcome)>();
     let mut workers = Vec::new();
     for _ in 0..options.jobs.clamp(1, vectors.len().max(1)) {
-        let mut harness = factory();
-        let (vectors, options, next, tx) =
-            (vectors.clone(), options.clone(), next.clone(), tx.clone());
+        let (vectors, options, next, tx, factory) = (
+            vectors.clone(),
+            options.clone(),
+            next.clone(),
+            tx.clone(),
+            factory.clone(),
+        );
         workers.push(tokio::spawn(async move {
+            let mut harness = Some(factory());
             loop {
                 let index = {
                     let mut guard = match next.lock() {
@@ -144,7 +162,26 @@ where
                 let Some(loaded) = vectors.get(index) else {
                     break;
                 };
-                let outcome = run_vector(&mut harness, loaded, &options).await;
+                // Each vector runs in its own task, so a host that panics
+                // costs that one vector (an error) and a fresh harness, never
+                // the results already gathered or the vectors still queued.
+                let mut h = harness.take().unwrap_or_else(|| factory());
+                let (task_loaded, task_options) = (loaded.clone(), options.clone());
+                let task = tokio::spawn(async move {
+                    let outcome = run_vector(&mut h, &task_loaded, &task_options).await;
+                    (h, outcome)
+                });
+                let outcome = match task.await {
+                    Ok((h, outcome)) => {
+                        harness = Some(h);
+                        outcome
+                    }
+                    Err(e) => VectorOutcome::error(
+                        &loaded.vector.id,
+                        format!("the host panicked while running this vector: {e}"),
+                        Duration::ZERO,
+                    ),
+                };
                 if tx.send((index, outcome)).is_err() {
                     break;
                 }
@@ -177,4 +214,56 @@ where
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctk_harness_protocol::{HarnessErrorKind, Phase};
+
+    #[test]
+    fn harness_errors_carry_the_stderr_tail() {
+        let e = HarnessError::new(
+            Phase::Setup,
+            HarnessErrorKind::Exited {
+                status: "exit status: 101".into(),
+            },
+        )
+        .with_stderr(vec![
+            "thread main panicked".into(),
+            "note: run with RUST_BACKTRACE=1".into(),
+        ]);
+        assert_eq!(
+            harness_error_text(&e),
+            "harness error: setup: the host exited (exit status: 101); host stderr (last lines): thread main panicked | note: run with RUST_BACKTRACE=1"
+        );
+    }
+
+    #[test]
+    fn setup_strips_expectations_and_maps_every_member() {
+        let text = r#"{"id":"AH-CTK-900","title":"t","spec_clause":"1","scenario":{"input":{"content":18446744073709551616,"role":"user"}},
+            "mode":"evaluate_only","composition":{"profile":"parallel/unanimous","on_disagreement":"approval"},"identity_provider":null,
+            "interceptor_timeout_ms":50,"interceptor_scripts":[[],[]],"approval_script":[{"resolve":{"outcome":"approve"}}],
+            "redact_for_approval":["$target.a"],"expect":{"interceptions":[],"run_outcome":"completed"}}"#;
+        let v = crate::vector::load::parse_vector(std::path::Path::new("v.json"), text)
+            .expect("vector")
+            .vector;
+        let setup = setup_for(&v, SpecVersion::V0_1);
+        let json = serde_json::to_value(&setup).expect("serializes");
+        assert_eq!(json["spec"], "agent-hooks/0.1");
+        assert_eq!(json["interceptors"].as_array().map(Vec::len), Some(2));
+        assert_eq!(
+            (
+                json["approval_resolver"].as_bool(),
+                json["redactor"].as_bool()
+            ),
+            (Some(true), Some(true))
+        );
+        assert_eq!(json["mode"], "evaluate_only");
+        assert_eq!(json["composition"]["on_disagreement"], "approval");
+        assert_eq!(json["identity_provider"], serde_json::Value::Null);
+        assert_eq!(json["interceptor_timeout_ms"], 50);
+        assert!(setup.scenario.get().contains("18446744073709551616"));
+        assert!(json.get("expect").is_none());
+    }
 }

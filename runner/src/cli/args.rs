@@ -22,7 +22,7 @@ pub enum Command {
     #[command(after_help = exit_code::HELP)]
     Run(RunArgs),
     /// List the vectors a run would load.
-    List(SelectArgs),
+    List(ListArgs),
     /// Check vector, declaration or report files.
     Validate {
         /// What the files are.
@@ -92,6 +92,17 @@ pub struct SelectArgs {
     /// Only the vector with this id (repeatable).
     #[arg(long)]
     pub id: Vec<String>,
+}
+
+/// `ctk list`.
+#[derive(Debug, Clone, Args)]
+pub struct ListArgs {
+    /// Which vectors.
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Show whether each vector applies to this declaration's surface.
+    #[arg(long)]
+    pub declaration: Option<PathBuf>,
 }
 
 /// `ctk run`.

@@ -1,20 +1,30 @@
 //! `ctk list`.
 
-use crate::cli::args::SelectArgs;
+use crate::cli::args::ListArgs;
 use crate::cli::{plan, CliError};
+use crate::declaration;
 use crate::exit_code;
+use crate::surface::{applicability, Applicability};
 
-/// Print `part::id  [spec versions]  title` for each selected vector.
-pub fn command(select: &SelectArgs) -> Result<u8, CliError> {
-    for v in plan::vectors(select)? {
+/// Print `part::id  [spec versions]  title` for each selected vector; with
+/// `--declaration`, add `  (skip: reason)` for vectors that do not apply.
+pub fn command(args: &ListArgs) -> Result<u8, CliError> {
+    let surface =
+        plan::declaration(args.declaration.as_deref())?.map(|(_, doc)| declaration::surface(&doc));
+    let spec = plan::spec(args.select.spec);
+    for v in plan::vectors(&args.select)? {
         let specs: Vec<_> = v
             .vector
             .spec_versions()
             .iter()
             .map(|s| s.as_str())
             .collect();
+        let skip = match surface.as_ref().map(|s| applicability(&v.vector, s, spec)) {
+            Some(Applicability::Skip(reason)) => format!("  (skip: {reason})"),
+            _ => String::new(),
+        };
         println!(
-            "{}::{}  [{}]  {}",
+            "{}::{}  [{}]  {}{skip}",
             v.vector.part(),
             v.vector.id,
             specs.join(","),

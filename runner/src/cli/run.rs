@@ -56,7 +56,7 @@ pub async fn drive<H, F>(
 ) -> Result<RunResult, CliError>
 where
     H: Harness + 'static,
-    F: Fn() -> H,
+    F: Fn() -> H + Send + Sync + 'static,
 {
     let started = Instant::now();
     let info = factory()
@@ -76,6 +76,14 @@ where
             .into())
         }
     };
+    if !info.spec_versions.iter().any(|s| s == job.spec.wire()) {
+        return Err(UsageError(format!(
+            "the host emits {:?}, not {}; choose another --spec",
+            info.spec_versions,
+            job.spec.wire()
+        ))
+        .into());
+    }
     let surface: Surface = declaration::surface(&document);
     let options = EngineOptions {
         spec: job.spec,

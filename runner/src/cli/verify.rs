@@ -38,6 +38,12 @@ pub fn command(report: &Path, vectors: Option<&Path>) -> Result<u8, CliError> {
     };
     let problems = verify::verify(&text, loaded.as_deref());
     if problems.is_empty() {
+        if loaded.is_none() {
+            println!(
+                "{}: vector digests not checked against files (pass --vectors DIR)",
+                report.display()
+            );
+        }
         println!("{}: verified", report.display());
         Ok(exit_code::SUCCESS)
     } else {

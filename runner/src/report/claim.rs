@@ -6,7 +6,7 @@ use crate::report::model::Report;
 pub const CLAIMABLE_SPEC: &str = "agent-hooks/0.1";
 
 /// The header of the CLAIMS.md table the row belongs to.
-pub const CLAIM_HEADER: &str = "| host | version | spec | capabilities | profiles | identity provider | tool-seam posture | passed | report digest |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |";
+pub const CLAIM_HEADER: &str = "| host | version | spec | capabilities | profiles | identity provider | tool-seam posture | statements | passed | report digest |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";
 
 /// Why a report cannot back a claim (empty: it can). `verify_problems` are
 /// the problems `ctk verify` found.
@@ -58,6 +58,36 @@ fn list(value: &serde_json::Value, key: &str) -> String {
     }
 }
 
+/// The statements a claim must carry for this surface (§13.3): non-default
+/// posture, identity-unbound or custom provider, unbuffered output with its
+/// exposure bound.
+pub fn statements(report: &Report) -> Vec<String> {
+    let surface = &report.declaration.surface;
+    let mut out = Vec::new();
+    if surface.get("posture").and_then(|v| v.as_str()) == Some("terminate") {
+        out.push("non-default posture: tool_seam_host_error terminate".to_owned());
+    }
+    match surface.get("identity_provider").and_then(|v| v.as_str()) {
+        None => out.push("identity-unbound (identity_provider null)".to_owned()),
+        Some("jcs-sha256") => {}
+        Some(custom) => out.push(format!(
+            "custom identity provider {custom}; whether it is content-derived must be stated"
+        )),
+    }
+    if surface.get("buffered_output").and_then(|v| v.as_bool()) == Some(false) {
+        let bound = report
+            .declaration
+            .document
+            .pointer("/surface/exposure_bound")
+            .and_then(|v| v.as_str())
+            .unwrap_or("not stated");
+        out.push(format!(
+            "buffered_output false: released output cannot be retracted; exposure bound: {bound}"
+        ));
+    }
+    out
+}
+
 /// The CLAIMS.md row (no refusal check; see [`refusals`]).
 pub fn row(report: &Report) -> String {
     let surface = &report.declaration.surface;
@@ -70,7 +100,7 @@ pub fn row(report: &Report) -> String {
         .and_then(|v| v.as_str())
         .unwrap_or("continue");
     format!(
-        "| {} | {} | {} | {} | {} | {} | {} | {}/{} | `{}` |",
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {}/{} | `{}` |",
         report.host.name,
         report.host.version,
         report.spec,
@@ -78,6 +108,7 @@ pub fn row(report: &Report) -> String {
         list(surface, "profiles"),
         provider,
         posture,
+        statements(report).join("; ").replace('|', "\\|"),
         report.totals.pass,
         report.totals.applicable(),
         report.digest

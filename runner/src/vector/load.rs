@@ -200,7 +200,9 @@ fn duplicate_ids(vectors: &[LoadedVector]) -> Vec<LoadError> {
 }
 
 /// Lint loaded vectors beyond the schema: unique ids, non-blank titles,
-/// known parts, clause ids of the form `<section>-<letter>`.
+/// known parts, clause ids of the form `<section>-<letter>`, and a
+/// `host_declaration` that passes the declaration schema unless the vector
+/// marks it `host_declaration_invalid`.
 pub fn lint(vectors: &[LoadedVector]) -> Vec<LoadError> {
     let mut errors = duplicate_ids(vectors);
     for v in vectors {
@@ -218,6 +220,17 @@ pub fn lint(vectors: &[LoadedVector]) -> Vec<LoadError> {
         if let Some(part) = &v.vector.part {
             if !KNOWN_PARTS.contains(&part.as_str()) {
                 errors.push(at("/part", format!("unknown part {part:?}")));
+            }
+        }
+        if let (Some(doc), false) = (
+            &v.vector.host_declaration,
+            v.vector.host_declaration_invalid,
+        ) {
+            if let Err(e) = crate::declaration::check(&v.file, doc) {
+                errors.push(at(
+                    "/host_declaration",
+                    format!("host_declaration breaks the declaration schema: {e}"),
+                ));
             }
         }
         for (i, clause) in v.vector.covers.iter().enumerate() {
@@ -293,6 +306,77 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.contains("bad.json at /scenario/input/role"), "{msg}");
         assert!(msg.contains("AH-CTK-900"), "{msg}");
+    }
+
+    #[test]
+    fn lint_checks_host_declarations_unless_marked_invalid() {
+        let text = |invalid: bool| {
+            format!(
+                r#"{{"id":"AH-CTK-901","title":"t","spec_clause":"7.7","part":"declaration/load",
+            "scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_scripts":[],
+            "host_declaration":{{"declaration":"agent-hooks-declaration/1.0","bindings":[],"policy":1}},
+            "host_declaration_invalid":{invalid},"expect":{{"load":{{"outcome":"refused"}}}}}}"#
+            )
+        };
+        let bad = parse_vector(Path::new("d.json"), &text(false)).expect("vector");
+        let errors = lint(&[bad]);
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0]
+                .to_string()
+                .contains("d.json at /host_declaration"),
+            "{}",
+            errors[0]
+        );
+        let marked = parse_vector(Path::new("d.json"), &text(true)).expect("vector");
+        assert!(lint(&[marked]).is_empty());
+    }
+
+    #[test]
+    fn schemas_are_self_contained() {
+        fn refs(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::Object(m) => {
+                    if let Some(Value::String(r)) = m.get("$ref") {
+                        out.push(r.clone());
+                    }
+                    m.values().for_each(|v| refs(v, out));
+                }
+                Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+                _ => {}
+            }
+        }
+        for text in [VECTOR_SCHEMA, crate::declaration::DECLARATION_SCHEMA] {
+            let mut out = Vec::new();
+            refs(&serde_json::from_str(text).expect("json"), &mut out);
+            assert!(
+                !out.is_empty() && out.iter().all(|r| r.starts_with("#/")),
+                "{out:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn project_extensions_are_accepted() {
+        let text = r#"{"id":"AH-CTK-900","title":"t","spec_clause":"6.3","covers":["6.3-c"],"spec_versions":["0.1","draft"],
+            "interceptor_timeout_ms":50,"scenario":{"input":{"content":"x","role":"user"},"turns":[{"input":{"content":"y","role":"user"}}],
+            "model_script":[{"respond":{"content":null,"tool_calls":[],"finish_reason":"stop","parallel":true}}]},
+            "interceptor_scripts":[[{"at":"input","fault":"timeout"}],[{"at":"input","return_raw":{"decision":"deny","reason":"host_error:x"}}]],
+            "expect":{"interceptions":[],"run_outcome":"blocked"}}"#;
+        let v = parse_vector(Path::new("x.json"), text).expect("extensions load");
+        assert_eq!(
+            v.vector.spec_versions(),
+            vec![SpecVersion::V0_1, SpecVersion::Draft]
+        );
+        let both = r#"{"id":"AH-CTK-900","title":"t","spec_clause":"1","scenario":{"input":{"content":"x","role":"user"}},
+            "interceptor_script":[{"at":"input","return":{"decision":"allow"},"fault":"raise"}],"expect":{"interceptions":[],"run_outcome":"blocked"}}"#;
+        assert!(parse_vector(Path::new("x.json"), both).is_err());
+        let reserved = r#"{"id":"AH-CTK-900","title":"t","spec_clause":"1","scenario":{"input":{"content":"x","role":"user"}},
+            "interceptor_script":[{"at":"input","return":{"decision":"deny","reason":"host_error:x"}}],"expect":{"interceptions":[],"run_outcome":"blocked"}}"#;
+        assert!(
+            parse_vector(Path::new("x.json"), reserved).is_err(),
+            "return must be a valid verdict; return_raw is the escape hatch"
+        );
     }
 
     #[test]

@@ -230,3 +230,86 @@ fn verify_and_claim_on_written_reports() {
         stderr(&out)
     );
 }
+
+#[test]
+fn empty_embedded_set_is_the_zero_vectors_error() {
+    if ctk::vector::embedded::files(ctk::vector::model::SpecVersion::V0_1)
+        .next()
+        .is_some()
+    {
+        return;
+    }
+    let out = ctk(&["run"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), "error: no vectors found in embedded:0.1\n");
+}
+
+#[test]
+fn list_names_part_and_id() {
+    let out = ctk(&[
+        "list",
+        "--vectors",
+        &data("engine"),
+        "--part",
+        "session/multi_turn",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "session/multi_turn::AH-CTK-906  [draft]  belongs to the draft\n"
+    );
+}
+
+#[test]
+fn json_format_prints_the_report() {
+    if !upstream().is_dir() {
+        return;
+    }
+    let out = ctk(&[
+        "run",
+        "--vectors",
+        &upstream().display().to_string(),
+        "--id",
+        "AH-CTK-002",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        ctk::report::verify::verify(&text, None).is_empty(),
+        "{text}"
+    );
+}
+
+#[test]
+fn jobs_zero_is_a_usage_error() {
+    let out = ctk(&["run", "--vectors", &data("engine"), "--jobs", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out), "error: --jobs must be at least 1\n");
+}
+
+#[test]
+fn list_shows_skip_reasons_for_a_declaration() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let decl = dir.path().join("host.json");
+    std::fs::write(&decl, r#"{"declaration":"agent-hooks-declaration/1.0","bindings":[],"surface":{"interception_points":["agent_startup","input","output","agent_shutdown"],"capabilities":[],"buffered_output":false,"exposure_bound":"x"}}"#)
+        .expect("write");
+    let out = ctk(&[
+        "list",
+        "--vectors",
+        &data("engine"),
+        "--id",
+        "AH-CTK-901",
+        "--id",
+        "AH-CTK-905",
+        "--declaration",
+        &decl.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "fail_closed/verdict_gate::AH-CTK-901  [0.1]  a scripted deny at input reaches the record\n\
+         fail_closed/verdict_gate::AH-CTK-905  [0.1]  needs a capability nobody declares  (skip: missing capabilities [\"buffered_output\"])\n"
+    );
+}

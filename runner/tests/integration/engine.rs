@@ -50,6 +50,7 @@ impl Harness for Fake {
                 ))
             }
             "AH-CTK-903" => std::future::pending::<()>().await,
+            "AH-CTK-907" => panic!("the fake host falls over"),
             _ => {}
         }
         let mut ctx = json!({"spec": "agent-hooks/0.1", "interception_point": "input", "timestamp": "t", "sequence": 1,
@@ -91,7 +92,11 @@ fn options(jobs: usize) -> EngineOptions {
 }
 
 fn run(jobs: usize) -> (Vec<VectorOutcome>, usize) {
-    let vectors = Arc::new(load(&VectorSource::Dir(data())).expect("test vectors load"));
+    run_dir(data(), jobs)
+}
+
+fn run_dir(dir: PathBuf, jobs: usize) -> (Vec<VectorOutcome>, usize) {
+    let vectors = Arc::new(load(&VectorSource::Dir(dir)).expect("test vectors load"));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -159,4 +164,20 @@ fn jobs_give_identical_results_in_vector_order() {
     assert_eq!(statuses(&one), statuses(&three));
     let strip = |o: &[VectorOutcome]| o.iter().map(|o| o.failures.clone()).collect::<Vec<_>>();
     assert_eq!(strip(&one), strip(&three));
+}
+
+#[test]
+fn a_panicking_host_costs_one_vector() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/panic");
+    let (outcomes, finished) = run_dir(dir, 1);
+    assert_eq!(finished, 2);
+    assert_eq!(outcomes[0].status, Status::Error);
+    assert!(
+        outcomes[0]
+            .reason
+            .starts_with("the host panicked while running this vector"),
+        "{}",
+        outcomes[0].reason
+    );
+    assert_eq!(outcomes[1].status, Status::Pass, "{:?}", outcomes[1]);
 }

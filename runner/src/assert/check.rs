@@ -1,0 +1,82 @@
+//! [`assert_vector`]: every key, in pass order.
+
+use ctk_harness_protocol::RunRecord;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::assert::{diff, interceptions, load, records, run};
+use crate::declaration::Posture;
+use crate::vector::model::Expect;
+
+/// One failed expectation: which key, what went wrong, expected against actual.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AssertionFailure {
+    /// The expect key, e.g. `records[1].assert."verdict.reason"`.
+    pub key: String,
+    /// What went wrong.
+    pub message: String,
+    /// The expected value, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
+    /// The actual value, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<Value>,
+    /// Unified diff of expected against actual, when both are present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+impl AssertionFailure {
+    /// A failure without values.
+    pub fn message(key: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            key: key.into(),
+            message: message.into(),
+            expected: None,
+            actual: None,
+            diff: None,
+        }
+    }
+
+    /// A failure comparing `expected` with `actual` (absent when `None`).
+    pub fn mismatch(
+        key: impl Into<String>,
+        message: impl Into<String>,
+        expected: &Value,
+        actual: Option<&Value>,
+    ) -> Self {
+        let diff = actual.map(|a| diff::json_diff(expected, a));
+        Self {
+            key: key.into(),
+            message: message.into(),
+            expected: Some(expected.clone()),
+            actual: actual.cloned(),
+            diff,
+        }
+    }
+}
+
+/// Everything the assertions look at.
+#[derive(Debug, Clone, Copy)]
+pub struct Observed<'a> {
+    /// What the host reported.
+    pub record: &'a RunRecord,
+    /// Contexts interceptor 0 received.
+    pub recorded: &'a [Value],
+    /// The declared tool-seam posture.
+    pub posture: Posture,
+}
+
+/// Check every key of `expect`; an empty list means pass.
+pub fn assert_vector(expect: &Expect, observed: Observed<'_>) -> Vec<AssertionFailure> {
+    let mut failures = Vec::new();
+    if load::check(expect, observed, &mut failures) == load::Continue::Stop {
+        return failures;
+    }
+    interceptions::check(expect, observed.recorded, &mut failures);
+    run::check(expect, observed, &mut failures);
+    records::check_records(expect, observed.record, &mut failures);
+    interceptions::check_sequence(observed.recorded, &mut failures);
+    records::check_identities(expect, observed.record, &mut failures);
+    failures
+}

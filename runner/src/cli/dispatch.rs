@@ -1,0 +1,60 @@
+//! [`CliError`] and [`main`]: dispatch a parsed command line, map errors to exit codes.
+
+use crate::cli::{args, claim, list, run, validate, verify};
+use crate::errors::{DeclarationError, LoadError, ReportError, UsageError};
+use crate::exit_code;
+
+/// A command failed before or outside the conformance verdict.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CliError {
+    /// Bad flags.
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    /// Bad vectors.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// Bad declaration.
+    #[error(transparent)]
+    Declaration(#[from] DeclarationError),
+    /// Bad report.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// The host could not be started or queried.
+    #[error("host error: {0}")]
+    Harness(String),
+}
+
+impl CliError {
+    /// The exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Harness(_) => exit_code::HARNESS,
+            _ => exit_code::USAGE,
+        }
+    }
+}
+
+/// Run a parsed command line; returns the exit code.
+pub fn main(cli: args::Cli) -> u8 {
+    let result = match cli.command {
+        args::Command::Run(a) => run::command(a),
+        args::Command::List(a) => list::command(&a),
+        args::Command::Validate { kind, files } => Ok(validate::command(kind, &files)),
+        args::Command::Claim { report } => claim::command(&report),
+        args::Command::Verify { report, vectors } => verify::command(&report, vectors.as_deref()),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            let mut msg = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                msg.push_str(&format!(": {s}"));
+                source = s.source();
+            }
+            eprintln!("error: {msg}");
+            e.exit_code()
+        }
+    }
+}

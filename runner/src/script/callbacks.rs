@@ -1,0 +1,149 @@
+//! [`ScriptedCallbacks`]: the `Callbacks` a running vector calls back into.
+
+use std::sync::{Arc, Mutex};
+
+use ctk_harness_protocol::{BoxFuture, Callbacks, InterceptorReply, RedactorReply, ResolverReply};
+use serde_json::Value;
+
+use crate::script::{interceptor, redactor, resolver};
+use crate::vector::model::{ApprovalRule, InterceptorRule, Vector};
+
+/// The scripted callbacks of one vector run.
+#[derive(Debug, Default)]
+pub struct ScriptedCallbacks {
+    scripts: Vec<Vec<InterceptorRule>>,
+    approval: Vec<ApprovalRule>,
+    redact: Vec<String>,
+    recorded: Mutex<Vec<Value>>,
+}
+
+impl ScriptedCallbacks {
+    /// Callbacks scripted by `vector`.
+    pub fn new(vector: &Vector) -> Arc<Self> {
+        Arc::new(Self {
+            scripts: vector.scripts(),
+            approval: vector.approval_script.clone(),
+            redact: vector.redact_for_approval.clone(),
+            recorded: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Callbacks from explicit scripts (tests).
+    pub fn from_parts(
+        scripts: Vec<Vec<InterceptorRule>>,
+        approval: Vec<ApprovalRule>,
+        redact: Vec<String>,
+    ) -> Self {
+        Self {
+            scripts,
+            approval,
+            redact,
+            recorded: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Deep copies of the contexts interceptor 0 received, in arrival order.
+    pub fn recorded(&self) -> Vec<Value> {
+        self.recorded
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+    }
+
+    fn record(&self, context: &Value) {
+        match self.recorded.lock() {
+            Ok(mut r) => r.push(context.clone()),
+            Err(poisoned) => poisoned.into_inner().push(context.clone()),
+        }
+    }
+}
+
+impl Callbacks for ScriptedCallbacks {
+    fn intercept<'a>(
+        &'a self,
+        index: usize,
+        context: &'a mut Value,
+    ) -> BoxFuture<'a, InterceptorReply> {
+        Box::pin(async move {
+            if index == 0 {
+                self.record(context);
+            }
+            let Some(rules) = self.scripts.get(index) else {
+                return InterceptorReply::Raised {
+                    message: format!("ctk: no interceptor script at index {index}"),
+                };
+            };
+            match interceptor::evaluate(rules, context) {
+                Some(reply) => reply,
+                None => std::future::pending().await,
+            }
+        })
+    }
+
+    fn resolve_approval<'a>(&'a self, request: &'a Value) -> BoxFuture<'a, ResolverReply> {
+        Box::pin(async move { resolver::resolve(&self.approval, request) })
+    }
+
+    fn redact<'a>(&'a self, context: &'a Value) -> BoxFuture<'a, RedactorReply> {
+        Box::pin(async move { RedactorReply::Redacted(redactor::redact(&self.redact, context)) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::time::Duration;
+
+    fn rule(v: Value) -> InterceptorRule {
+        serde_json::from_value(v).expect("rule")
+    }
+
+    #[tokio::test]
+    async fn only_interceptor_zero_records_a_copy_taken_before_evaluation() {
+        let cb = ScriptedCallbacks::from_parts(
+            vec![
+                vec![rule(json!({"at": "input", "fault": "mutate"}))],
+                vec![],
+            ],
+            vec![],
+            vec![],
+        );
+        let mut ctx = json!({"interception_point": "input", "target": {"content": "x"}});
+        let reply = cb.intercept(0, &mut ctx).await;
+        assert_eq!(
+            reply,
+            InterceptorReply::Response(json!({"decision": "allow", "reason": "ctk:mutated"}))
+        );
+        assert_eq!(ctx["target"], json!("TAMPERED"));
+        let mut other = json!({"interception_point": "output"});
+        cb.intercept(1, &mut other).await;
+        assert_eq!(
+            cb.recorded(),
+            vec![json!({"interception_point": "input", "target": {"content": "x"}})]
+        );
+    }
+
+    #[tokio::test]
+    async fn timeout_fault_never_answers() {
+        let cb = ScriptedCallbacks::from_parts(
+            vec![vec![rule(json!({"at": "input", "fault": "timeout"}))]],
+            vec![],
+            vec![],
+        );
+        let mut ctx = json!({"interception_point": "input"});
+        let waited =
+            tokio::time::timeout(Duration::from_millis(20), cb.intercept(0, &mut ctx)).await;
+        assert!(waited.is_err());
+    }
+
+    #[tokio::test]
+    async fn unknown_index_raises() {
+        let cb = ScriptedCallbacks::default();
+        let mut ctx = json!({"interception_point": "input"});
+        assert!(matches!(
+            cb.intercept(3, &mut ctx).await,
+            InterceptorReply::Raised { .. }
+        ));
+    }
+}
