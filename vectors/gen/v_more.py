@@ -42,7 +42,7 @@ V(next(n), "second-turn-input-transform", "A transform of the second turn's inpu
   caps=MTC, script=[rule(IN, transform("$target.content", "second question, clarified"), match={"input.content": "second question"})])
 V(next(n), "turn-records-per-emission", "Each turn writes its own records; only one agent_startup and one agent_shutdown record exist",
   "10.3, 3", ["10.3-a", "3-b", "3-g"], MTP, turns_scen(),
-  {"interceptions": ix(TWO), "interceptions_absent": [],
+  {"interceptions": ix(TWO),
    "records": [rec(SU, {"sequence": 0}), rec(IN, {"sequence": 1}), rec(IN, {"sequence": 5}), rec(SD, {"sequence": 9})],
    "run_outcome": "completed"}, caps=MTC, script=[])
 
