@@ -117,6 +117,13 @@ def main():
         for it in e.get("interceptions", []):
             if it.get("interception_point") not in POINTS:
                 bad(name, "bad interception_point")
+            extra = set(it) - {"interception_point", "context", "context_must_validate", "context_must_contain",
+                               "context_must_not_contain"}
+            if extra:
+                bad(name, "unknown interception keys %s" % sorted(extra))
+        for k in ("interceptions_absent", "tool_not_invoked", "persisted_must_not_contain"):
+            if k in e and not e[k]:
+                bad(name, "empty %s asserts nothing" % k)
         for r in e.get("records", []):
             if r.get("interception_point") not in POINTS:
                 bad(name, "bad record point")

@@ -47,7 +47,11 @@ def ix(points, ctx=None):
     for i, p in enumerate(points):
         e = {"interception_point": p}
         if ctx and i in ctx:
-            e.update(ctx[i])
+            for k, val in ctx[i].items():
+                if k in ("context", "context_must_validate", "context_must_contain", "context_must_not_contain"):
+                    e[k] = val
+                else:
+                    e.setdefault("context", {})[k] = val
         out.append(e)
     return out
 
