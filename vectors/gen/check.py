@@ -96,6 +96,8 @@ def main():
             if cid not in ids:
                 bad(name, "covers unknown clause " + cid)
             covered.setdefault(cid, []).append(vid)
+        if len(set(v.get("covers", []))) != len(v.get("covers", [])):
+            bad(name, "covers lists a clause twice")
         if not v.get("covers"):
             bad(name, "covers is empty")
         caps = set(v.get("capabilities", []))

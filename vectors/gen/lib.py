@@ -107,7 +107,7 @@ def V(num, slug, title, clause, covers, part, scenario, expect, caps=None, scrip
       **top):
     assert (script is None) != (scripts is None), slug
     vid = "CTK-%04d" % num
-    v = {"id": vid, "title": title, "spec_clause": clause, "part": part, "covers": covers}
+    v = {"id": vid, "title": title, "spec_clause": clause, "part": part, "covers": list(dict.fromkeys(covers))}
     if caps:
         v["capabilities"] = caps
     for k in ("mode", "composition", "identity_provider", "interceptor_timeout_ms"):
