@@ -96,6 +96,8 @@ def main():
             if cid not in ids:
                 bad(name, "covers unknown clause " + cid)
             covered.setdefault(cid, []).append(vid)
+        if len(set(v.get("covers", []))) != len(v.get("covers", [])):
+            bad(name, "covers lists a clause twice")
         if not v.get("covers"):
             bad(name, "covers is empty")
         caps = set(v.get("capabilities", []))
@@ -117,6 +119,13 @@ def main():
         for it in e.get("interceptions", []):
             if it.get("interception_point") not in POINTS:
                 bad(name, "bad interception_point")
+            extra = set(it) - {"interception_point", "context", "context_must_validate", "context_must_contain",
+                               "context_must_not_contain"}
+            if extra:
+                bad(name, "unknown interception keys %s" % sorted(extra))
+        for k in ("interceptions_absent", "tool_not_invoked", "persisted_must_not_contain"):
+            if k in e and not e[k]:
+                bad(name, "empty %s asserts nothing" % k)
         for r in e.get("records", []):
             if r.get("interception_point") not in POINTS:
                 bad(name, "bad record point")

@@ -225,6 +225,8 @@ c("8-c", "MUST", "In evaluate_only no transform is applied.")
 c("8-d", "MUST", "In evaluate_only the approval seam is never consulted.")
 c("8-e", "MUST", "In evaluate_only a failure is still recorded as its host_error deny while the action proceeds.")
 c("8-f", "MAY", "Mode may be selected per session or per point.")
+c("8-g", "MUST", "An evaluate_only outcome is never presented to a downstream system as enforcement.",
+  "downstream presentation is outside the record stream the runner sees", [f"{RH}::emitter::tests::evaluate_only_never_reported_as_enforced"])
 
 # §9 approval and redaction
 c("9-a", "MUST", "The seam is consulted only when the profile calls for it, only for a liftable deny, and only when a resolver is registered.")
@@ -266,6 +268,8 @@ c("10.2-f", "MUST", "A projection nested deeper than 128 levels is denied with h
   "vector files that deep exceed common JSON parser limits", [f"{RH}::identity::tests::depth_beyond_128_rejected"])
 c("10.2-g", "MUST", "enforced_identity is computed over the context after composition and equals input_identity when no transform was applied.")
 c("10.2-h", "MUST", "A folded or applied transform that takes the context out of the identity domain denies the emission with host_error:context_invalid, enforced_identity null and decided_by null.")
+c("10.2-i", "MUST", "No identity is computed for a context whose interception_point is absent or outside the closed set.",
+  "harnesses always build contexts with a valid point", [f"{RH}::identity::tests::unknown_point_has_no_identity"])
 c("10.3-a", "MUST", "The host writes exactly one record per emission.")
 c("10.3-b", "MUST", "A record carries no payload: no context or target content and no transform value.")
 c("10.3-c", "MUST", "The record truncates message and warnings[].message to at most 256 UTF-8 bytes on a character boundary, marking a cut with an ellipsis.",
@@ -301,10 +305,14 @@ c("12.1-d", "MUST", "An incremental deny ends the stream and withholds everythin
 c("12.1-e", "MUST", "Withheld or unevaluated streamed content is never persisted.")
 c("12.1-f", "MUST", "A model call that errors is not followed by a post_model_call and nothing partial persists.",
   "the mock model cannot fail a call", [f"{RH}::stream::tests::errored_model_call_not_mediated"])
+c("12.1-g", "MUST", "A host that cannot assemble a stream emits post_model_call with finish_reason stream_incomplete and a self-deny host_error:streaming_unsupported, and does not use the partial response.",
+  "only incremental hosts receive chunked mock streams", [f"{RH}::stream::tests::unassembled_stream_self_denies"])
 c("12.1a-a", "MUST", "Caller-bound output is held until the output verdict permits it, unless the host declares buffered_output false.")
 c("12.1a-b", "MUST", "Released content is exactly the verdicted content, after any transform.")
 c("12.1a-c", "MUST", "A host with buffered_output false states in its claim that an output deny cannot retract streamed content.",
   "a property of the claim text", [f"{RN}::claim::tests::unbuffered_claim_states_no_retraction"])
+c("12.1a-d", "MUST", "A host that mediates incrementally states its exposure bound in its declaration and claim.",
+  "a property of the declaration and claim text", [f"{RN}::claim::tests::incremental_claim_states_exposure_bound"])
 c("12.2-a", "MUST", "Each of several concurrent tool calls gets its own pre_tool_call and post_tool_call pair with a distinct tool_call.id.")
 c("12.2-b", "MUST", "A concurrent tool starts only after its own pre_tool_call composition permits it.")
 c("12.2-c", "MUST", "Sequence values stay unique and totally ordered under concurrency.",

@@ -47,7 +47,11 @@ def ix(points, ctx=None):
     for i, p in enumerate(points):
         e = {"interception_point": p}
         if ctx and i in ctx:
-            e.update(ctx[i])
+            for k, val in ctx[i].items():
+                if k in ("context", "context_must_validate", "context_must_contain", "context_must_not_contain"):
+                    e[k] = val
+                else:
+                    e.setdefault("context", {})[k] = val
         out.append(e)
     return out
 
@@ -103,7 +107,7 @@ def V(num, slug, title, clause, covers, part, scenario, expect, caps=None, scrip
       **top):
     assert (script is None) != (scripts is None), slug
     vid = "CTK-%04d" % num
-    v = {"id": vid, "title": title, "spec_clause": clause, "part": part, "covers": covers}
+    v = {"id": vid, "title": title, "spec_clause": clause, "part": part, "covers": list(dict.fromkeys(covers))}
     if caps:
         v["capabilities"] = caps
     for k in ("mode", "composition", "identity_provider", "interceptor_timeout_ms"):

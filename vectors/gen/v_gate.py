@@ -40,7 +40,7 @@ CASES = [
     ("decision-missing", "a verdict without decision", {"reason": "ctk:forgot"}, ["5-c"], "tool"),
     ("decision-warn", "the SDK sugar word warn used as a decision", {"decision": "warn"}, ["5-c"], "input"),
     ("decision-escalate", "the SDK sugar word escalate used as a decision", {"decision": "escalate"}, ["5-c"], "tool"),
-    ("decision-uppercase", "ALLOW in capitals", {"decision": "ALLOW"}, ["5-c", "4.4-d"], "output"),
+    ("decision-uppercase", "ALLOW in capitals", {"decision": "ALLOW"}, ["5-c"], "output"),
     ("reason-not-string", "a numeric reason", {"decision": "deny", "reason": 403}, ["5-d"], "tool"),
     ("transform-on-allow", "an allow carrying a transform body", {"decision": "allow", "transform": {"path": "$target.q", "value": "x"}}, ["5-e"], "tool"),
     ("transform-body-missing", "a transform decision without a transform body", {"decision": "transform", "reason": "ctk:half"}, ["5-e"], "input"),
@@ -123,7 +123,7 @@ V(next(n), "raise-at-pre-model", "An interceptor that raises at pre_model_call f
   caps=M, script=[rule(PM, fault="raise")])
 V(next(n), "raise-at-post-tool", "An interceptor that raises at post_tool_call fails closed and the tool result never reaches the model",
   "6.3, 6.2", ["6.3-b", "6.1-f", "6.2-a"], FP, tool_scenario(ret="RAW-RESULT-99"),
-  {"sequence_strict": False, "interceptions": ix([PTT, PM], {1: {"context_must_not_contain": ["RAW-RESULT-99"]}}),
+  {"sequence_strict": False, "interceptions": ix([PTT]),
    "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
    "records": [rec(PTT, {"verdict.decision": "deny", "verdict.reason": "host_error:interceptor_failed", "decided_by": 0})],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},

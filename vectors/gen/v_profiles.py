@@ -287,3 +287,58 @@ V(next(n), "pu-warnings-union", "unanimous: the combined allow carries the union
   ran(records=[rec(PT, {"verdict.decision": "allow", "verdict.warnings[0].reason": "ctk:a", "verdict.warnings[1].reason": "ctk:b"})]),
   caps=MT, scripts=[[rule(PT, {"decision": "allow", "warnings": [{"reason": "ctk:a"}]})],
                     [rule(PT, {"decision": "allow", "warnings": [{"reason": "ctk:b"}]})]], composition=PU("deny"))
+
+# ---------------- knob-value completions (appended; ids continue the block)
+V(next(n), "fd-resume-all-allow", "first_deny with on_approval resume: plain allows give an allow and the resume knob is stamped",
+  "7.2, 7.4", ["7.2-c", "7.4-a"], P_FD, tool_scenario(),
+  ran(records=[rec(PT, {"verdict.decision": "allow", "decided_by": None, "fold_truncated": False,
+                        "composition": {"profile": "sequential/first_deny", "on_approval": "resume"}}, ["resolved_by"])]),
+  caps=MT, scripts=[A(), A()], composition=FD("resume"))
+V(next(n), "fd-resume-plain-transform", "first_deny with on_approval resume: a transform folds and wins exactly as under stop",
+  "7.4", ["7.4-b", "7.3-b"], P_FD, tool_scenario(),
+  ran({"q": "resumed"}, records=[rec(PT, {"verdict.decision": "transform", "decided_by": 1, "fold_truncated": False})]),
+  caps=MT, scripts=[A(), [rule(PT, transform("$target.q", "resumed"))]], composition=FD("resume"))
+V(next(n), "fd-resume-failure-after-lift", "first_deny resume: after a lift the next interceptor raising decides the deny in its own slot",
+  "6.3, 7.4", ["6.3-e", "6.3-g", "7.4-g"], P_FD, tool_scenario(),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:interceptor_failed", "decided_by": 1, "resolved_by": "approval"})]),
+  caps=MT, scripts=[[rule(PT, liftable("ctk:check"))], [rule(PT, fault="raise")]], composition=FD("resume"), approval_script=APPROVE)
+V(next(n), "ps-approval-knob-all-allow", "strictest with knob approval: all allow gives allow without consulting the seam",
+  "7.2, 7.5", ["7.2-c", "7.5-b", "9-a"], P_PS, tool_scenario(),
+  ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "parallel/strictest", "on_transform_conflict": "approval"}},
+                   ["resolved_by", "fold_truncated"])]),
+  caps=MT, scripts=[A(), A()], composition=PS("approval"), approval_script=APPROVE)
+V(next(n), "ps-approval-knob-single-transform", "strictest with knob approval: a single transform is no conflict and applies without the seam",
+  "7.5", ["7.5-b", "9-a"], P_PS, tool_scenario(),
+  ran({"q": "solo"}, records=[rec(PT, {"verdict.decision": "transform", "decided_by": 0}, ["resolved_by"])]),
+  caps=MT, scripts=[[rule(PT, transform("$target.q", "solo"))], A()], composition=PS("approval"), approval_script=APPROVE)
+V(next(n), "ps-approval-knob-liftable-rejected", "strictest with knob approval: a winning liftable deny that the resolver rejects stays blocked",
+  "7.5, 9", ["7.5-e", "9-d", "9-l"], P_PS, tool_scenario(),
+  blocked(records=[rec(PT, {"verdict.decision": "deny", "resolved_by": "rejection"})]),
+  caps=MT, scripts=[A(), [rule(PT, liftable("ctk:check"))]], composition=PS("approval"), approval_script=REJECT)
+V(next(n), "ps-approval-knob-failure", "strictest with knob approval: a raising interceptor is a plain deny that outranks everything",
+  "6.3, 7.5", ["6.3-f", "6.3-e", "6.3-b"], P_PS, tool_scenario(),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:interceptor_failed", "decided_by": 0, "verdicts[1].decision": "transform"},
+                        ["resolved_by"])]),
+  caps=MT, scripts=[[rule(PT, fault="raise")], [rule(PT, transform("$target.q", "x"))]], composition=PS("approval"),
+  approval_script=APPROVE)
+V(next(n), "pu-approval-knob-all-allow", "unanimous with knob approval: unanimous allows never reach the seam",
+  "7.5", ["7.5-f", "9-a", "7.2-c"], P_PU, tool_scenario(),
+  ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "parallel/unanimous", "on_disagreement": "approval"}},
+                   ["resolved_by"])]),
+  caps=MT, scripts=[A(), A()], composition=PU("approval"), approval_script=APPROVE)
+V(next(n), "pu-approval-knob-liftable", "unanimous with knob approval: a liftable deny is a disagreement and the synthesized deny is what the seam lifts",
+  "7.5", ["7.5-h", "7.5-i", "7.6-b"], P_PU, tool_scenario(),
+  ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "decided_by": None})]),
+  caps=MT, scripts=[A(), [rule(PT, liftable("ctk:ask"))]], composition=PU("approval"),
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}])
+V(next(n), "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a failure is a disagreement; an unresolved answer leaves approval_unresolved",
+  "7.5, 9", ["7.5-h", "9-e", "6.3-f"], P_PU, tool_scenario(),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:approval_unresolved", "resolved_by": "rejection",
+                             "verdicts[1].reason": "host_error:interceptor_failed"})]),
+  caps=MT, scripts=[A(), [rule(PT, fault="raise")]], composition=PU("approval"),
+  approval_script=[{"resolve": {"outcome": "unresolved"}}])
+V(next(n), "ra-transform-then-liftable-rejected", "run_all: a reject after a folded transform leaves the deny; the tool never sees the fold",
+  "7.4, 9", ["7.4-k", "9-d"], P_RA, tool_scenario(),
+  blocked(records=[rec(PT, {"verdict.reason": "ctk:operator-said-no", "resolved_by": "rejection"}, ["verdict.transform"])]),
+  caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:soft"))]], composition=RA,
+  approval_script=REJECT)
