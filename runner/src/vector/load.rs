@@ -38,6 +38,17 @@ pub const KNOWN_PARTS: &[&str] = &[
     "declaration/load",
     "declaration/bindings",
     "declaration/refusal",
+    "context/points",
+    "verdict/gate",
+    "transform/targets",
+    "fail_closed/reserved_reasons",
+    "fail_closed/interceptor_failure",
+    "identity/canonical",
+    "record/fields",
+    "enforcement/points",
+    "approval_seam/redaction",
+    "loop/multi_turn",
+    "loop/parallel_tool_calls",
 ];
 
 /// Where vectors come from.
