@@ -189,12 +189,14 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         bar.finish_and_clear();
     }
     let report = result?.report;
-    if let Some(dir) = &args.report_dir {
-        write_reports(dir, &report)?;
-    }
+    // Print before writing, so a report directory that cannot be written
+    // never loses the results already gathered.
     match args.format {
         Format::Human => print!("{}", human::summary(&report)),
         Format::Json => print!("{}", json::render(&report)),
+    }
+    if let Some(dir) = &args.report_dir {
+        write_reports(dir, &report)?;
     }
     Ok(exit_code_for(&report))
 }

@@ -1,5 +1,5 @@
 //! The runner's side of a running vector: scripted interceptors, the scripted
-//! approval resolver and the redactor, behind [`Callbacks`]. No host embeds
+//! approval resolver and the redactor, behind [`Callbacks`](ctk_harness_protocol::Callbacks). No host embeds
 //! this engine; linked or over stdio, every decision comes from here.
 
 mod callbacks;

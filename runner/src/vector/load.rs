@@ -233,6 +233,20 @@ pub fn lint(vectors: &[LoadedVector]) -> Vec<LoadError> {
                 errors.push(at("/part", format!("unknown part {part:?}")));
             }
         }
+        if !v
+            .vector
+            .spec_clause
+            .split(',')
+            .all(|s| valid_section(s.trim()))
+        {
+            errors.push(at(
+                "/spec_clause",
+                format!(
+                    "spec_clause {:?} is not a comma-separated list of section numbers",
+                    v.vector.spec_clause
+                ),
+            ));
+        }
         if let (Some(doc), false) = (
             &v.vector.host_declaration,
             v.vector.host_declaration_invalid,
@@ -256,7 +270,19 @@ pub fn lint(vectors: &[LoadedVector]) -> Vec<LoadError> {
     errors
 }
 
-/// Whether `text` is a clause id: dotted section numbers, `-`, one lower-case letter.
+/// Whether `text` is a section number: dot-separated numbers, each
+/// optionally followed by one lower-case letter (`12.1a`).
+pub fn valid_section(text: &str) -> bool {
+    !text.is_empty()
+        && text.split('.').all(|s| {
+            let digits = s.trim_end_matches(|c: char| c.is_ascii_lowercase());
+            !digits.is_empty()
+                && digits.chars().all(|c| c.is_ascii_digit())
+                && s.len() - digits.len() <= 1
+        })
+}
+
+/// Whether `text` is a clause id: a section number, `-`, one lower-case letter.
 pub fn valid_clause(text: &str) -> bool {
     let Some((section, letter)) = text.rsplit_once('-') else {
         return false;
@@ -264,14 +290,7 @@ pub fn valid_clause(text: &str) -> bool {
     let mut chars = letter.chars();
     let letter_ok =
         matches!((chars.next(), chars.next()), (Some(c), None) if c.is_ascii_lowercase());
-    let section_ok = !section.is_empty()
-        && section.split('.').all(|s| {
-            let digits = s.trim_end_matches(|c: char| c.is_ascii_lowercase());
-            !digits.is_empty()
-                && digits.chars().all(|c| c.is_ascii_digit())
-                && s.len() - digits.len() <= 1
-        });
-    letter_ok && section_ok
+    letter_ok && valid_section(section)
 }
 
 #[cfg(test)]
@@ -397,5 +416,11 @@ mod tests {
         assert!(!valid_clause("6.3"));
         assert!(!valid_clause("6.3-cc"));
         assert!(!valid_clause("-c"));
+        assert!(
+            valid_section("12.1a")
+                && valid_section("9")
+                && !valid_section("7.x1")
+                && !valid_section("")
+        );
     }
 }
