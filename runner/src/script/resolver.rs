@@ -44,7 +44,7 @@ pub fn resolve(rules: &[ApprovalRule], request: &Value) -> ResolverReply {
         json!(resolve.outcome.as_deref().unwrap_or("unresolved")),
     );
     out.insert("context_identity".into(), identity);
-    if let Some(verdict) = &resolve.verdict {
+    if let Some(verdict) = resolve.verdict.as_ref().or(resolve.verdict_raw.as_ref()) {
         out.insert("verdict".into(), verdict.clone());
     }
     ResolverReply::Resolution(Value::Object(out))
@@ -78,6 +78,20 @@ mod tests {
             r,
             ResolverReply::Resolution(
                 json!({"outcome": "approve", "context_identity": "sha256:req", "verdict": {"decision": "allow"}})
+            )
+        );
+    }
+
+    #[test]
+    fn carries_a_raw_verdict_verbatim() {
+        let r = resolve(
+            &rules(json!([{"resolve": {"outcome": "approve", "verdict_raw": {"decision": "perhaps"}}}])),
+            &request(),
+        );
+        assert_eq!(
+            r,
+            ResolverReply::Resolution(
+                json!({"outcome": "approve", "context_identity": "sha256:req", "verdict": {"decision": "perhaps"}})
             )
         );
     }

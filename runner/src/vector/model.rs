@@ -93,6 +93,10 @@ pub struct Resolve {
     /// The carried verdict.
     #[serde(default, deserialize_with = "present")]
     pub verdict: Option<Value>,
+    /// The carried verdict, verbatim and unchecked (project extension), so a
+    /// vector can script a resolution the host must refuse.
+    #[serde(default, deserialize_with = "present")]
+    pub verdict_raw: Option<Value>,
     /// `raise`: the resolver fails.
     #[serde(default)]
     pub fault: Option<String>,
