@@ -266,6 +266,14 @@ impl Emitter {
         self.records.lock().map(|r| r.clone()).unwrap_or_default()
     }
 
+    /// Drain the records written so far (a record sink that hands them on).
+    pub fn take_records(&self) -> Vec<Value> {
+        self.records
+            .lock()
+            .map(|mut r| std::mem::take(&mut *r))
+            .unwrap_or_default()
+    }
+
     fn bound(&self, point: Point) -> Vec<Registration> {
         self.registrations
             .iter()
