@@ -198,13 +198,28 @@ async fn strictest_approval_does_not_apply_lower_transforms() {
 }
 
 #[tokio::test]
-async fn unanimous_failure_wins_at_its_slot_and_is_never_put_to_the_approver() {
+async fn unanimous_counts_a_failure_as_a_disagreement() {
+    let b = builder().composition(Composition::Unanimous {
+        on_disagreement: Knob::Deny,
+    });
+    let (b, _) = with_fn(returning(b, allow()), |_| InterceptorAnswer::Raised);
+    let out = b.build().emit_fields(Point::Output).await;
+    assert_eq!(
+        out.record["verdict"]["reason"],
+        "host_error:composition_disagreement"
+    );
+    assert_eq!(
+        out.record["verdicts"][1]["reason"],
+        "host_error:interceptor_failed"
+    );
+    assert_eq!(out.record["decided_by"], Value::Null);
+
     let consulted = Arc::new(AtomicUsize::new(0));
     let c = consulted.clone();
     let r = FnResolver(move |req: &Value| {
         c.fetch_add(1, Ordering::SeqCst);
         ResolverAnswer::Resolution(
-            json!({"outcome": "approve", "context_identity": req["context_identity"], "verdict": {"decision": "allow"}}),
+            json!({"outcome": "unresolved", "context_identity": req["context_identity"]}),
         )
     });
     let b = builder().composition(Composition::Unanimous {
@@ -218,10 +233,44 @@ async fn unanimous_failure_wins_at_its_slot_and_is_never_put_to_the_approver() {
         .await;
     assert_eq!(
         out.record["verdict"]["reason"],
-        "host_error:interceptor_failed"
+        "host_error:approval_unresolved"
     );
-    assert_eq!(out.record["decided_by"], 1);
-    assert_eq!(consulted.load(Ordering::SeqCst), 0);
+    assert_eq!(out.record["resolved_by"], "rejection");
+    assert_eq!(consulted.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_pure_allow_carries_the_first_allows_members() {
+    let evidence = json!({"artefact": "sha256:00", "verification_pointers": {"log": "https://audit.invalid/1"}});
+    for composition in [
+        Composition::default(),
+        Composition::RunAll,
+        Composition::Strictest {
+            on_transform_conflict: Knob::Deny,
+        },
+        Composition::Unanimous {
+            on_disagreement: Knob::Deny,
+        },
+    ] {
+        let b = builder().composition(composition);
+        let b = returning(
+            returning(
+                b,
+                json!({"decision": "allow", "reason": "ctk:first", "evidence": evidence}),
+            ),
+            json!({"decision": "allow", "reason": "ctk:second"}),
+        );
+        let out = b.build().emit_fields(Point::Output).await;
+        assert_eq!(
+            out.record["verdict"]["reason"], "ctk:first",
+            "{composition:?}"
+        );
+        assert_eq!(
+            out.record["verdict"]["evidence"], evidence,
+            "{composition:?}"
+        );
+        assert_eq!(out.record["decided_by"], Value::Null, "{composition:?}");
+    }
 }
 
 #[tokio::test]
