@@ -432,12 +432,19 @@ impl Emitter {
         let (proceed, out_ctx, enforced_identity) = match self.mode {
             Mode::EvaluateOnly => (true, context, input_identity),
             Mode::Enforce if combined.is_permit() => {
-                match self.provider.compute(&composed_ctx, self.version, false) {
+                let identified = check_bounds(&composed_ctx)
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| {
+                        self.provider
+                            .compute(&composed_ctx, self.version, false)
+                            .map_err(|e| e.to_string())
+                    });
+                match identified {
                     Ok(id) => (true, composed_ctx, id),
                     Err(e) => {
-                        // The composed context left the domain: fail closed at finalize.
-                        combined =
-                            Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
+                        // A transform pushed the context out of the bounds or
+                        // the domain: fail closed at finalize.
+                        combined = Verdict::host_deny_with(ReservedReason::ContextInvalid, e);
                         decided_by = None;
                         (false, context, None)
                     }

@@ -509,3 +509,23 @@ impl Interceptor for AllowAll {
         Box::pin(async { InterceptorAnswer::Returned(json!({"decision": "allow"})) })
     }
 }
+
+#[tokio::test]
+async fn a_transform_that_breaks_the_bounds_fails_closed_at_finalize() {
+    let huge = "x".repeat(5 * 1024 * 1024);
+    for provider in [IdentityProvider::JcsSha256, IdentityProvider::Null] {
+        let e = returning(
+            builder().identity_provider(provider),
+            transform("$target.content", json!(huge)),
+        )
+        .build();
+        let out = e.emit_fields(Point::Output).await;
+        assert!(!out.proceed);
+        assert_eq!(
+            out.record["verdict"]["reason"],
+            "host_error:context_invalid"
+        );
+        assert_eq!(out.record["enforced_identity"], Value::Null);
+        assert_eq!(out.record["decided_by"], Value::Null);
+    }
+}
