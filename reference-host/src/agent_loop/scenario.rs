@@ -10,14 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::context::domain::raw_text_has_unsafe_integer;
-
-/// Why a scenario could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ScenarioError {
-    /// The text is not a scenario.
-    #[error("scenario is malformed: {0}")]
-    Malformed(#[from] serde_json::Error),
-}
+pub use crate::errors::ScenarioError;
 
 /// A scripted value plus whether its raw text held an unsafe integer.
 #[derive(Debug, Clone, PartialEq)]

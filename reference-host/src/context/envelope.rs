@@ -4,31 +4,9 @@
 
 use serde_json::Value;
 
+pub use crate::errors::EnvelopeError;
 use crate::point::Point;
 use crate::spec_version::SpecVersion;
-
-/// Why a context failed the envelope check.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EnvelopeError {
-    /// The context is not a JSON object.
-    #[error("context is not an object")]
-    NotObject,
-    /// A required member is missing or has the wrong type.
-    #[error("member `{0}` is missing or has the wrong type")]
-    Member(&'static str),
-    /// `interception_point` is not one of the eight.
-    #[error("interception_point is not one of the eight points")]
-    UnknownPoint,
-    /// `spec` names a version this emitter does not emit.
-    #[error("spec names a version other than the emitter's")]
-    OtherVersion,
-    /// `agent.framework` does not match `^[a-z0-9_-]+$`.
-    #[error("agent.framework does not match ^[a-z0-9_-]+$")]
-    Framework,
-    /// A conditional member or one of its subfields is missing.
-    #[error("conditional member `{0}` is missing or incomplete")]
-    Conditional(&'static str),
-}
 
 /// Validate the envelope of `context` for an emitter of `version`; on
 /// success return the point it names.
