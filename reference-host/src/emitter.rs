@@ -43,18 +43,6 @@ pub struct EmitterBuilder {
     surface: BTreeSet<Point>,
 }
 
-impl std::fmt::Debug for dyn ApprovalResolver {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ApprovalResolver")
-    }
-}
-
-impl std::fmt::Debug for dyn Redactor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Redactor")
-    }
-}
-
 impl EmitterBuilder {
     /// Start a builder for `version`, emitting as `who`.
     pub fn new(version: SpecVersion, who: AgentIdentity) -> Self {
