@@ -42,6 +42,9 @@ pub enum EnvelopeError {
     /// A conditional member or one of its subfields is missing.
     #[error("conditional member `{0}` is missing or incomplete")]
     Conditional(&'static str),
+    /// `extensions` is not an object of `^[a-z][a-z0-9_]*$` namespaces.
+    #[error("extensions is not an object keyed by ^[a-z][a-z0-9_]*$ namespaces")]
+    Extensions,
 }
 
 /// Why an identity could not be computed. Every variant fails the emission

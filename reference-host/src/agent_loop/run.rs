@@ -61,7 +61,7 @@ enum TurnEnd {
 }
 
 enum ToolEnd {
-    Message(Value),
+    Message(Value, Vec<Value>),
     Terminate,
     Error(String),
 }
@@ -73,6 +73,8 @@ struct Session {
     history: Vec<Value>,
     cursor: usize,
     watermark: Watermark,
+    labels: Vec<Value>,
+    request_id: Value,
 }
 
 fn fields(entries: Vec<(&str, Value)>) -> Map<String, Value> {
@@ -100,6 +102,8 @@ pub async fn run_scenario(
         history: Vec::new(),
         cursor: 0,
         watermark: Watermark::new(),
+        labels: Vec::new(),
+        request_id: Value::Null,
     };
     let startup_ctx = s.emitter.context(
         Point::AgentStartup,
@@ -147,12 +151,17 @@ pub async fn run_scenario(
             .watermark
             .streamed()
             .then(|| s.watermark.released().to_owned()),
-        persisted: json!({"messages": s.history}),
+        persisted: json!({"messages": s.history, "labels": s.labels}),
         error,
     }
 }
 
 impl Session {
+    /// Persist the labels of a permitted emission with the session (§5.4).
+    fn keep(&mut self, e: &Emitted) {
+        self.labels.extend(labels_of(e));
+    }
+
     async fn turn(&mut self, input: &Scripted, script: &[ModelStep]) -> TurnEnd {
         let ctx = self
             .emitter
@@ -161,16 +170,20 @@ impl Session {
         if !e.proceed {
             return TurnEnd::Blocked;
         }
+        self.keep(&e);
         let adopted = e.target();
         self.history.push(
             json!({"role": adopted.get("role").cloned().unwrap_or(Value::Null),
             "content": adopted.get("content").cloned().unwrap_or(Value::Null)}),
         );
         let final_output = loop {
+            // The pairing key of this model call's pre/post emissions (§4.5).
+            self.request_id = Value::String(format!("req-{}", self.cursor + 1));
             let pre_ctx = self.emitter.context(
                 Point::PreModelCall,
                 fields(vec![
                     ("model", model()),
+                    ("request_id", self.request_id.clone()),
                     ("messages", Value::Array(self.history.clone())),
                 ]),
             );
@@ -178,6 +191,7 @@ impl Session {
             if !pre.proceed {
                 return TurnEnd::Blocked;
             }
+            self.keep(&pre);
             self.history = match pre.target() {
                 Value::Array(items) => items,
                 other => vec![other],
@@ -186,6 +200,11 @@ impl Session {
                 return TurnEnd::Error("the model script has no response left".into());
             };
             self.cursor += 1;
+            if step.fails {
+                // An errored model call is not mediated: no post_model_call,
+                // nothing of it is incorporated (§12.1).
+                return TurnEnd::Error("the model call failed".into());
+            }
             let response = match self.respond(step).await {
                 Some(r) => r,
                 None => return TurnEnd::Blocked,
@@ -207,7 +226,10 @@ impl Session {
             let mut terminate = false;
             for end in ends {
                 match end {
-                    ToolEnd::Message(m) => self.history.push(m),
+                    ToolEnd::Message(m, labels) => {
+                        self.history.push(m);
+                        self.labels.extend(labels);
+                    }
                     ToolEnd::Terminate => terminate = true,
                     ToolEnd::Error(e) => return TurnEnd::Error(e),
                 }
@@ -234,6 +256,7 @@ impl Session {
         if !out.proceed {
             return TurnEnd::Blocked;
         }
+        self.keep(&out);
         let delivered = out.target().get("content").cloned().unwrap_or(Value::Null);
         self.history
             .push(json!({"role": "assistant", "content": delivered}));
@@ -245,6 +268,7 @@ impl Session {
             Point::PostModelCall,
             fields(vec![
                 ("model", model()),
+                ("request_id", self.request_id.clone()),
                 ("response", json!({"content": content, "tool_calls": tool_calls, "finish_reason": finish_reason})),
             ]),
         )
@@ -277,6 +301,7 @@ impl Session {
                     step.finish_reason.clone(),
                 );
                 let e = self.emitter.emit_checked(ctx, step.raw_unsafe).await;
+                self.keep(&e);
                 e.proceed.then(|| e.target())
             }
         }
@@ -313,6 +338,7 @@ impl Session {
             if !e.proceed {
                 return None;
             }
+            self.keep(&e);
             let permitted = e.target();
             if self
                 .watermark
@@ -357,7 +383,7 @@ impl Session {
                 call,
             )
             .await;
-            let stop = !matches!(end, ToolEnd::Message(_));
+            let stop = !matches!(end, ToolEnd::Message(..));
             ends.push(end);
             if stop {
                 break;
@@ -392,7 +418,10 @@ impl Session {
 fn denied(e: &Emitted, point: Point, posture: ToolSeamPosture) -> ToolEnd {
     match after_deny(point, &e.verdict, posture) {
         AfterDeny::EndRun => ToolEnd::Terminate,
-        _ => ToolEnd::Message(json!({"role": "tool", "content": blocked_message(&e.verdict)})),
+        _ => ToolEnd::Message(
+            json!({"role": "tool", "content": blocked_message(&e.verdict)}),
+            Vec::new(),
+        ),
     }
 }
 
@@ -415,7 +444,10 @@ async fn tool_step(
     );
     let pre = emitter.emit(ctx).await;
     if !pre.proceed {
-        return denied(&pre, Point::PreToolCall, posture);
+        return match denied(&pre, Point::PreToolCall, posture) {
+            ToolEnd::Message(m, _) => ToolEnd::Message(m, Vec::new()),
+            other => other,
+        };
     }
     let args = pre.target();
     let tool_name = name.as_str().unwrap_or_default();
@@ -435,5 +467,19 @@ async fn tool_step(
     if !post.proceed {
         return denied(&post, Point::PostToolCall, posture);
     }
-    ToolEnd::Message(json!({"role": "tool", "content": post.target()}))
+    let labels = labels_of(&pre)
+        .into_iter()
+        .chain(labels_of(&post))
+        .collect();
+    ToolEnd::Message(json!({"role": "tool", "content": post.target()}), labels)
+}
+
+/// The label entry a permitted emission leaves in the session's durable
+/// store (§5.4): the labels, with the emission whose data they describe.
+/// A deny never carries labels (they are dropped when nothing proceeds).
+fn labels_of(e: &Emitted) -> Option<Value> {
+    (e.proceed && !e.verdict.result_labels.is_empty()).then(|| {
+        json!({"interception_point": e.record["interception_point"], "sequence": e.record["sequence"],
+            "labels": e.verdict.result_labels})
+    })
 }

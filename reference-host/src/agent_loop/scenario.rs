@@ -2,7 +2,7 @@
 //! with each scripted value's raw text scanned for integer literals beyond
 //! 2^53-1 before serde_json coerces them.
 //!
-//! Project extensions: `respond.parallel` and `scenario.turns`. Unknown
+//! Project extensions: `respond.parallel`, `respond.error` and `scenario.turns`. Unknown
 //! members are ignored: the runner validates vectors, the loop only runs them.
 
 use serde::Deserialize;
@@ -65,6 +65,8 @@ pub struct ModelStep {
     pub stream_truncated: bool,
     /// Project extension: dispatch this response's tool calls concurrently.
     pub parallel: bool,
+    /// Project extension: the model call itself fails (no response).
+    pub fails: bool,
     /// Whether the response's raw text held an unsafe integer.
     pub raw_unsafe: bool,
 }
@@ -129,6 +131,8 @@ struct RawRespond {
     stream_truncated: bool,
     #[serde(default)]
     parallel: bool,
+    #[serde(default)]
+    error: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -183,6 +187,7 @@ impl Scenario {
                     stream: r.stream,
                     stream_truncated: r.stream_truncated,
                     parallel: r.parallel,
+                    fails: r.error.is_some_and(|e| !e.is_null()),
                     raw_unsafe: raw_text_has_unsafe_integer(text),
                 })
             })

@@ -161,6 +161,25 @@ mod tests {
     }
 
     #[test]
+    fn non_finite_numbers_cannot_reach_a_context() {
+        // A context is a serde_json value: the parser refuses the literals and
+        // a number cannot hold a non-finite double, so §4.4's NaN/Infinity
+        // rule holds by construction.
+        for text in ["NaN", "Infinity", "-Infinity", "[1e999]"] {
+            assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
+        }
+        assert!(serde_json::Number::from_f64(f64::NAN).is_none());
+        assert!(serde_json::Number::from_f64(f64::INFINITY).is_none());
+    }
+
+    #[test]
+    fn lone_surrogates_cannot_reach_a_context() {
+        for text in [r#""\ud800""#, r#""a\udc00b""#, r#"{"\ud83d": 1}"#] {
+            assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
     fn depth_beyond_bound_is_refused() {
         let mut v = json!(1);
         for _ in 0..MAX_DEPTH {

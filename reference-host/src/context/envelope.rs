@@ -66,6 +66,13 @@ pub fn validate_envelope(context: &Value, version: SpecVersion) -> Result<Point,
     if !obj.contains_key("target") {
         return Err(EnvelopeError::Member("target"));
     }
+    if let Some(ext) = obj.get("extensions") {
+        // Namespaces are checked, never interpreted: their contents pass verbatim.
+        let ext = ext.as_object().ok_or(EnvelopeError::Extensions)?;
+        if !ext.keys().all(|ns| valid_namespace(ns)) {
+            return Err(EnvelopeError::Extensions);
+        }
+    }
     for (key, subfields) in point.conditional() {
         let member = obj.get(*key).ok_or(EnvelopeError::Conditional(key))?;
         if let Some(fields) = subfields {
@@ -76,6 +83,13 @@ pub fn validate_envelope(context: &Value, version: SpecVersion) -> Result<Point,
         }
     }
     Ok(point)
+}
+
+/// Whether `ns` is an extension namespace: `^[a-z][a-z0-9_]*$` (§4.6).
+pub fn valid_namespace(ns: &str) -> bool {
+    let mut b = ns.bytes();
+    b.next().is_some_and(|c| c.is_ascii_lowercase())
+        && b.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
 }
 
 #[cfg(test)]
@@ -137,6 +151,27 @@ mod tests {
             validate_envelope(&ctx, SpecVersion::V0_1),
             Err(EnvelopeError::Framework)
         );
+    }
+
+    #[test]
+    fn extension_namespaces_follow_the_grammar() {
+        let mut ctx = valid();
+        ctx["extensions"] = json!({"acme": {"anything": [1, {"x": null}]}, "a_1": 1});
+        assert!(validate_envelope(&ctx, SpecVersion::V0_1).is_ok());
+        for bad in [
+            json!({"Acme": {}}),
+            json!({"1x": {}}),
+            json!({"a-b": {}}),
+            json!({"": {}}),
+            json!([]),
+        ] {
+            ctx["extensions"] = bad.clone();
+            assert_eq!(
+                validate_envelope(&ctx, SpecVersion::V0_1),
+                Err(EnvelopeError::Extensions),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

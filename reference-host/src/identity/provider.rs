@@ -182,6 +182,7 @@ impl CustomIdentityProvider for FaultProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::errors::DomainError;
     use serde_json::json;
 
     struct Panics;
@@ -247,6 +248,31 @@ mod tests {
             Ok(None)
         );
         assert_eq!(IdentityProvider::Null.name(), None);
+    }
+
+    #[test]
+    fn unknown_or_absent_point_has_no_identity() {
+        let mut c = ctx();
+        c["interception_point"] = json!("pre_tool");
+        assert!(jcs_sha256(&c, SpecVersion::V0_1, false).is_err());
+        c.as_object_mut()
+            .expect("object")
+            .remove("interception_point");
+        assert!(jcs_sha256(&c, SpecVersion::V0_1, false).is_err());
+    }
+
+    #[test]
+    fn projection_deeper_than_128_is_refused() {
+        let mut deep = json!("x");
+        for _ in 0..130 {
+            deep = json!([deep]);
+        }
+        let mut c = ctx();
+        c["target"] = json!({"content": deep});
+        assert!(matches!(
+            jcs_sha256(&c, SpecVersion::V0_1, false),
+            Err(IdentityError::Domain(DomainError::TooDeep))
+        ));
     }
 
     #[test]
