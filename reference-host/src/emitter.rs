@@ -306,12 +306,13 @@ impl Emitter {
     }
 
     /// Refuse an emission before dispatch: no interceptor runs, identities
-    /// are null, the action does not proceed in either mode.
+    /// are null. The deny is enforced in `enforce`; in `evaluate_only` it is
+    /// recorded and the action proceeds, like every other verdict there (§8).
     fn refuse(&self, context: Value, verdict: Verdict, registered: usize) -> Emitted {
         let env = Envelope::of(&context);
         let record = self.write(self.record_for(&env, verdict.clone(), registered));
         Emitted {
-            proceed: false,
+            proceed: self.mode == Mode::EvaluateOnly,
             verdict,
             context,
             record,
@@ -461,13 +462,16 @@ impl Emitter {
 
     /// Record an emission the host itself denies without dispatching, for a
     /// fact no verdict can change (e.g. unevaluated stream residue, §12.1).
-    /// Identities are computed as usual; nothing proceeds in either mode.
+    /// Identities are computed as usual; nothing proceeds in either mode,
+    /// because the host cannot use what it could not assemble.
     pub async fn emit_self_denied(&self, context: Value, reason: ReservedReason) -> Emitted {
         let point = match validate_envelope(&context, self.version) {
             Ok(p) => p,
             Err(e) => {
                 let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
-                return self.refuse(context, v, self.registrations.len());
+                let mut refused = self.refuse(context, v, self.registrations.len());
+                refused.proceed = false;
+                return refused;
             }
         };
         let bound = self.bound(point).len();
@@ -475,7 +479,9 @@ impl Emitter {
             Ok(id) => id,
             Err(e) => {
                 let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
-                return self.refuse(context, v, bound);
+                let mut refused = self.refuse(context, v, bound);
+                refused.proceed = false;
+                return refused;
             }
         };
         let env = Envelope::of(&context);
