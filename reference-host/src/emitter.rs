@@ -145,6 +145,7 @@ impl EmitterBuilder {
             surface: self.surface,
             sequence: AtomicU64::new(0),
             records: Mutex::new(Vec::new()),
+            gate: tokio::sync::Mutex::new(()),
         }
     }
 }
@@ -189,6 +190,7 @@ pub struct Emitter {
     surface: BTreeSet<Point>,
     sequence: AtomicU64,
     records: Mutex<Vec<Value>>,
+    gate: tokio::sync::Mutex<()>,
 }
 
 /// Best-effort fields of a context that may be invalid, for its record.
@@ -247,6 +249,34 @@ impl Emitter {
     pub fn context(&self, point: Point, fields: Map<String, Value>) -> Value {
         let seq = self.sequence.fetch_add(1, Ordering::SeqCst);
         build_context(self.version, &self.who, point, seq, now_rfc3339(), fields)
+    }
+
+    /// Build the next context for `point` and emit it, one emission at a
+    /// time: concurrent callers (parallel tool calls) queue here, so every
+    /// interceptor sees contexts in strictly increasing `sequence` order
+    /// (§12.2). Their tools still run concurrently, outside the emitter.
+    pub async fn emit_point(
+        &self,
+        point: Point,
+        fields: Map<String, Value>,
+        raw_unsafe: bool,
+    ) -> Emitted {
+        let _turn = self.gate.lock().await;
+        let context = self.context(point, fields);
+        self.emit_checked(context, raw_unsafe).await
+    }
+
+    /// [`Emitter::emit_self_denied`] for the next context of `point`, in turn
+    /// with every other [`Emitter::emit_point`].
+    pub async fn emit_point_self_denied(
+        &self,
+        point: Point,
+        fields: Map<String, Value>,
+        reason: ReservedReason,
+    ) -> Emitted {
+        let _turn = self.gate.lock().await;
+        let context = self.context(point, fields);
+        self.emit_self_denied(context, reason).await
     }
 
     /// Every record written so far, in order.

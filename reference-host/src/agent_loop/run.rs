@@ -105,14 +105,17 @@ pub async fn run_scenario(
         labels: Vec::new(),
         request_id: Value::Null,
     };
-    let startup_ctx = s.emitter.context(
-        Point::AgentStartup,
-        fields(vec![(
-            "agent_init",
-            json!({"tools_registered": tools.names()}),
-        )]),
-    );
-    let startup = s.emitter.emit(startup_ctx).await;
+    let startup = s
+        .emitter
+        .emit_point(
+            Point::AgentStartup,
+            fields(vec![(
+                "agent_init",
+                json!({"tools_registered": tools.names()}),
+            )]),
+            false,
+        )
+        .await;
     let (ending, final_output, error) = if !startup.proceed {
         (Ending::Blocked, Value::Null, None)
     } else {
@@ -137,12 +140,14 @@ pub async fn run_scenario(
     } else {
         "error"
     };
-    let shutdown_ctx = s.emitter.context(
-        Point::AgentShutdown,
-        fields(vec![("summary", json!({"reason": reason}))]),
-    );
-    // Nothing to prevent at shutdown: its verdict is recorded only.
-    let _ = s.emitter.emit(shutdown_ctx).await;
+    let _shutdown = s
+        .emitter
+        .emit_point(
+            Point::AgentShutdown,
+            fields(vec![("summary", json!({"reason": reason}))]),
+            false,
+        )
+        .await;
     LoopOutcome {
         ending,
         final_output,
@@ -163,10 +168,14 @@ impl Session {
     }
 
     async fn turn(&mut self, input: &Scripted, script: &[ModelStep]) -> TurnEnd {
-        let ctx = self
+        let e = self
             .emitter
-            .context(Point::Input, fields(vec![("input", input.value.clone())]));
-        let e = self.emitter.emit_checked(ctx, input.raw_unsafe).await;
+            .emit_point(
+                Point::Input,
+                fields(vec![("input", input.value.clone())]),
+                input.raw_unsafe,
+            )
+            .await;
         if !e.proceed {
             return TurnEnd::Blocked;
         }
@@ -179,15 +188,15 @@ impl Session {
         let final_output = loop {
             // The pairing key of this model call's pre/post emissions (§4.5).
             self.request_id = Value::String(format!("req-{}", self.cursor + 1));
-            let pre_ctx = self.emitter.context(
-                Point::PreModelCall,
-                fields(vec![
-                    ("model", model()),
-                    ("request_id", self.request_id.clone()),
-                    ("messages", Value::Array(self.history.clone())),
-                ]),
-            );
-            let pre = self.emitter.emit(pre_ctx).await;
+            let pre_fields = fields(vec![
+                ("model", model()),
+                ("request_id", self.request_id.clone()),
+                ("messages", Value::Array(self.history.clone())),
+            ]);
+            let pre = self
+                .emitter
+                .emit_point(Point::PreModelCall, pre_fields, false)
+                .await;
             if !pre.proceed {
                 return TurnEnd::Blocked;
             }
@@ -248,11 +257,11 @@ impl Session {
         if final_output.is_null() {
             return TurnEnd::Completed(Value::Null);
         }
-        let ctx = self.emitter.context(
-            Point::Output,
-            fields(vec![("output", json!({"content": final_output}))]),
-        );
-        let out = self.emitter.emit(ctx).await;
+        let out_fields = fields(vec![("output", json!({"content": final_output}))]);
+        let out = self
+            .emitter
+            .emit_point(Point::Output, out_fields, false)
+            .await;
         if !out.proceed {
             return TurnEnd::Blocked;
         }
@@ -263,15 +272,37 @@ impl Session {
         TurnEnd::Completed(delivered)
     }
 
-    fn post_model_ctx(&self, content: Value, tool_calls: Value, finish_reason: Value) -> Value {
-        self.emitter.context(
-            Point::PostModelCall,
-            fields(vec![
-                ("model", model()),
-                ("request_id", self.request_id.clone()),
-                ("response", json!({"content": content, "tool_calls": tool_calls, "finish_reason": finish_reason})),
-            ]),
-        )
+    fn post_model_fields(
+        &self,
+        content: Value,
+        tool_calls: Value,
+        finish_reason: Value,
+    ) -> Map<String, Value> {
+        fields(vec![
+            ("model", model()),
+            ("request_id", self.request_id.clone()),
+            (
+                "response",
+                json!({"content": content, "tool_calls": tool_calls, "finish_reason": finish_reason}),
+            ),
+        ])
+    }
+
+    async fn post_model(&self, f: Map<String, Value>, raw_unsafe: bool) -> Emitted {
+        self.emitter
+            .emit_point(Point::PostModelCall, f, raw_unsafe)
+            .await
+    }
+
+    async fn residue(&self, f: Map<String, Value>) {
+        let _ = self
+            .emitter
+            .emit_point_self_denied(
+                Point::PostModelCall,
+                f,
+                ReservedReason::StreamingUnsupported,
+            )
+            .await;
     }
 
     /// Deliver one scripted response through `post_model_call`; `None` when
@@ -283,24 +314,21 @@ impl Session {
             }
             (Some(chunks), OutputMode::Buffered) if step.stream_truncated => {
                 // Buffered: the stream died before it could be assembled.
-                let ctx = self.post_model_ctx(
+                let f = self.post_model_fields(
                     Value::String(chunks.concat()),
                     json!([]),
                     json!("stream_incomplete"),
                 );
-                let _ = self
-                    .emitter
-                    .emit_self_denied(ctx, ReservedReason::StreamingUnsupported)
-                    .await;
+                self.residue(f).await;
                 None
             }
             _ => {
-                let ctx = self.post_model_ctx(
+                let f = self.post_model_fields(
                     step.content.clone(),
                     step.tool_calls.clone(),
                     step.finish_reason.clone(),
                 );
-                let e = self.emitter.emit_checked(ctx, step.raw_unsafe).await;
+                let e = self.post_model(f, step.raw_unsafe).await;
                 self.keep(&e);
                 e.proceed.then(|| e.target())
             }
@@ -321,20 +349,20 @@ impl Session {
         for (i, chunk) in chunks.iter().take(evaluated).enumerate() {
             prefix.push_str(chunk);
             let is_last = !step.stream_truncated && i + 1 == chunks.len();
-            let ctx = if is_last {
-                self.post_model_ctx(
+            let f = if is_last {
+                self.post_model_fields(
                     Value::String(prefix.clone()),
                     step.tool_calls.clone(),
                     step.finish_reason.clone(),
                 )
             } else {
-                self.post_model_ctx(
+                self.post_model_fields(
                     Value::String(prefix.clone()),
                     json!([]),
                     json!("incremental"),
                 )
             };
-            let e = self.emitter.emit_checked(ctx, step.raw_unsafe).await;
+            let e = self.post_model(f, step.raw_unsafe).await;
             if !e.proceed {
                 return None;
             }
@@ -345,29 +373,23 @@ impl Session {
                 .release(permitted.get("content").unwrap_or(&Value::Null))
                 .is_err()
             {
-                let ctx = self.post_model_ctx(
+                let f = self.post_model_fields(
                     Value::String(prefix.clone()),
                     json!([]),
                     json!("stream_incomplete"),
                 );
-                let _ = self
-                    .emitter
-                    .emit_self_denied(ctx, ReservedReason::StreamingUnsupported)
-                    .await;
+                self.residue(f).await;
                 return None;
             }
             last_response = Some(permitted);
         }
         if step.stream_truncated {
-            let ctx = self.post_model_ctx(
+            let f = self.post_model_fields(
                 Value::String(chunks.concat()),
                 json!([]),
                 json!("stream_incomplete"),
             );
-            let _ = self
-                .emitter
-                .emit_self_denied(ctx, ReservedReason::StreamingUnsupported)
-                .await;
+            self.residue(f).await;
             return None;
         }
         last_response
@@ -435,14 +457,13 @@ async fn tool_step(
     let id = call.get("id").cloned().unwrap_or(Value::Null);
     let name = call.get("name").cloned().unwrap_or(Value::Null);
     let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
-    let ctx = emitter.context(
-        Point::PreToolCall,
-        fields(vec![(
-            "tool_call",
-            json!({"id": id, "name": name, "args": args}),
-        )]),
-    );
-    let pre = emitter.emit(ctx).await;
+    let pre_fields = fields(vec![(
+        "tool_call",
+        json!({"id": id, "name": name, "args": args}),
+    )]);
+    let pre = emitter
+        .emit_point(Point::PreToolCall, pre_fields, false)
+        .await;
     if !pre.proceed {
         return match denied(&pre, Point::PreToolCall, posture) {
             ToolEnd::Message(m, _) => ToolEnd::Message(m, Vec::new()),
@@ -456,14 +477,13 @@ async fn tool_step(
         Ok(None) => (Value::String("unknown tool".into()), true, false),
         Err(e) => return ToolEnd::Error(e.to_string()),
     };
-    let ctx = emitter.context(
-        Point::PostToolCall,
-        fields(vec![
-            ("tool_call", json!({"id": id, "name": name, "args": args})),
-            ("tool_result", json!({"value": value, "is_error": is_error})),
-        ]),
-    );
-    let post = emitter.emit_checked(ctx, raw_unsafe).await;
+    let post_fields = fields(vec![
+        ("tool_call", json!({"id": id, "name": name, "args": args})),
+        ("tool_result", json!({"value": value, "is_error": is_error})),
+    ]);
+    let post = emitter
+        .emit_point(Point::PostToolCall, post_fields, raw_unsafe)
+        .await;
     if !post.proceed {
         return denied(&post, Point::PostToolCall, posture);
     }

@@ -435,3 +435,50 @@ async fn evaluate_only_records_never_claim_enforcement() {
     assert!(!records.is_empty());
     assert!(records.iter().all(|r| r["mode"] == "evaluate_only"));
 }
+
+/// Records the sequence of every context it sees, after yielding a few
+/// times so that concurrent emissions get every chance to interleave.
+struct SeqRecorder(std::sync::Arc<std::sync::Mutex<Vec<i64>>>);
+
+impl ctk_reference_host::compose::dispatch::Interceptor for SeqRecorder {
+    fn intercept(
+        &self,
+        context: Value,
+    ) -> ctk_reference_host::compose::dispatch::BoxFuture<InterceptorAnswer> {
+        let seen = self.0.clone();
+        Box::pin(async move {
+            seen.lock()
+                .expect("lock")
+                .push(context["sequence"].as_i64().unwrap_or(-1));
+            for _ in 0..3 {
+                tokio::task::yield_now().await;
+            }
+            InterceptorAnswer::Returned(json!({"decision": "allow"}))
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interceptors_see_strictly_increasing_sequences_under_parallel_tool_calls() {
+    let calls: Vec<Value> = (0..8)
+        .map(|i| json!({"id": format!("tc-{i}"), "name": "a", "args": {"i": i}}))
+        .collect();
+    let scenario = json!({"input": {"content": "go", "role": "user"},
+        "tools": [{"name": "a", "behavior": [{"return": "A"}]}],
+        "model_script": [
+            {"respond": {"content": null, "parallel": true, "finish_reason": "tool_calls", "tool_calls": calls}},
+            {"respond": {"content": "done", "tool_calls": [], "finish_reason": "stop"}}]})
+    .to_string();
+    for _ in 0..20 {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let b = builder().interceptor(
+            ctk_reference_host::compose::dispatch::Registration::everywhere(std::sync::Arc::new(
+                SeqRecorder(seen.clone()),
+            )),
+        );
+        let (out, _) = run(b, &scenario, LoopConfig::default()).await;
+        assert_eq!(out.tool_invocations.len(), 8);
+        let seen = seen.lock().expect("lock").clone();
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+    }
+}
