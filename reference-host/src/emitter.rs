@@ -177,6 +177,10 @@ impl Emitted {
 }
 
 /// An Agent Hooks emitter for one session.
+///
+/// Emitting needs a tokio runtime: every interceptor, resolver and redactor
+/// call runs on its own task, so that a panic or a hang stays contained and
+/// becomes the reserved deny instead of taking the host down.
 #[derive(Debug)]
 pub struct Emitter {
     version: SpecVersion,
