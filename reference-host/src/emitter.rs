@@ -43,18 +43,6 @@ pub struct EmitterBuilder {
     surface: BTreeSet<Point>,
 }
 
-impl std::fmt::Debug for dyn ApprovalResolver {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("ApprovalResolver")
-    }
-}
-
-impl std::fmt::Debug for dyn Redactor {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Redactor")
-    }
-}
-
 impl EmitterBuilder {
     /// Start a builder for `version`, emitting as `who`.
     pub fn new(version: SpecVersion, who: AgentIdentity) -> Self {
@@ -157,6 +145,7 @@ impl EmitterBuilder {
             surface: self.surface,
             sequence: AtomicU64::new(0),
             records: Mutex::new(Vec::new()),
+            gate: tokio::sync::Mutex::new(()),
         }
     }
 }
@@ -188,6 +177,10 @@ impl Emitted {
 }
 
 /// An Agent Hooks emitter for one session.
+///
+/// Emitting needs a tokio runtime: every interceptor, resolver and redactor
+/// call runs on its own task, so that a panic or a hang stays contained and
+/// becomes the reserved deny instead of taking the host down.
 #[derive(Debug)]
 pub struct Emitter {
     version: SpecVersion,
@@ -201,6 +194,7 @@ pub struct Emitter {
     surface: BTreeSet<Point>,
     sequence: AtomicU64,
     records: Mutex<Vec<Value>>,
+    gate: tokio::sync::Mutex<()>,
 }
 
 /// Best-effort fields of a context that may be invalid, for its record.
@@ -261,9 +255,45 @@ impl Emitter {
         build_context(self.version, &self.who, point, seq, now_rfc3339(), fields)
     }
 
+    /// Build the next context for `point` and emit it, one emission at a
+    /// time: concurrent callers (parallel tool calls) queue here, so every
+    /// interceptor sees contexts in strictly increasing `sequence` order
+    /// (§12.2). Their tools still run concurrently, outside the emitter.
+    pub async fn emit_point(
+        &self,
+        point: Point,
+        fields: Map<String, Value>,
+        raw_unsafe: bool,
+    ) -> Emitted {
+        let _turn = self.gate.lock().await;
+        let context = self.context(point, fields);
+        self.emit_checked(context, raw_unsafe).await
+    }
+
+    /// [`Emitter::emit_self_denied`] for the next context of `point`, in turn
+    /// with every other [`Emitter::emit_point`].
+    pub async fn emit_point_self_denied(
+        &self,
+        point: Point,
+        fields: Map<String, Value>,
+        reason: ReservedReason,
+    ) -> Emitted {
+        let _turn = self.gate.lock().await;
+        let context = self.context(point, fields);
+        self.emit_self_denied(context, reason).await
+    }
+
     /// Every record written so far, in order.
     pub fn records(&self) -> Vec<Value> {
         self.records.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Drain the records written so far (a record sink that hands them on).
+    pub fn take_records(&self) -> Vec<Value> {
+        self.records
+            .lock()
+            .map(|mut r| std::mem::take(&mut *r))
+            .unwrap_or_default()
     }
 
     fn bound(&self, point: Point) -> Vec<Registration> {
@@ -310,12 +340,13 @@ impl Emitter {
     }
 
     /// Refuse an emission before dispatch: no interceptor runs, identities
-    /// are null, the action does not proceed in either mode.
+    /// are null. The deny is enforced in `enforce`; in `evaluate_only` it is
+    /// recorded and the action proceeds, like every other verdict there (§8).
     fn refuse(&self, context: Value, verdict: Verdict, registered: usize) -> Emitted {
         let env = Envelope::of(&context);
         let record = self.write(self.record_for(&env, verdict.clone(), registered));
         Emitted {
-            proceed: false,
+            proceed: self.mode == Mode::EvaluateOnly,
             verdict,
             context,
             record,
@@ -424,12 +455,19 @@ impl Emitter {
         let (proceed, out_ctx, enforced_identity) = match self.mode {
             Mode::EvaluateOnly => (true, context, input_identity),
             Mode::Enforce if combined.is_permit() => {
-                match self.provider.compute(&composed_ctx, self.version, false) {
+                let identified = check_bounds(&composed_ctx)
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| {
+                        self.provider
+                            .compute(&composed_ctx, self.version, false)
+                            .map_err(|e| e.to_string())
+                    });
+                match identified {
                     Ok(id) => (true, composed_ctx, id),
                     Err(e) => {
-                        // The composed context left the domain: fail closed at finalize.
-                        combined =
-                            Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
+                        // A transform pushed the context out of the bounds or
+                        // the domain: fail closed at finalize.
+                        combined = Verdict::host_deny_with(ReservedReason::ContextInvalid, e);
                         decided_by = None;
                         (false, context, None)
                     }
@@ -458,13 +496,16 @@ impl Emitter {
 
     /// Record an emission the host itself denies without dispatching, for a
     /// fact no verdict can change (e.g. unevaluated stream residue, §12.1).
-    /// Identities are computed as usual; nothing proceeds in either mode.
+    /// Identities are computed as usual; nothing proceeds in either mode,
+    /// because the host cannot use what it could not assemble.
     pub async fn emit_self_denied(&self, context: Value, reason: ReservedReason) -> Emitted {
         let point = match validate_envelope(&context, self.version) {
             Ok(p) => p,
             Err(e) => {
                 let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
-                return self.refuse(context, v, self.registrations.len());
+                let mut refused = self.refuse(context, v, self.registrations.len());
+                refused.proceed = false;
+                return refused;
             }
         };
         let bound = self.bound(point).len();
@@ -472,7 +513,9 @@ impl Emitter {
             Ok(id) => id,
             Err(e) => {
                 let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
-                return self.refuse(context, v, bound);
+                let mut refused = self.refuse(context, v, bound);
+                refused.proceed = false;
+                return refused;
             }
         };
         let env = Envelope::of(&context);

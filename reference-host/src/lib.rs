@@ -23,6 +23,7 @@
 //! | spec versions | [`spec_version`] |
 //! | the agent loop | [`agent_loop`] |
 //! | `impl Harness` | [`harness_impl`] |
+//! | error types | [`errors`] |
 //!
 //! Nothing reachable from an interceptor, a resolver, a redactor or a
 //! context panics the emitter: every bad value becomes a reserved
@@ -32,6 +33,7 @@ pub mod agent_loop;
 pub mod compose;
 pub mod context;
 pub mod emitter;
+pub mod errors;
 pub mod harness_impl;
 pub mod identity;
 pub mod output;

@@ -1,6 +1,7 @@
 //! Output mediation (§12.1, §12.1a): buffered by default; incremental
 //! release gated by a watermark, so nothing leaves ahead of a covering verdict.
 
+pub use crate::errors::ReleaseError;
 use serde_json::Value;
 
 /// How model output reaches the caller.
@@ -13,15 +14,6 @@ pub enum OutputMode {
     /// One `post_model_call` per stream segment; release each permitted
     /// segment (declares `buffered_output: false` and `incremental_output`).
     Incremental,
-}
-
-/// Why a segment could not be released.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReleaseError {
-    /// The permitted content no longer extends what was already released
-    /// (a transform rewrote released text, which cannot be retracted).
-    #[error("permitted content does not extend the released prefix")]
-    Diverged,
 }
 
 /// The watermark of an incremental stream: everything before it has been

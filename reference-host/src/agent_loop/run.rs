@@ -61,7 +61,7 @@ enum TurnEnd {
 }
 
 enum ToolEnd {
-    Message(Value),
+    Message(Value, Vec<Value>),
     Terminate,
     Error(String),
 }
@@ -73,6 +73,8 @@ struct Session {
     history: Vec<Value>,
     cursor: usize,
     watermark: Watermark,
+    labels: Vec<Value>,
+    request_id: Value,
 }
 
 fn fields(entries: Vec<(&str, Value)>) -> Map<String, Value> {
@@ -100,15 +102,20 @@ pub async fn run_scenario(
         history: Vec::new(),
         cursor: 0,
         watermark: Watermark::new(),
+        labels: Vec::new(),
+        request_id: Value::Null,
     };
-    let startup_ctx = s.emitter.context(
-        Point::AgentStartup,
-        fields(vec![(
-            "agent_init",
-            json!({"tools_registered": tools.names()}),
-        )]),
-    );
-    let startup = s.emitter.emit(startup_ctx).await;
+    let startup = s
+        .emitter
+        .emit_point(
+            Point::AgentStartup,
+            fields(vec![(
+                "agent_init",
+                json!({"tools_registered": tools.names()}),
+            )]),
+            false,
+        )
+        .await;
     let (ending, final_output, error) = if !startup.proceed {
         (Ending::Blocked, Value::Null, None)
     } else {
@@ -133,12 +140,14 @@ pub async fn run_scenario(
     } else {
         "error"
     };
-    let shutdown_ctx = s.emitter.context(
-        Point::AgentShutdown,
-        fields(vec![("summary", json!({"reason": reason}))]),
-    );
-    // Nothing to prevent at shutdown: its verdict is recorded only.
-    let _ = s.emitter.emit(shutdown_ctx).await;
+    let _shutdown = s
+        .emitter
+        .emit_point(
+            Point::AgentShutdown,
+            fields(vec![("summary", json!({"reason": reason}))]),
+            false,
+        )
+        .await;
     LoopOutcome {
         ending,
         final_output,
@@ -147,37 +156,51 @@ pub async fn run_scenario(
             .watermark
             .streamed()
             .then(|| s.watermark.released().to_owned()),
-        persisted: json!({"messages": s.history}),
+        persisted: json!({"messages": s.history, "labels": s.labels}),
         error,
     }
 }
 
 impl Session {
+    /// Persist the labels of a permitted emission with the session (§5.4).
+    fn keep(&mut self, e: &Emitted) {
+        self.labels.extend(labels_of(e));
+    }
+
     async fn turn(&mut self, input: &Scripted, script: &[ModelStep]) -> TurnEnd {
-        let ctx = self
+        let e = self
             .emitter
-            .context(Point::Input, fields(vec![("input", input.value.clone())]));
-        let e = self.emitter.emit_checked(ctx, input.raw_unsafe).await;
+            .emit_point(
+                Point::Input,
+                fields(vec![("input", input.value.clone())]),
+                input.raw_unsafe,
+            )
+            .await;
         if !e.proceed {
             return TurnEnd::Blocked;
         }
+        self.keep(&e);
         let adopted = e.target();
         self.history.push(
             json!({"role": adopted.get("role").cloned().unwrap_or(Value::Null),
             "content": adopted.get("content").cloned().unwrap_or(Value::Null)}),
         );
         let final_output = loop {
-            let pre_ctx = self.emitter.context(
-                Point::PreModelCall,
-                fields(vec![
-                    ("model", model()),
-                    ("messages", Value::Array(self.history.clone())),
-                ]),
-            );
-            let pre = self.emitter.emit(pre_ctx).await;
+            // The pairing key of this model call's pre/post emissions (§4.5).
+            self.request_id = Value::String(format!("req-{}", self.cursor + 1));
+            let pre_fields = fields(vec![
+                ("model", model()),
+                ("request_id", self.request_id.clone()),
+                ("messages", Value::Array(self.history.clone())),
+            ]);
+            let pre = self
+                .emitter
+                .emit_point(Point::PreModelCall, pre_fields, false)
+                .await;
             if !pre.proceed {
                 return TurnEnd::Blocked;
             }
+            self.keep(&pre);
             self.history = match pre.target() {
                 Value::Array(items) => items,
                 other => vec![other],
@@ -186,6 +209,11 @@ impl Session {
                 return TurnEnd::Error("the model script has no response left".into());
             };
             self.cursor += 1;
+            if step.fails {
+                // An errored model call is not mediated: no post_model_call,
+                // nothing of it is incorporated (§12.1).
+                return TurnEnd::Error("the model call failed".into());
+            }
             let response = match self.respond(step).await {
                 Some(r) => r,
                 None => return TurnEnd::Blocked,
@@ -207,7 +235,10 @@ impl Session {
             let mut terminate = false;
             for end in ends {
                 match end {
-                    ToolEnd::Message(m) => self.history.push(m),
+                    ToolEnd::Message(m, labels) => {
+                        self.history.push(m);
+                        self.labels.extend(labels);
+                    }
                     ToolEnd::Terminate => terminate = true,
                     ToolEnd::Error(e) => return TurnEnd::Error(e),
                 }
@@ -226,28 +257,52 @@ impl Session {
         if final_output.is_null() {
             return TurnEnd::Completed(Value::Null);
         }
-        let ctx = self.emitter.context(
-            Point::Output,
-            fields(vec![("output", json!({"content": final_output}))]),
-        );
-        let out = self.emitter.emit(ctx).await;
+        let out_fields = fields(vec![("output", json!({"content": final_output}))]);
+        let out = self
+            .emitter
+            .emit_point(Point::Output, out_fields, false)
+            .await;
         if !out.proceed {
             return TurnEnd::Blocked;
         }
+        self.keep(&out);
         let delivered = out.target().get("content").cloned().unwrap_or(Value::Null);
         self.history
             .push(json!({"role": "assistant", "content": delivered}));
         TurnEnd::Completed(delivered)
     }
 
-    fn post_model_ctx(&self, content: Value, tool_calls: Value, finish_reason: Value) -> Value {
-        self.emitter.context(
-            Point::PostModelCall,
-            fields(vec![
-                ("model", model()),
-                ("response", json!({"content": content, "tool_calls": tool_calls, "finish_reason": finish_reason})),
-            ]),
-        )
+    fn post_model_fields(
+        &self,
+        content: Value,
+        tool_calls: Value,
+        finish_reason: Value,
+    ) -> Map<String, Value> {
+        fields(vec![
+            ("model", model()),
+            ("request_id", self.request_id.clone()),
+            (
+                "response",
+                json!({"content": content, "tool_calls": tool_calls, "finish_reason": finish_reason}),
+            ),
+        ])
+    }
+
+    async fn post_model(&self, f: Map<String, Value>, raw_unsafe: bool) -> Emitted {
+        self.emitter
+            .emit_point(Point::PostModelCall, f, raw_unsafe)
+            .await
+    }
+
+    async fn residue(&self, f: Map<String, Value>) {
+        let _ = self
+            .emitter
+            .emit_point_self_denied(
+                Point::PostModelCall,
+                f,
+                ReservedReason::StreamingUnsupported,
+            )
+            .await;
     }
 
     /// Deliver one scripted response through `post_model_call`; `None` when
@@ -259,24 +314,22 @@ impl Session {
             }
             (Some(chunks), OutputMode::Buffered) if step.stream_truncated => {
                 // Buffered: the stream died before it could be assembled.
-                let ctx = self.post_model_ctx(
+                let f = self.post_model_fields(
                     Value::String(chunks.concat()),
                     json!([]),
                     json!("stream_incomplete"),
                 );
-                let _ = self
-                    .emitter
-                    .emit_self_denied(ctx, ReservedReason::StreamingUnsupported)
-                    .await;
+                self.residue(f).await;
                 None
             }
             _ => {
-                let ctx = self.post_model_ctx(
+                let f = self.post_model_fields(
                     step.content.clone(),
                     step.tool_calls.clone(),
                     step.finish_reason.clone(),
                 );
-                let e = self.emitter.emit_checked(ctx, step.raw_unsafe).await;
+                let e = self.post_model(f, step.raw_unsafe).await;
+                self.keep(&e);
                 e.proceed.then(|| e.target())
             }
         }
@@ -296,52 +349,47 @@ impl Session {
         for (i, chunk) in chunks.iter().take(evaluated).enumerate() {
             prefix.push_str(chunk);
             let is_last = !step.stream_truncated && i + 1 == chunks.len();
-            let ctx = if is_last {
-                self.post_model_ctx(
+            let f = if is_last {
+                self.post_model_fields(
                     Value::String(prefix.clone()),
                     step.tool_calls.clone(),
                     step.finish_reason.clone(),
                 )
             } else {
-                self.post_model_ctx(
+                self.post_model_fields(
                     Value::String(prefix.clone()),
                     json!([]),
                     json!("incremental"),
                 )
             };
-            let e = self.emitter.emit_checked(ctx, step.raw_unsafe).await;
+            let e = self.post_model(f, step.raw_unsafe).await;
             if !e.proceed {
                 return None;
             }
+            self.keep(&e);
             let permitted = e.target();
             if self
                 .watermark
                 .release(permitted.get("content").unwrap_or(&Value::Null))
                 .is_err()
             {
-                let ctx = self.post_model_ctx(
+                let f = self.post_model_fields(
                     Value::String(prefix.clone()),
                     json!([]),
                     json!("stream_incomplete"),
                 );
-                let _ = self
-                    .emitter
-                    .emit_self_denied(ctx, ReservedReason::StreamingUnsupported)
-                    .await;
+                self.residue(f).await;
                 return None;
             }
             last_response = Some(permitted);
         }
         if step.stream_truncated {
-            let ctx = self.post_model_ctx(
+            let f = self.post_model_fields(
                 Value::String(chunks.concat()),
                 json!([]),
                 json!("stream_incomplete"),
             );
-            let _ = self
-                .emitter
-                .emit_self_denied(ctx, ReservedReason::StreamingUnsupported)
-                .await;
+            self.residue(f).await;
             return None;
         }
         last_response
@@ -357,7 +405,7 @@ impl Session {
                 call,
             )
             .await;
-            let stop = !matches!(end, ToolEnd::Message(_));
+            let stop = !matches!(end, ToolEnd::Message(..));
             ends.push(end);
             if stop {
                 break;
@@ -392,7 +440,10 @@ impl Session {
 fn denied(e: &Emitted, point: Point, posture: ToolSeamPosture) -> ToolEnd {
     match after_deny(point, &e.verdict, posture) {
         AfterDeny::EndRun => ToolEnd::Terminate,
-        _ => ToolEnd::Message(json!({"role": "tool", "content": blocked_message(&e.verdict)})),
+        _ => ToolEnd::Message(
+            json!({"role": "tool", "content": blocked_message(&e.verdict)}),
+            Vec::new(),
+        ),
     }
 }
 
@@ -406,16 +457,18 @@ async fn tool_step(
     let id = call.get("id").cloned().unwrap_or(Value::Null);
     let name = call.get("name").cloned().unwrap_or(Value::Null);
     let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
-    let ctx = emitter.context(
-        Point::PreToolCall,
-        fields(vec![(
-            "tool_call",
-            json!({"id": id, "name": name, "args": args}),
-        )]),
-    );
-    let pre = emitter.emit(ctx).await;
+    let pre_fields = fields(vec![(
+        "tool_call",
+        json!({"id": id, "name": name, "args": args}),
+    )]);
+    let pre = emitter
+        .emit_point(Point::PreToolCall, pre_fields, false)
+        .await;
     if !pre.proceed {
-        return denied(&pre, Point::PreToolCall, posture);
+        return match denied(&pre, Point::PreToolCall, posture) {
+            ToolEnd::Message(m, _) => ToolEnd::Message(m, Vec::new()),
+            other => other,
+        };
     }
     let args = pre.target();
     let tool_name = name.as_str().unwrap_or_default();
@@ -424,16 +477,29 @@ async fn tool_step(
         Ok(None) => (Value::String("unknown tool".into()), true, false),
         Err(e) => return ToolEnd::Error(e.to_string()),
     };
-    let ctx = emitter.context(
-        Point::PostToolCall,
-        fields(vec![
-            ("tool_call", json!({"id": id, "name": name, "args": args})),
-            ("tool_result", json!({"value": value, "is_error": is_error})),
-        ]),
-    );
-    let post = emitter.emit_checked(ctx, raw_unsafe).await;
+    let post_fields = fields(vec![
+        ("tool_call", json!({"id": id, "name": name, "args": args})),
+        ("tool_result", json!({"value": value, "is_error": is_error})),
+    ]);
+    let post = emitter
+        .emit_point(Point::PostToolCall, post_fields, raw_unsafe)
+        .await;
     if !post.proceed {
         return denied(&post, Point::PostToolCall, posture);
     }
-    ToolEnd::Message(json!({"role": "tool", "content": post.target()}))
+    let labels = labels_of(&pre)
+        .into_iter()
+        .chain(labels_of(&post))
+        .collect();
+    ToolEnd::Message(json!({"role": "tool", "content": post.target()}), labels)
+}
+
+/// The label entry a permitted emission leaves in the session's durable
+/// store (§5.4): the labels, with the emission whose data they describe.
+/// A deny never carries labels (they are dropped when nothing proceeds).
+fn labels_of(e: &Emitted) -> Option<Value> {
+    (e.proceed && !e.verdict.result_labels.is_empty()).then(|| {
+        json!({"interception_point": e.record["interception_point"], "sequence": e.record["sequence"],
+            "labels": e.verdict.result_labels})
+    })
 }

@@ -2,7 +2,7 @@
 //! with each scripted value's raw text scanned for integer literals beyond
 //! 2^53-1 before serde_json coerces them.
 //!
-//! Project extensions: `respond.parallel` and `scenario.turns`. Unknown
+//! Project extensions: `respond.parallel`, `respond.error` and `scenario.turns`. Unknown
 //! members are ignored: the runner validates vectors, the loop only runs them.
 
 use serde::Deserialize;
@@ -10,14 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::context::domain::raw_text_has_unsafe_integer;
-
-/// Why a scenario could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ScenarioError {
-    /// The text is not a scenario.
-    #[error("scenario is malformed: {0}")]
-    Malformed(#[from] serde_json::Error),
-}
+pub use crate::errors::ScenarioError;
 
 /// A scripted value plus whether its raw text held an unsafe integer.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +65,8 @@ pub struct ModelStep {
     pub stream_truncated: bool,
     /// Project extension: dispatch this response's tool calls concurrently.
     pub parallel: bool,
+    /// Project extension: the model call itself fails (no response).
+    pub fails: bool,
     /// Whether the response's raw text held an unsafe integer.
     pub raw_unsafe: bool,
 }
@@ -136,6 +131,8 @@ struct RawRespond {
     stream_truncated: bool,
     #[serde(default)]
     parallel: bool,
+    #[serde(default)]
+    error: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -190,6 +187,7 @@ impl Scenario {
                     stream: r.stream,
                     stream_truncated: r.stream_truncated,
                     parallel: r.parallel,
+                    fails: r.error.is_some_and(|e| !e.is_null()),
                     raw_unsafe: raw_text_has_unsafe_integer(text),
                 })
             })

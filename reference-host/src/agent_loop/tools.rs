@@ -6,14 +6,7 @@ use std::sync::Mutex;
 use serde_json::Value;
 
 use crate::agent_loop::scenario::{Scripted, ToolSpec};
-
-/// Why a tool could not produce a result.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ToolError {
-    /// No behaviour clause matched the arguments (a scenario bug).
-    #[error("tool `{0}` has no behaviour matching its arguments")]
-    NoMatch(String),
-}
+pub use crate::errors::ToolError;
 
 /// A tool's result.
 #[derive(Debug, Clone, PartialEq)]

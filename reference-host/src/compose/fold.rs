@@ -130,6 +130,16 @@ pub struct Composed {
     pub pool: Vec<Verdict>,
 }
 
+/// The combined verdict of a pure-allow emission: the lowest-index allow, so
+/// its reason, message and evidence reach the record (decided_by stays null).
+pub fn first_allow(verdicts: &[Verdict]) -> Verdict {
+    verdicts
+        .iter()
+        .find(|v| v.decision == Decision::Allow)
+        .cloned()
+        .unwrap_or_else(Verdict::allow)
+}
+
 /// Apply the §7.3 unions to the combined verdict: warnings over every
 /// verdict (first seen, equal iff reason and message are equal), result
 /// labels over permit verdicts only and dropped when the combined verdict

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::compose::dispatch::{judge, start};
-use crate::compose::fold::{Composed, ResolvedBy, Step, Summary};
+use crate::compose::fold::{first_allow, Composed, ResolvedBy, Step, Summary};
 use crate::compose::profile::Knob;
 use crate::reason::ReservedReason;
 use crate::seam::approval::Consultation;
@@ -130,7 +130,14 @@ pub async fn strictest(step: Step<'_>, on_conflict: Knob, snapshot: Value) -> Co
         .map(|(i, _)| i)
         .collect();
     match transforms.as_slice() {
-        [] => composed(Verdict::allow(), None, summaries, None, snapshot, pool),
+        [] => composed(
+            first_allow(&verdicts),
+            None,
+            summaries,
+            None,
+            snapshot,
+            pool,
+        ),
         [only] => {
             let mut work = snapshot;
             if let Err(reason) = step.fold(&mut work, &verdicts[*only]) {
@@ -174,20 +181,17 @@ pub async fn unanimous(step: Step<'_>, on_disagreement: Knob, snapshot: Value) -
     let (verdicts, summaries) = gather(step, &snapshot).await;
     let pool = verdicts.clone();
     if verdicts.iter().all(|v| v.decision == Decision::Allow) {
-        return composed(Verdict::allow(), None, summaries, None, snapshot, pool);
-    }
-    // A failed interceptor is a fail-closed fact, not an opinion: its
-    // substituted deny wins at its slot and is never put to the approver.
-    if let Some(i) = verdicts.iter().position(Verdict::is_host_error) {
         return composed(
-            verdicts[i].clone(),
-            Some(i),
+            first_allow(&verdicts),
+            None,
             summaries,
             None,
             snapshot,
             pool,
         );
     }
+    // Any deny (a failed interceptor's substituted deny included) or
+    // transform is a disagreement.
     match on_disagreement {
         Knob::Deny => composed(
             Verdict::host_deny(ReservedReason::CompositionDisagreement),

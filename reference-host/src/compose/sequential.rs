@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::compose::dispatch::{judge, start};
-use crate::compose::fold::{Composed, ResolvedBy, Step, Summary};
+use crate::compose::fold::{first_allow, Composed, ResolvedBy, Step, Summary};
 use crate::compose::profile::OnApproval;
 use crate::seam::approval::Consultation;
 use crate::verdict::model::{Decision, Verdict};
@@ -46,13 +46,16 @@ pub async fn first_deny(step: Step<'_>, on_approval: OnApproval, context: Value)
     };
     let mut last_transform: Option<(usize, Verdict)> = None;
     let mut resumed: Option<(usize, Verdict)> = None;
+    let mut first_allow: Option<Verdict> = None;
     for (i, reg) in step.bound.iter().enumerate() {
         let v = judge(start(reg, &work, step.timeout).wait().await);
         run.summaries.push(Summary::of(i, reg, &v));
         run.pool.push(v.clone());
         let truncated = i + 1 < n;
         match v.decision {
-            Decision::Allow => {}
+            Decision::Allow => {
+                first_allow.get_or_insert(v);
+            }
             Decision::Transform => {
                 if let Err(reason) = step.fold(&mut work, &v) {
                     return run.done(Verdict::host_deny(reason), None, truncated, work);
@@ -90,7 +93,7 @@ pub async fn first_deny(step: Step<'_>, on_approval: OnApproval, context: Value)
     let (combined, decided_by) = match (last_transform, resumed) {
         (Some((i, t)), _) => (t, Some(i)),
         (None, Some((i, p))) => (p, Some(i)),
-        (None, None) => (Verdict::allow(), None),
+        (None, None) => (first_allow.unwrap_or_else(Verdict::allow), None),
     };
     run.done(combined, decided_by, false, work)
 }
@@ -126,7 +129,7 @@ pub async fn run_all(step: Step<'_>, context: Value) -> Composed {
         _ => verdicts.iter().position(|v| v.severity() == top),
     };
     let Some(w) = winner else {
-        return run.done(Verdict::allow(), None, false, work);
+        return run.done(first_allow(&verdicts), None, false, work);
     };
     let v = verdicts[w].clone();
     let all_liftable = verdicts

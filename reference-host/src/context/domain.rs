@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+pub use crate::errors::DomainError;
 use crate::identity::jcs::{write_canonical, ByteCounter};
 
 /// The largest integer magnitude I-JSON carries exactly: 2^53 - 1.
@@ -11,21 +12,6 @@ pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 pub const MAX_DEPTH: usize = 128;
 /// Maximum serialized size of a context in bytes (§12.3): 5 MiB.
 pub const MAX_CONTEXT_BYTES: usize = 5 * 1024 * 1024;
-
-/// Why a value lies outside the domain or the bounds. Messages name the rule,
-/// never the offending value.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DomainError {
-    /// An integer beyond ±(2^53 − 1).
-    #[error("integer exceeds 2^53-1; string-encode 64-bit identifiers (spec 4.4)")]
-    UnsafeInteger,
-    /// Nesting deeper than [`MAX_DEPTH`].
-    #[error("context nesting exceeds {MAX_DEPTH} levels (spec 12.3)")]
-    TooDeep,
-    /// Serialized size beyond [`MAX_CONTEXT_BYTES`].
-    #[error("context exceeds {MAX_CONTEXT_BYTES} bytes (spec 12.3)")]
-    TooLarge,
-}
 
 /// Refuse integers beyond ±(2^53 − 1) and nesting deeper than [`MAX_DEPTH`]
 /// anywhere in `value`; `depth` is the nesting level `value` sits at.
@@ -172,6 +158,25 @@ mod tests {
         assert!(!raw_text_has_unsafe_integer(
             r#"{"s":"18446744073709551616 \" 99999999999999999999"}"#
         ));
+    }
+
+    #[test]
+    fn non_finite_numbers_cannot_reach_a_context() {
+        // A context is a serde_json value: the parser refuses the literals and
+        // a number cannot hold a non-finite double, so §4.4's NaN/Infinity
+        // rule holds by construction.
+        for text in ["NaN", "Infinity", "-Infinity", "[1e999]"] {
+            assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
+        }
+        assert!(serde_json::Number::from_f64(f64::NAN).is_none());
+        assert!(serde_json::Number::from_f64(f64::INFINITY).is_none());
+    }
+
+    #[test]
+    fn lone_surrogates_cannot_reach_a_context() {
+        for text in [r#""\ud800""#, r#""a\udc00b""#, r#"{"\ud83d": 1}"#] {
+            assert!(serde_json::from_str::<Value>(text).is_err(), "{text}");
+        }
     }
 
     #[test]

@@ -4,31 +4,9 @@
 
 use serde_json::Value;
 
+pub use crate::errors::EnvelopeError;
 use crate::point::Point;
 use crate::spec_version::SpecVersion;
-
-/// Why a context failed the envelope check.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EnvelopeError {
-    /// The context is not a JSON object.
-    #[error("context is not an object")]
-    NotObject,
-    /// A required member is missing or has the wrong type.
-    #[error("member `{0}` is missing or has the wrong type")]
-    Member(&'static str),
-    /// `interception_point` is not one of the eight.
-    #[error("interception_point is not one of the eight points")]
-    UnknownPoint,
-    /// `spec` names a version this emitter does not emit.
-    #[error("spec names a version other than the emitter's")]
-    OtherVersion,
-    /// `agent.framework` does not match `^[a-z0-9_-]+$`.
-    #[error("agent.framework does not match ^[a-z0-9_-]+$")]
-    Framework,
-    /// A conditional member or one of its subfields is missing.
-    #[error("conditional member `{0}` is missing or incomplete")]
-    Conditional(&'static str),
-}
 
 /// Validate the envelope of `context` for an emitter of `version`; on
 /// success return the point it names.
@@ -88,6 +66,13 @@ pub fn validate_envelope(context: &Value, version: SpecVersion) -> Result<Point,
     if !obj.contains_key("target") {
         return Err(EnvelopeError::Member("target"));
     }
+    if let Some(ext) = obj.get("extensions") {
+        // Namespaces are checked, never interpreted: their contents pass verbatim.
+        let ext = ext.as_object().ok_or(EnvelopeError::Extensions)?;
+        if !ext.keys().all(|ns| valid_namespace(ns)) {
+            return Err(EnvelopeError::Extensions);
+        }
+    }
     for (key, subfields) in point.conditional() {
         let member = obj.get(*key).ok_or(EnvelopeError::Conditional(key))?;
         if let Some(fields) = subfields {
@@ -98,6 +83,13 @@ pub fn validate_envelope(context: &Value, version: SpecVersion) -> Result<Point,
         }
     }
     Ok(point)
+}
+
+/// Whether `ns` is an extension namespace: `^[a-z][a-z0-9_]*$` (§4.6).
+pub fn valid_namespace(ns: &str) -> bool {
+    let mut b = ns.bytes();
+    b.next().is_some_and(|c| c.is_ascii_lowercase())
+        && b.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
 }
 
 #[cfg(test)]
@@ -159,6 +151,27 @@ mod tests {
             validate_envelope(&ctx, SpecVersion::V0_1),
             Err(EnvelopeError::Framework)
         );
+    }
+
+    #[test]
+    fn extension_namespaces_follow_the_grammar() {
+        let mut ctx = valid();
+        ctx["extensions"] = json!({"acme": {"anything": [1, {"x": null}]}, "a_1": 1});
+        assert!(validate_envelope(&ctx, SpecVersion::V0_1).is_ok());
+        for bad in [
+            json!({"Acme": {}}),
+            json!({"1x": {}}),
+            json!({"a-b": {}}),
+            json!({"": {}}),
+            json!([]),
+        ] {
+            ctx["extensions"] = bad.clone();
+            assert_eq!(
+                validate_envelope(&ctx, SpecVersion::V0_1),
+                Err(EnvelopeError::Extensions),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

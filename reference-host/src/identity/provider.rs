@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::context::domain::{check_domain, DomainError};
+use crate::context::domain::check_domain;
 use crate::context::envelope::{validate_envelope, EnvelopeError};
+pub use crate::errors::{IdentityError, RegistryError};
 use crate::identity::jcs::{hash_projection, projection_members};
 use crate::spec_version::SpecVersion;
 
@@ -24,24 +25,6 @@ pub const CTK_FAULT_PROVIDER: &str = "ctk-fault";
 pub trait CustomIdentityProvider: Send + Sync {
     /// Compute the identity of a validated context.
     fn compute(&self, context: &Value) -> Result<String, String>;
-}
-
-/// Why an identity could not be computed. Every variant fails the emission
-/// closed with `host_error:context_invalid`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum IdentityError {
-    /// The context failed the envelope check.
-    #[error("context failed the envelope check: {0}")]
-    Envelope(#[from] EnvelopeError),
-    /// The projection left the I-JSON domain or the depth bound.
-    #[error("context outside the identity value domain: {0}")]
-    Domain(#[from] DomainError),
-    /// Raw text behind the context held an integer beyond 2^53-1.
-    #[error("integer exceeds 2^53-1 in the raw text; string-encode 64-bit identifiers (spec 4.4)")]
-    RawInteger,
-    /// A custom provider failed or panicked.
-    #[error("identity provider failed")]
-    ProviderFailed,
 }
 
 /// The provider an emitter is configured with.
@@ -118,20 +101,6 @@ pub fn jcs_sha256(
         return Err(IdentityError::RawInteger);
     }
     Ok(hash_projection(obj, point))
-}
-
-/// Why a registration or a lookup failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RegistryError {
-    /// The name breaks `^[a-z][a-z0-9_-]*$` or starts with `jcs`.
-    #[error("identity provider name `{0}` breaks ^[a-z][a-z0-9_-]*$ or starts with jcs")]
-    BadName(String),
-    /// The name is registered already.
-    #[error("identity provider `{0}` is registered already")]
-    Duplicate(String),
-    /// No provider of that name is registered.
-    #[error("identity provider `{0}` is not registered")]
-    Unknown(String),
 }
 
 /// Host-registered custom providers, by name.
@@ -213,6 +182,7 @@ impl CustomIdentityProvider for FaultProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::errors::DomainError;
     use serde_json::json;
 
     struct Panics;
@@ -278,6 +248,31 @@ mod tests {
             Ok(None)
         );
         assert_eq!(IdentityProvider::Null.name(), None);
+    }
+
+    #[test]
+    fn unknown_or_absent_point_has_no_identity() {
+        let mut c = ctx();
+        c["interception_point"] = json!("pre_tool");
+        assert!(jcs_sha256(&c, SpecVersion::V0_1, false).is_err());
+        c.as_object_mut()
+            .expect("object")
+            .remove("interception_point");
+        assert!(jcs_sha256(&c, SpecVersion::V0_1, false).is_err());
+    }
+
+    #[test]
+    fn projection_deeper_than_128_is_refused() {
+        let mut deep = json!("x");
+        for _ in 0..130 {
+            deep = json!([deep]);
+        }
+        let mut c = ctx();
+        c["target"] = json!({"content": deep});
+        assert!(matches!(
+            jcs_sha256(&c, SpecVersion::V0_1, false),
+            Err(IdentityError::Domain(DomainError::TooDeep))
+        ));
     }
 
     #[test]

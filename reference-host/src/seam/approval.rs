@@ -31,6 +31,12 @@ pub trait ApprovalResolver: Send + Sync {
     fn resolve(&self, request: Value) -> BoxFuture<ResolverAnswer>;
 }
 
+impl std::fmt::Debug for dyn ApprovalResolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApprovalResolver")
+    }
+}
+
 /// How one consultation ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Consultation {

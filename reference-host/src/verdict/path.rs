@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+pub use crate::errors::PathError;
 use crate::reason::ReservedReason;
 
 /// One step of a parsed path.
@@ -19,17 +20,6 @@ pub enum Segment {
 pub struct TransformPath {
     /// Segments below the root; empty means the whole target.
     pub segments: Vec<Segment>,
-}
-
-/// Why a path string was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum PathError {
-    /// Not rooted at `$target` or its alias `$policy_target`.
-    #[error("transform path is not rooted at $target")]
-    NotRooted,
-    /// Rooted correctly but outside the grammar.
-    #[error("transform path does not follow the path grammar")]
-    Malformed,
 }
 
 impl PathError {

@@ -326,3 +326,159 @@ async fn startup_deny_still_shuts_down_with_reason_error() {
     assert_eq!(points(&records), vec!["agent_startup", "agent_shutdown"]);
     assert_eq!(records[1]["verdicts"][0]["reason"], "ctk:saw-error");
 }
+
+#[tokio::test]
+async fn model_calls_carry_a_pairing_request_id() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let b = with_fn(builder(), move |ctx| {
+        if let Some(id) = ctx.get("request_id") {
+            s.lock()
+                .expect("lock")
+                .push((ctx["interception_point"].clone(), id.clone()));
+        }
+        InterceptorAnswer::Returned(json!({"decision": "allow"}))
+    })
+    .0;
+    let _ = run(b, ONE_TOOL, LoopConfig::default()).await;
+    let seen = seen.lock().expect("lock").clone();
+    assert_eq!(
+        seen,
+        vec![
+            (json!("pre_model_call"), json!("req-1")),
+            (json!("post_model_call"), json!("req-1")),
+            (json!("pre_model_call"), json!("req-2")),
+            (json!("post_model_call"), json!("req-2")),
+        ]
+    );
+}
+
+fn labelling(point: &'static str, decision: Value) -> EmitterBuilder {
+    with_fn(builder(), move |ctx| {
+        InterceptorAnswer::Returned(if ctx["interception_point"] == point {
+            decision.clone()
+        } else {
+            json!({"decision": "allow"})
+        })
+    })
+    .0
+}
+
+#[tokio::test]
+async fn labels_persist_with_permitted_data() {
+    let b = labelling(
+        "post_tool_call",
+        json!({"decision": "allow", "result_labels": ["ctk:pii"]}),
+    );
+    let (out, records) = run(b, ONE_TOOL, LoopConfig::default()).await;
+    let post = records
+        .iter()
+        .find(|r| r["interception_point"] == "post_tool_call")
+        .expect("record");
+    assert_eq!(
+        out.persisted["labels"],
+        json!([{"interception_point": "post_tool_call", "sequence": post["sequence"], "labels": ["ctk:pii"]}])
+    );
+}
+
+#[tokio::test]
+async fn labels_dropped_when_action_blocked() {
+    let b = builder().composition(ctk_reference_host::compose::profile::Composition::RunAll);
+    let b = with_fn(b, |ctx| {
+        InterceptorAnswer::Returned(if ctx["interception_point"] == "post_tool_call" {
+            json!({"decision": "allow", "result_labels": ["ctk:pii"]})
+        } else {
+            json!({"decision": "allow"})
+        })
+    })
+    .0;
+    let b = with_fn(b, |ctx| {
+        InterceptorAnswer::Returned(if ctx["interception_point"] == "post_tool_call" {
+            json!({"decision": "deny", "reason": "ctk:no"})
+        } else {
+            json!({"decision": "allow"})
+        })
+    })
+    .0;
+    let (out, _) = run(b, ONE_TOOL, LoopConfig::default()).await;
+    assert_eq!(out.persisted["labels"], json!([]));
+    assert!(!out.persisted.to_string().contains("ctk:pii"));
+}
+
+#[tokio::test]
+async fn errored_model_call_is_not_mediated() {
+    let scenario = r#"{"input": {"content": "s", "role": "user"},
+      "model_script": [{"respond": {"error": "upstream 500", "content": "PARTIAL", "tool_calls": [], "finish_reason": "stop"}}]}"#;
+    let (out, records) = run(
+        returning(builder(), json!({"decision": "allow"})),
+        scenario,
+        LoopConfig::default(),
+    )
+    .await;
+    assert_eq!(out.ending, Ending::Error);
+    assert!(!points(&records).contains(&"post_model_call"));
+    assert!(!out.persisted.to_string().contains("PARTIAL"));
+    assert_eq!(
+        records.last().map(|r| r["interception_point"].clone()),
+        Some(json!("agent_shutdown"))
+    );
+}
+
+#[tokio::test]
+async fn evaluate_only_records_never_claim_enforcement() {
+    let b = returning(
+        builder().mode(ctk_reference_host::compose::profile::Mode::EvaluateOnly),
+        json!({"decision": "deny", "reason": "ctk:would"}),
+    );
+    let (out, records) = run(b, ONE_TOOL, LoopConfig::default()).await;
+    assert_eq!(out.ending, Ending::Completed);
+    assert!(!records.is_empty());
+    assert!(records.iter().all(|r| r["mode"] == "evaluate_only"));
+}
+
+/// Records the sequence of every context it sees, after yielding a few
+/// times so that concurrent emissions get every chance to interleave.
+struct SeqRecorder(std::sync::Arc<std::sync::Mutex<Vec<i64>>>);
+
+impl ctk_reference_host::compose::dispatch::Interceptor for SeqRecorder {
+    fn intercept(
+        &self,
+        context: Value,
+    ) -> ctk_reference_host::compose::dispatch::BoxFuture<InterceptorAnswer> {
+        let seen = self.0.clone();
+        Box::pin(async move {
+            seen.lock()
+                .expect("lock")
+                .push(context["sequence"].as_i64().unwrap_or(-1));
+            for _ in 0..3 {
+                tokio::task::yield_now().await;
+            }
+            InterceptorAnswer::Returned(json!({"decision": "allow"}))
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn interceptors_see_strictly_increasing_sequences_under_parallel_tool_calls() {
+    let calls: Vec<Value> = (0..8)
+        .map(|i| json!({"id": format!("tc-{i}"), "name": "a", "args": {"i": i}}))
+        .collect();
+    let scenario = json!({"input": {"content": "go", "role": "user"},
+        "tools": [{"name": "a", "behavior": [{"return": "A"}]}],
+        "model_script": [
+            {"respond": {"content": null, "parallel": true, "finish_reason": "tool_calls", "tool_calls": calls}},
+            {"respond": {"content": "done", "tool_calls": [], "finish_reason": "stop"}}]})
+    .to_string();
+    for _ in 0..20 {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let b = builder().interceptor(
+            ctk_reference_host::compose::dispatch::Registration::everywhere(std::sync::Arc::new(
+                SeqRecorder(seen.clone()),
+            )),
+        );
+        let (out, _) = run(b, &scenario, LoopConfig::default()).await;
+        assert_eq!(out.tool_invocations.len(), 8);
+        let seen = seen.lock().expect("lock").clone();
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+    }
+}

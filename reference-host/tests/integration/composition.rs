@@ -198,13 +198,28 @@ async fn strictest_approval_does_not_apply_lower_transforms() {
 }
 
 #[tokio::test]
-async fn unanimous_failure_wins_at_its_slot_and_is_never_put_to_the_approver() {
+async fn unanimous_counts_a_failure_as_a_disagreement() {
+    let b = builder().composition(Composition::Unanimous {
+        on_disagreement: Knob::Deny,
+    });
+    let (b, _) = with_fn(returning(b, allow()), |_| InterceptorAnswer::Raised);
+    let out = b.build().emit_fields(Point::Output).await;
+    assert_eq!(
+        out.record["verdict"]["reason"],
+        "host_error:composition_disagreement"
+    );
+    assert_eq!(
+        out.record["verdicts"][1]["reason"],
+        "host_error:interceptor_failed"
+    );
+    assert_eq!(out.record["decided_by"], Value::Null);
+
     let consulted = Arc::new(AtomicUsize::new(0));
     let c = consulted.clone();
     let r = FnResolver(move |req: &Value| {
         c.fetch_add(1, Ordering::SeqCst);
         ResolverAnswer::Resolution(
-            json!({"outcome": "approve", "context_identity": req["context_identity"], "verdict": {"decision": "allow"}}),
+            json!({"outcome": "unresolved", "context_identity": req["context_identity"]}),
         )
     });
     let b = builder().composition(Composition::Unanimous {
@@ -218,10 +233,44 @@ async fn unanimous_failure_wins_at_its_slot_and_is_never_put_to_the_approver() {
         .await;
     assert_eq!(
         out.record["verdict"]["reason"],
-        "host_error:interceptor_failed"
+        "host_error:approval_unresolved"
     );
-    assert_eq!(out.record["decided_by"], 1);
-    assert_eq!(consulted.load(Ordering::SeqCst), 0);
+    assert_eq!(out.record["resolved_by"], "rejection");
+    assert_eq!(consulted.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_pure_allow_carries_the_first_allows_members() {
+    let evidence = json!({"artefact": "sha256:00", "verification_pointers": {"log": "https://audit.invalid/1"}});
+    for composition in [
+        Composition::default(),
+        Composition::RunAll,
+        Composition::Strictest {
+            on_transform_conflict: Knob::Deny,
+        },
+        Composition::Unanimous {
+            on_disagreement: Knob::Deny,
+        },
+    ] {
+        let b = builder().composition(composition);
+        let b = returning(
+            returning(
+                b,
+                json!({"decision": "allow", "reason": "ctk:first", "evidence": evidence}),
+            ),
+            json!({"decision": "allow", "reason": "ctk:second"}),
+        );
+        let out = b.build().emit_fields(Point::Output).await;
+        assert_eq!(
+            out.record["verdict"]["reason"], "ctk:first",
+            "{composition:?}"
+        );
+        assert_eq!(
+            out.record["verdict"]["evidence"], evidence,
+            "{composition:?}"
+        );
+        assert_eq!(out.record["decided_by"], Value::Null, "{composition:?}");
+    }
 }
 
 #[tokio::test]
@@ -459,4 +508,131 @@ impl Interceptor for AllowAll {
     fn intercept(&self, _context: Value) -> BoxFuture<InterceptorAnswer> {
         Box::pin(async { InterceptorAnswer::Returned(json!({"decision": "allow"})) })
     }
+}
+
+#[tokio::test]
+async fn a_transform_that_breaks_the_bounds_fails_closed_at_finalize() {
+    let huge = "x".repeat(5 * 1024 * 1024);
+    for provider in [IdentityProvider::JcsSha256, IdentityProvider::Null] {
+        let e = returning(
+            builder().identity_provider(provider),
+            transform("$target.content", json!(huge)),
+        )
+        .build();
+        let out = e.emit_fields(Point::Output).await;
+        assert!(!out.proceed);
+        assert_eq!(
+            out.record["verdict"]["reason"],
+            "host_error:context_invalid"
+        );
+        assert_eq!(out.record["enforced_identity"], Value::Null);
+        assert_eq!(out.record["decided_by"], Value::Null);
+    }
+}
+
+#[tokio::test]
+async fn foreign_extensions_pass_verbatim_and_stay_out_of_records() {
+    let seen = Arc::new(std::sync::Mutex::new(Value::Null));
+    let s = seen.clone();
+    let (b, _) = with_fn(builder(), move |ctx| {
+        *s.lock().expect("lock") = ctx["extensions"].clone();
+        InterceptorAnswer::Returned(json!({"decision": "allow"}))
+    });
+    let e = b.build();
+    let ext = json!({"acme": {"opaque": [1, {"n": null}], "redacted": ["$target.x"]}});
+    let mut fields = fields_for(Point::Output);
+    fields.insert("extensions".into(), ext.clone());
+    let out = e.emit(e.context(Point::Output, fields)).await;
+    assert_eq!(*seen.lock().expect("lock"), ext);
+    assert_eq!(out.context["extensions"], ext);
+    assert!(!out.record.to_string().contains("opaque"));
+}
+
+#[tokio::test]
+async fn host_synthesized_messages_carry_no_payload() {
+    let e = returning(builder(), allow()).build();
+    let mut fields = fields_for(Point::Output);
+    fields.insert(
+        "output".into(),
+        json!({"content": {"secret": "SECRET-VALUE", "n": 9_007_199_254_740_993_u64}}),
+    );
+    let out = e.emit(e.context(Point::Output, fields)).await;
+    assert_eq!(
+        out.record["verdict"]["reason"],
+        "host_error:context_invalid"
+    );
+    assert!(!out.record.to_string().contains("SECRET"));
+    assert!(!out.record.to_string().contains("9007199254740993"));
+    let mut ctx = e.context(Point::Output, fields_for(Point::Output));
+    ctx["output"] = json!({"not_content": "SECRET-VALUE"});
+    let out = e.emit(ctx).await;
+    assert_eq!(
+        out.record["verdict"]["reason"],
+        "host_error:context_invalid"
+    );
+    assert!(!out.record.to_string().contains("SECRET"));
+}
+
+#[tokio::test]
+async fn a_context_that_cannot_be_read_still_leaves_a_record() {
+    let e = returning(builder(), allow()).build();
+    let out = e.emit(Value::Null).await;
+    assert!(!out.proceed);
+    assert_eq!(
+        out.record["verdict"]["reason"],
+        "host_error:context_invalid"
+    );
+    assert_eq!(out.record["input_identity"], Value::Null);
+    assert_eq!(out.record["session_id"], "");
+    assert_eq!(out.record["sequence"], -1);
+    assert_eq!(e.records().len(), 1);
+}
+
+#[tokio::test]
+async fn only_the_projection_reaches_the_record_sink() {
+    let b = builder().composition(Composition::RunAll);
+    let b = returning(
+        b,
+        json!({"decision": "transform", "message": "m", "transform": {"path": "$target.content", "value": "SECRET-REWRITE"}}),
+    );
+    let e = b.build();
+    let out = e.emit_fields(Point::Output).await;
+    assert_eq!(out.context["output"]["content"], "SECRET-REWRITE");
+    let sink = serde_json::to_string(&e.records()).expect("json");
+    assert!(!sink.contains("SECRET-REWRITE"));
+    assert!(!sink.contains("\"done\""), "no context content in records");
+    let e = returning(
+        builder(),
+        json!({"decision": "deny", "reason": "ctk:ask", "approval": {"ticket": "SECRET-TICKET"}}),
+    )
+    .build();
+    let out = e.emit_fields(Point::Output).await;
+    assert_eq!(out.record["verdict"]["approval"], json!({}));
+    assert!(!serde_json::to_string(&e.records())
+        .expect("json")
+        .contains("SECRET-TICKET"));
+}
+
+struct PanickingRedactor;
+impl ctk_reference_host::seam::redaction::Redactor for PanickingRedactor {
+    fn redact(
+        &self,
+        _context: Value,
+    ) -> BoxFuture<ctk_reference_host::seam::redaction::RedactorAnswer> {
+        Box::pin(async { panic!("redactor bug") })
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_redactor_denies_with_resolver_failed() {
+    let e = returning(builder(), liftable("ctk:ask"))
+        .approval_resolver(approving(allow()))
+        .redactor(Arc::new(PanickingRedactor))
+        .build();
+    let out = e.emit_fields(Point::Output).await;
+    assert_eq!(
+        out.record["verdict"]["reason"],
+        "host_error:approval_resolver_failed"
+    );
+    assert_eq!(out.record["resolved_by"], "rejection");
 }

@@ -135,3 +135,16 @@ async fn draft_runs_emit_draft_contexts() {
     let seen = script.seen.lock().expect("lock").clone();
     assert!(seen.iter().all(|c| c["spec"] == "agent-hooks/draft"));
 }
+
+#[tokio::test]
+async fn evaluate_only_records_failures_and_proceeds() {
+    let v = load("AH-CTK-096");
+    let (mut setup, script) = prepare(&v);
+    setup.mode = ctk_harness_protocol::Mode::EvaluateOnly;
+    let record = run(setup, script).await;
+    assert_eq!(record.outcome, RunOutcome::Completed);
+    let startup = record_at(&record.records, "agent_startup");
+    assert_eq!(startup["verdict"]["reason"], "host_error:context_invalid");
+    assert_eq!(startup["mode"], "evaluate_only");
+    assert_eq!(record.tool_invocations.len(), 1);
+}

@@ -5,6 +5,7 @@ use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
+use ctk_reference_host::context::domain::raw_text_has_unsafe_integer;
 use ctk_reference_host::identity::jcs::to_canonical_string;
 use ctk_reference_host::identity::provider::jcs_sha256;
 use ctk_reference_host::SpecVersion;
@@ -37,6 +38,25 @@ fn arb_json() -> impl Strategy<Value = Value> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
             prop::collection::vec((any::<String>(), inner), 0..6)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+fn arb_json_full_integers() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        any::<String>().prop_map(Value::String),
+        "[0-9]{15,25}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec(("[a-z0-9]{0,3}", inner), 0..4)
                 .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
         ]
     })
@@ -122,5 +142,11 @@ proptest! {
         let a = jcs_sha256(&context(target.clone()), SpecVersion::V0_1, false);
         let b = jcs_sha256(&reversed(&context(target)), SpecVersion::V0_1, false);
         prop_assert_eq!(a.ok(), b.ok());
+    }
+
+    #[test]
+    fn raw_scan_agrees_with_the_parsed_integers(v in arb_json_full_integers()) {
+        let text = serde_json::to_string(&v).expect("serializes");
+        prop_assert_eq!(raw_text_has_unsafe_integer(&text), !safe_integers(&v));
     }
 }

@@ -7,6 +7,93 @@ use serde_json::{json, Value};
 
 use crate::driver::{all_ids, lookup, run_vector};
 
+/// What interceptor 0 saw against `interceptions`, `interceptions_absent`
+/// and the context expectations (strict order or forward subsequence).
+fn check_seen(id: &str, seen: &[Value], expect: &Value) -> Vec<String> {
+    let mut failures = Vec::new();
+    let wanted: Vec<Value> = expect
+        .get("interceptions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let strict = expect
+        .get("sequence_strict")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    let seen_points: Vec<&Value> = seen.iter().map(|c| &c["interception_point"]).collect();
+    if strict {
+        let want_points: Vec<&Value> = wanted.iter().map(|w| &w["interception_point"]).collect();
+        if seen_points != want_points {
+            failures.push(format!("{id}: saw {seen_points:?}, want {want_points:?}"));
+            return failures;
+        }
+    }
+    let mut cursor = 0;
+    for want in &wanted {
+        let Some(pos) = seen[cursor..]
+            .iter()
+            .position(|c| c["interception_point"] == want["interception_point"])
+        else {
+            failures.push(format!(
+                "{id}: interceptor 0 never saw {}",
+                want["interception_point"]
+            ));
+            return failures;
+        };
+        let ctx = &seen[cursor + pos];
+        cursor += pos + 1;
+        for (path, value) in want
+            .get("context")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            if lookup(ctx, path) != Some(value) {
+                failures.push(format!(
+                    "{id}: context {path} = {:?}, want {value}",
+                    lookup(ctx, path)
+                ));
+            }
+        }
+        let text = ctx.to_string();
+        for needle in want
+            .get("context_must_contain")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if !text.contains(needle.as_str().unwrap_or_default()) {
+                failures.push(format!("{id}: context lacks {needle}"));
+            }
+        }
+        for needle in want
+            .get("context_must_not_contain")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if text.contains(needle.as_str().unwrap_or_default()) {
+                failures.push(format!("{id}: context contains {needle}"));
+            }
+        }
+    }
+    for absent in expect
+        .get("interceptions_absent")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if seen_points.contains(&absent) {
+            failures.push(format!("{id}: interceptor 0 saw {absent}"));
+        }
+    }
+    let seqs: Vec<Option<i64>> = seen.iter().map(|c| c["sequence"].as_i64()).collect();
+    if seqs.iter().any(Option::is_none) || seqs.windows(2).any(|w| w[0] >= w[1]) {
+        failures.push(format!("{id}: sequences not strictly increasing: {seqs:?}"));
+    }
+    failures
+}
+
 fn check(id: &str, record: &ctk_harness_protocol::RunRecord, doc: &Value) -> Vec<String> {
     let mut failures = Vec::new();
     let expect = &doc["expect"];
@@ -135,8 +222,10 @@ async fn all_upstream_vectors_pass_the_smoke_check() {
     assert_eq!(ids.len(), 51, "upstream vector count");
     let mut failures = Vec::new();
     for id in &ids {
-        let (record, _, doc) = run_vector(id).await;
+        let (record, script, doc) = run_vector(id).await;
         failures.extend(check(id, &record, &doc));
+        let seen = script.seen.lock().expect("lock").clone();
+        failures.extend(check_seen(id, &seen, &doc["expect"]));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -231,4 +320,13 @@ async fn approval_request_identity_is_over_the_redacted_context() {
         .find(|r| r["interception_point"] == "pre_tool_call")
         .expect("record");
     assert_ne!(requests[0]["context_identity"], pre["input_identity"]);
+}
+
+#[tokio::test]
+async fn the_smoke_check_notices_missing_interceptions() {
+    let (record, _, doc) = run_vector("AH-CTK-001").await;
+    assert!(!check_seen("AH-CTK-001", &[], &doc["expect"]).is_empty());
+    let mut wrong = record.clone();
+    wrong.final_output = json!("something else");
+    assert!(!check("AH-CTK-001", &wrong, &doc).is_empty());
 }
