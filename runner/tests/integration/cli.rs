@@ -131,7 +131,7 @@ fn validate_vector_lints_the_upstream_set() {
 }
 
 #[test]
-fn run_writes_reports_that_verify_and_cannot_be_claimed_with_errors() {
+fn run_writes_reports_that_verify_and_a_narrowed_run_cannot_be_claimed() {
     if !upstream().is_dir() {
         return;
     }
@@ -151,8 +151,8 @@ fn run_writes_reports_that_verify_and_cannot_be_claimed_with_errors() {
         "--jobs",
         "2",
     ]);
-    // The reference host in this worktree is a stub whose run fails: error, exit 3.
-    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    // Both vectors pass against the bundled reference host.
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     for name in ["report.json", "report.md", "junit.xml"] {
         assert!(dir.path().join(name).is_file(), "{name}");
     }
@@ -162,11 +162,6 @@ fn run_writes_reports_that_verify_and_cannot_be_claimed_with_errors() {
     assert_eq!(verified.status.code(), Some(0), "{}", stderr(&verified));
     let claim = ctk(&["claim", &report]);
     assert_eq!(claim.status.code(), Some(1));
-    assert!(
-        stderr(&claim).contains("ended in a host or harness error"),
-        "{}",
-        stderr(&claim)
-    );
     assert!(
         stderr(&claim).contains("narrowed with --part/--id"),
         "{}",
@@ -274,7 +269,7 @@ fn json_format_prints_the_report() {
         "--format",
         "json",
     ]);
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         ctk::report::verify::verify(&text, None).is_empty(),

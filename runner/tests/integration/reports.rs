@@ -103,7 +103,7 @@ Report digest `{DIGEST}`; results digest `{RESULTS}`.
 fn passing_report_carries_the_claim_row() {
     let r = report("agent-hooks/0.1", true);
     let md = markdown::render(&r);
-    let row = "| fake | 1.2.3 | agent-hooks/0.1 | bigint_json, host_declaration, incremental_output, int64_json, model_calls, multi_turn, parallel_tool_calls, streaming, tool_calls | parallel/strictest, parallel/unanimous, sequential/first_deny, sequential/run_all | jcs-sha256 | continue | buffered_output false: released output cannot be retracted; exposure bound: none: an incremental segment is released only after a verdict covering it permits; nothing is released ahead of a covering verdict | 6/6 | `{DIGEST}` |";
+    let row = "| fake | 1.2.3 | agent-hooks/0.1 | bigint_json, incremental_output, int64_json, model_calls, multi_turn, parallel_tool_calls, streaming, tool_calls | parallel/strictest, parallel/unanimous, sequential/first_deny, sequential/run_all | jcs-sha256 | continue | buffered_output false: released output cannot be retracted; exposure bound: none: an incremental segment is released only after a verdict covering it permits; nothing is released ahead of a covering verdict | 6/6 | `{DIGEST}` |";
     assert_eq!(placeholders(&claim::row(&r), &r), row);
     assert!(placeholders(&md, &r).contains(&format!("{}\n{row}\n", claim::CLAIM_HEADER)));
 }
