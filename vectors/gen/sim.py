@@ -312,6 +312,8 @@ class Emitter:
         if echo != rid:
             return "rejection", hd("approval_identity_mismatch")
         oc = rule.get("outcome")
+        if "verdict_raw" in rule:
+            rule = dict(rule, verdict=rule["verdict_raw"])
         if oc not in ("approve", "reject", "unresolved") or (("verdict" in rule) != (oc != "unresolved")):
             return "rejection", hd("approval_resolver_failed")
         if oc == "unresolved":

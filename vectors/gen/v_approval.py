@@ -81,13 +81,13 @@ V(next(n), "unresolved-with-verdict", "An unresolved carrying a verdict is a mal
   caps=MT, script=LIFT, approval_script=res("unresolved", ALLOW))
 V(next(n), "presence-before-gate", "Presence is checked before the verdict gate: unresolved with an invalid verdict gives approval_resolver_failed",
   "9", ["9-h", "9-i"], AP, plain_scenario(), input_blocked("host_error:approval_resolver_failed"),
-  caps=M, script=LIFT_IN, approval_script=res("unresolved", {"decision": "perhaps"}))
+  caps=M, script=LIFT_IN, approval_script=res("unresolved", verdict_raw={"decision": "perhaps"}))
 V(next(n), "approve-invalid-verdict", "An approve carrying a verdict with an unknown decision gives verdict_invalid",
   "9, 5", ["9-j", "9-h"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
-  caps=MT, script=LIFT, approval_script=res("approve", {"decision": "perhaps"}))
+  caps=MT, script=LIFT, approval_script=res("approve", verdict_raw={"decision": "perhaps"}))
 V(next(n), "approve-reserved-reason", "An approve carrying an allow with a host_error reason gives verdict_invalid",
   "9, 11", ["9-j", "11-b"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
-  caps=MT, script=LIFT, approval_script=res("approve", {"decision": "allow", "reason": "host_error:no_interceptor"}))
+  caps=MT, script=LIFT, approval_script=res("approve", verdict_raw={"decision": "allow", "reason": "host_error:no_interceptor"}))
 V(next(n), "echo-before-presence", "Echo is checked before presence: a mismatched approve with no verdict gives approval_identity_mismatch",
   "9", ["9-h", "9-f"], AP, plain_scenario(), input_blocked("host_error:approval_identity_mismatch"),
   caps=M, script=LIFT_IN, approval_script=res("approve", identity_override="sha256:" + "c" * 64))

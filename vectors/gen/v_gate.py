@@ -65,14 +65,16 @@ for slug, what, raw, cov, where in CASES:
       script=[rule(point, raw=raw, raw_set=True)])
 
 # accepted shapes (the gate must not over-refuse)
-V(next(n), "gate-evidence-within-cap", "Evidence well under the 10240-byte cap is accepted and reaches the record unchanged",
+# The evidence rides on the winning verdict (a transform, decided_by 0): whether an all-allow emission's
+# combined verdict carries an interceptor's evidence is not settled by the contract (see vectors/DECISIONS-PENDING.md).
+V(next(n), "gate-evidence-within-cap", "Evidence well under the 10240-byte cap is accepted: the transform carrying it applies and the record keeps the evidence unchanged",
   "5, 5.3, 10.3", ["5-j", "5.3-b", "10.3-b"], GP, tool_scenario(),
-  {"interceptions": ix(FULL_TOOL), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
-   "records": [rec(PT, {"verdict.decision": "allow", "verdict.evidence": {"artefact": "E" * 4000,
-                                                                          "verification_pointers": {"log": "https://audit.invalid/e/1"}}})],
+  {"interceptions": ix(FULL_TOOL, {5: {"tool_call.args.q": "beta"}}), "tool_invocations": [{"name": "lookup", "args": {"q": "beta"}}],
+   "records": [rec(PT, {"verdict.decision": "transform", "decided_by": 0,
+                        "verdict.evidence": {"artefact": "E" * 4000, "verification_pointers": {"log": "https://audit.invalid/e/1"}}})],
    "final_output": "done", "run_outcome": "completed"},
-  caps=MT, script=[rule(PT, {"decision": "allow", "evidence": {"artefact": "E" * 4000,
-                                                              "verification_pointers": {"log": "https://audit.invalid/e/1"}}})])
+  caps=MT, script=[rule(PT, transform("$target.q", "beta", evidence={"artefact": "E" * 4000,
+                                                                    "verification_pointers": {"log": "https://audit.invalid/e/1"}}))])
 
 V(next(n), "gate-envelope-deny-enforced", "A response envelope's nested deny is enforced and its extensions stay out of the decision",
   "5", ["5-l", "5.1-c"], GP, tool_scenario(),
@@ -107,7 +109,7 @@ for i, r in enumerate(RESERVED):
     V(next(n), "reserved-claimed-" + r.replace("_", "-"),
       "An interceptor deny claiming host_error:%s is refused by the gate as verdict_invalid" % r,
       "5, 11", ["5-d", "11-a", "11-b"], "fail_closed/reserved_reasons", scen(), fn(VI), caps=caps,
-      script=[rule(point, deny("host_error:" + r))])
+      script=[rule(point, raw=deny("host_error:" + r), raw_set=True)])
 
 # --- interceptor failures (raise, timeout) at several points
 FP = "fail_closed/interceptor_failure"

@@ -178,10 +178,10 @@ V(next(n), "always-present-fields", "Records carry every always-present field; t
                    ["session_id", "sequence", "timestamp", "verdict", "input_identity", "enforced_identity",
                     "identity_provider", "composition", "interception_point"]) for p in FULL_PLAIN],
    "final_output": "hello there", "run_outcome": "completed"}, caps=M, script=[])
-V(next(n), "context-core-fields", "Every context carries the required core with the reference agent identity",
+V(next(n), "context-core-fields", "Every context carries and validates the required core, names its own point and the wire version, and counts sequence up from 0",
   "4.1", ["4.1-a", "4.1-b", "4.1-c", "4.1-e", "4.1-f", "4.1-g", "3-a"], "context/points", tool_scenario(),
-  {"interceptions": [dict(e, context={"agent.id": "ref-agent", "agent.framework": "reference-agent", "spec": "agent-hooks/0.1",
-                                      "interception_point": e["interception_point"]}) for e in ix(FULL_TOOL)],
+  {"interceptions": [dict(e, context_must_validate=True, context={"spec": "agent-hooks/0.1", "sequence": i,
+                                      "interception_point": e["interception_point"]}) for i, e in enumerate(ix(FULL_TOOL))],
    "final_output": "done", "run_outcome": "completed"}, caps=MT, script=[])
 V(next(n), "tool-error-still-post", "A tool that reports an error is still followed by post_tool_call with is_error true",
   "3, 4.2", ["3-e", "4.2-f", "3.1-e"], "context/points", tool_scenario(ret="disk full", is_error=True),
@@ -191,9 +191,11 @@ V(next(n), "no-tools-empty-calls", "A reply with no tool calls carries an empty 
   "4.2, 3.2", ["4.2-d", "4.2-a", "3.2-e"], "context/points", plain_scenario(),
   {"interceptions": ix(FULL_PLAIN, {0: {"agent_init.tools_registered": []}, 3: {"response.tool_calls": [], "response.finish_reason": "stop"}}),
    "interceptions_absent": [PT, PTT], "final_output": "hello there", "run_outcome": "completed"}, caps=M, script=[])
-V(next(n), "tools-registered-sorted", "agent_startup lists every registered tool by name, sorted",
+V(next(n), "tools-registered-sorted", "agent_startup lists every registered tool by name (registered in sorted order, so any stable listing order agrees)",
   "4.2", ["4.2-a"], "context/points",
-  tool_scenario(extra_tools=[{"name": "archive", "behavior": [{"return": 1}]}, {"name": "zip", "behavior": [{"return": 2}]}]),
+  dict(tool_scenario(), tools=[{"name": "archive", "behavior": [{"return": 1}]},
+                              {"name": "lookup", "behavior": [{"return": {"hits": 1}, "is_error": False}]},
+                              {"name": "zip", "behavior": [{"return": 2}]}]),
   {"interceptions": ix(FULL_TOOL, {0: {"agent_init.tools_registered": ["archive", "lookup", "zip"]}}),
    "final_output": "done", "run_outcome": "completed"}, caps=MT, script=[])
 V(next(n), "verdict-projection", "The record keeps reason, short message, warnings and labels, strips approval members and drops the transform value",

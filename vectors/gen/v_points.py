@@ -53,7 +53,7 @@ def deny_expect(p, reason, liftable_=False):
                 "interceptions_absent": [PM, PO, OUT],
                 "records": [rec(IN, r, recabs)], "final_output": None, "run_outcome": "blocked"}
     if p == PM:
-        return {"interceptions": ix([SU, IN, PM, SD], {2: {"model.id": "mock", "messages[0].content": "say hello",
+        return {"interceptions": ix([SU, IN, PM, SD], {2: {"messages[0].content": "say hello",
                                                             "messages[0].role": "user", "target[0].content": "say hello"}}),
                 "interceptions_absent": [PO, OUT],
                 "records": [rec(PM, r, recabs)], "final_output": None, "run_outcome": "blocked"}

@@ -259,10 +259,13 @@ V(next(n), "pu-deny-disagrees", "unanimous with knob deny: a plain deny is a dis
   "7.5", ["7.5-g"], P_PU, tool_scenario(),
   hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement", "verdicts[1].reason": "ctk:nope"})]),
   caps=MT, scripts=[A(), [rule(PT, deny("ctk:nope"))]], composition=PU("deny"))
-V(next(n), "pu-failure-disagrees", "unanimous: a raising interceptor is a deny in its slot and the emission disagrees",
+# Whether a failure under unanimous becomes composition_disagreement (decided_by null) or wins at its slot
+# (interceptor_failed, decided_by 2; reference-host D-16) is a pending project decision: only the slot and the deny are pinned.
+V(next(n), "pu-failure-disagrees", "unanimous: a raising interceptor is a deny in its slot, the peers still run and the tool is blocked",
   "6.3, 7.5", ["6.3-f", "7.5-g", "6.3-e"], P_PU, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement",
-                             "verdicts[2].reason": "host_error:interceptor_failed", "verdicts[0].decision": "allow"})]),
+  hostdeny(records=[rec(PT, {"verdict.decision": "deny", "verdicts[2].index": 2, "verdicts[2].decision": "deny",
+                             "verdicts[2].reason": "host_error:interceptor_failed", "verdicts[0].decision": "allow",
+                             "verdicts[1].decision": "allow"})]),
   caps=MT, scripts=[A(), A(), [rule(PT, fault="raise")]], composition=PU("deny"))
 V(next(n), "pu-approval-allow", "unanimous with knob approval: the disagreement is put to the seam and an allow proceeds",
   "7.5, 7.6", ["7.5-h", "7.6-b"], P_PU, tool_scenario(),
@@ -331,10 +334,10 @@ V(next(n), "pu-approval-knob-liftable", "unanimous with knob approval: a liftabl
   ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "decided_by": None})]),
   caps=MT, scripts=[A(), [rule(PT, liftable("ctk:ask"))]], composition=PU("approval"),
   approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}])
-V(next(n), "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a failure is a disagreement; an unresolved answer leaves approval_unresolved",
+V(next(n), "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a failure keeps its slot and the emission stays denied (an unresolved approver cannot lift it)",
   "7.5, 9", ["7.5-h", "9-e", "6.3-f"], P_PU, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:approval_unresolved", "resolved_by": "rejection",
-                             "verdicts[1].reason": "host_error:interceptor_failed"})]),
+  hostdeny(records=[rec(PT, {"verdict.decision": "deny", "verdicts[0].decision": "allow",
+                             "verdicts[1].reason": "host_error:interceptor_failed", "composition.on_disagreement": "approval"})]),
   caps=MT, scripts=[A(), [rule(PT, fault="raise")]], composition=PU("approval"),
   approval_script=[{"resolve": {"outcome": "unresolved"}}])
 V(next(n), "ra-transform-then-liftable-rejected", "run_all: a reject after a folded transform leaves the deny; the tool never sees the fold",
