@@ -63,6 +63,7 @@ c("4.3-a", "MUST", "The target of each point is the value its table names: agent
 c("4.3-b", "MUST", "A transform applied to target is the value the following action uses, and the aliased conditional field reflects it.")
 c("4.3-c", "MUST", "A transform at agent_startup or agent_shutdown is refused with host_error:transform_target_forbidden.")
 c("4.3-d", "MUST", "A transform whose path points inside target replaces that location only.")
+c("4.3-e", "MUST", "A transform is applied only if the context it leaves still passes the section 4 check (presence and JSON type of the point's conditional fields: tool_call.args an object, messages and response.tool_calls arrays); otherwise the emission is denied and the action does not proceed.")
 c("4.4-a", "MUST", "NaN and the infinities never appear in a context; a host refuses them with host_error:context_invalid.",
   "JSON vector files cannot express non-finite numbers", [f"{RH}::identity::tests::rejects_non_finite_numbers"])
 c("4.4-b", "MUST", "Strings containing lone surrogates never appear in a context; a host refuses them with host_error:context_invalid.",

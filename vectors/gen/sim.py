@@ -177,6 +177,26 @@ def eq(a, b):
     return type(a) is type(b) and a == b
 
 
+def typed_ok(ctx):
+    """Section 4.2 JSON types of the conditional fields a transform can reach (clause 4.3-e)."""
+    p = ctx["interception_point"]
+    try:
+        if p == "input":
+            return isinstance(ctx["input"], dict) and isinstance(ctx["input"]["role"], str) and "content" in ctx["input"]
+        if p == "pre_model_call":
+            return isinstance(ctx["messages"], list)
+        if p == "post_model_call":
+            r = ctx["response"]
+            return isinstance(r, dict) and isinstance(r["tool_calls"], list) and isinstance(r["finish_reason"], str) and "content" in r
+        if p in ("pre_tool_call", "post_tool_call"):
+            return isinstance(ctx["tool_call"]["args"], dict)
+        if p == "output":
+            return isinstance(ctx["output"], dict) and "content" in ctx["output"]
+    except (KeyError, TypeError):
+        return False
+    return True
+
+
 def write_target(ctx, target):
     ctx["target"] = target
     al = ALIAS[ctx["interception_point"]]
@@ -277,6 +297,10 @@ class Emitter:
             t = set_path(copy.deepcopy(ctx["target"]), segs, v["transform"].get("value"))
         except (KeyError, TypeError):
             return hd("transform_invalid")
+        trial = copy.deepcopy(ctx)
+        write_target(trial, t)
+        if not typed_ok(trial):
+            return hd("transform_invalid")  # clause 4.3-e; the vectors leave the reason unpinned
         write_target(ctx, t)
         return None
 

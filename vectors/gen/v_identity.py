@@ -170,18 +170,20 @@ V(next(n), "one-record-per-emission", "Each of the ten emissions of a tool loop 
   {"interceptions": ix(FULL_TOOL, {i: {"sequence": i} for i in range(10)}),
    "records": [rec(p, {"sequence": i, "interception_point": p}) for i, p in enumerate(FULL_TOOL)],
    "final_output": "done", "run_outcome": "completed", "identities_equal": True}, caps=MT, script=[])
-V(next(n), "always-present-fields", "Records carry every always-present field; trace and declaration are absent for a code-configured host",
+V(next(n), "always-present-fields", "Records carry every always-present field, stamp mode and composition, and leave resolved_by out when no seam was consulted",
   "10.3", ["10.3-e", "10.3-f", "10.3-l", "8-a"], RF, plain_scenario(),
   {"interceptions": ix(FULL_PLAIN),
-   "records": [rec(p, {"mode": "enforce", "decided_by": None, "interceptors_registered": 1},
-                   ["trace", "declaration", "resolved_by"],
+   "records": [rec(p, {"mode": "enforce", "decided_by": None, "interceptors_registered": 1,
+                       "composition": {"profile": "sequential/first_deny", "on_approval": "stop"}},
+                   ["resolved_by"],
                    ["session_id", "sequence", "timestamp", "verdict", "input_identity", "enforced_identity",
                     "identity_provider", "composition", "interception_point"]) for p in FULL_PLAIN],
    "final_output": "hello there", "run_outcome": "completed"}, caps=M, script=[])
-V(next(n), "context-core-fields", "Every context carries and validates the required core, names its own point and the wire version, and counts sequence up from 0",
+V(next(n), "context-core-fields", "Every context carries and validates the required core, names its own point and the wire version, and starts sequence at 0",
   "4.1", ["4.1-a", "4.1-b", "4.1-c", "4.1-e", "4.1-f", "4.1-g", "3-a"], "context/points", tool_scenario(),
-  {"interceptions": [dict(e, context_must_validate=True, context={"spec": "agent-hooks/0.1", "sequence": i,
-                                      "interception_point": e["interception_point"]}) for i, e in enumerate(ix(FULL_TOOL))],
+  {"interceptions": [dict(e, context_must_validate=True, context=dict({"spec": "agent-hooks/0.1",
+                                      "interception_point": e["interception_point"]}, **({"sequence": 0} if i == 0 else {})))
+                    for i, e in enumerate(ix(FULL_TOOL))],
    "final_output": "done", "run_outcome": "completed"}, caps=MT, script=[])
 V(next(n), "tool-error-still-post", "A tool that reports an error is still followed by post_tool_call with is_error true",
   "3, 4.2", ["3-e", "4.2-f", "3.1-e"], "context/points", tool_scenario(ret="disk full", is_error=True),

@@ -262,3 +262,23 @@ V(next(n), "transform-rooted-elsewhere", "A transform path rooted outside $targe
   {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "deny"})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(OUT, transform("$context.output.content", "sneaky"))])
+
+# A transform must not leave the point's conditional fields with the wrong JSON type (section 4.2 types, section 10.2
+# "presence and JSON type"). Which reserved reason the deny carries (transform_invalid as a type mismatch, or
+# context_invalid from re-checking the envelope) is a pending project decision, so only the deny is pinned.
+V(next(n), "transform-args-not-object", "A bare $target transform that makes tool_call.args a string is not applied: the tool does not run and no post_tool_call is emitted",
+  "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-e", "4.2-f"], TP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.decision": "deny"})],
+   "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
+  caps=MT, script=[rule(PT, transform("$target", "not-an-object"))])
+V(next(n), "transform-messages-not-array", "A bare $target transform that makes messages an object is not applied: the model is not called",
+  "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-c", "6.1-c"], TP, plain_scenario(),
+  {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO, OUT],
+   "records": [rec(PM, {"verdict.decision": "deny"})], "final_output": None, "run_outcome": "blocked"},
+  caps=M, script=[rule(PM, transform("$target", {"role": "user", "content": "not a list"}))])
+V(next(n), "transform-tool-calls-not-array", "A transform that makes response.tool_calls a string is not applied: the response is discarded and nothing reaches the caller",
+  "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-d", "6.1-d"], TP, plain_scenario(),
+  {"interceptions": ix([SU, IN, PM, PO, SD]), "interceptions_absent": [OUT],
+   "records": [rec(PO, {"verdict.decision": "deny"})], "final_output": None, "run_outcome": "blocked"},
+  caps=M, script=[rule(PO, transform("$target.tool_calls", "none"))])
