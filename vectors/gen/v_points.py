@@ -282,3 +282,15 @@ V(next(n), "transform-tool-calls-not-array", "A transform that makes response.to
   {"interceptions": ix([SU, IN, PM, PO, SD]), "interceptions_absent": [OUT],
    "records": [rec(PO, {"verdict.decision": "deny"})], "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(PO, transform("$target.tool_calls", "none"))])
+# The same check does not depend on the identity provider: with the null provider no identity is computed, yet a
+# transform that drops a required conditional member must still be refused.
+V(next(n), "transform-output-shape-null-provider", "With the null provider, a bare $target transform that replaces output with a string is still refused: nothing reaches the caller",
+  "4.2, 4.3, 10.1", ["4.3-e", "4.2-g", "6.1-g"], TP, plain_scenario(),
+  {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "deny", "identity_provider": None})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=M, identity_provider=None, script=[rule(OUT, transform("$target", "plain text"))])
+V(next(n), "transform-input-shape-null-provider", "With the null provider, a bare $target transform that replaces input with a string is still refused: the turn never begins",
+  "4.2, 4.3, 10.1", ["4.3-e", "4.2-b", "6.1-b"], TP, plain_scenario(),
+  {"interceptions": ix([SU, IN, SD]), "interceptions_absent": [PM],
+   "records": [rec(IN, {"verdict.decision": "deny", "identity_provider": None})], "final_output": None, "run_outcome": "blocked"},
+  caps=M, identity_provider=None, script=[rule(IN, transform("$target", "plain text"))])
