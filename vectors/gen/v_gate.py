@@ -79,7 +79,8 @@ V(next(n), "gate-evidence-within-cap", "Evidence well under the 10240-byte cap i
 V(next(n), "gate-envelope-deny-enforced", "A response envelope's nested deny is enforced and its extensions stay out of the decision",
   "5", ["5-l", "5.1-c"], GP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
-   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:enveloped-no"})], "run_outcome": "completed"},
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:enveloped-no", "decided_by": 0},
+                   ["verdict.extensions", "extensions", "verdict.verdict"])], "run_outcome": "completed"},
   caps=MT, script=[rule(PT, raw={"verdict": {"decision": "deny", "reason": "ctk:enveloped-no"},
                                  "extensions": {"acme": {"receipt": {"id": "r-1"}}}}, raw_set=True)])
 
