@@ -73,8 +73,8 @@ def in_domain(v, depth=0):
         return True
     if isinstance(v, int):
         return abs(v) <= MAX_SAFE
-    if isinstance(v, float):
-        return math.isfinite(v) and not (v.is_integer() and abs(v) > MAX_SAFE)
+    if isinstance(v, float):  # float syntax is never judged as an integer (golden G-03 accepts 1e+21)
+        return math.isfinite(v)
     if isinstance(v, dict):
         return all(in_domain(x, depth + 1) for x in v.values())
     return all(in_domain(x, depth + 1) for x in v)
@@ -221,12 +221,22 @@ def gate(v):
     r = v.get("reason")
     if r is not None and (not isinstance(r, str) or r.startswith("host_error:")):
         return None
+    m = v.get("message")
+    if m is not None and not isinstance(m, str):
+        return None
     if ("transform" in v) != (d == "transform") or ("approval" in v and d != "deny"):
         return None
     if d == "transform" and (not isinstance(v["transform"], dict) or "path" not in v["transform"]):
         return None
     w = v.get("warnings")
     if w is not None and (not isinstance(w, list) or not all(isinstance(x, dict) for x in w)):
+        return None
+    for x in w or []:
+        if x.get("reason") is not None and (not isinstance(x["reason"], str) or x["reason"].startswith("host_error:")):
+            return None
+        if x.get("message") is not None and not isinstance(x["message"], str):
+            return None
+    if "approval" in v and not isinstance(v["approval"], dict):
         return None
     if "evidence" in v and (not isinstance(v["evidence"], dict) or len(canon(v["evidence"]).encode()) > 10240):
         return None

@@ -302,6 +302,20 @@ V(next(n), "eval-gate-recorded", "evaluate_only: an invalid verdict is recorded 
    "final_output": "hello there", "run_outcome": "completed"},
   caps=M, mode=EV, script=[rule(PO, raw={"decision": "block"}, raw_set=True)])
 
+V(next(n), "eval-first-deny-truncates", "evaluate_only with first_deny: the first deny still ends the fold (fold_truncated true) while the tool runs",
+  "8, 7.4", ["8-b", "7.4-e", "10.3-i"], EP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PT, {"verdict.reason": "ctk:would-stop", "decided_by": 0, "fold_truncated": True, "mode": "evaluate_only"},
+                   ["verdicts[1]"])],
+   "run_outcome": "completed"},
+  caps=MT, mode=EV, scripts=[[rule(PT, deny("ctk:would-stop"))], [rule(PT, deny("ctk:never-called"))]])
+V(next(n), "eval-timeout-recorded", "evaluate_only: an interceptor that never answers is recorded as interceptor_timeout and the tool still runs",
+  "8, 6.3", ["8-e", "6.3-c"], EP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PT, {"verdict.reason": "host_error:interceptor_timeout", "mode": "evaluate_only", "decided_by": 0})],
+   "run_outcome": "completed"},
+  caps=MT, mode=EV, interceptor_timeout_ms=50, script=[rule(PT, fault="timeout")])
+
 # ---------------- isolation 0800
 n = iter(range(800, 850))
 IS = "enforcement/isolation"
