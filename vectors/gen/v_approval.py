@@ -227,7 +227,7 @@ V(next(n), "unresolved-post-model", "An unresolved answer at post_model_call dis
   {"interceptions": ix([SU, IN, PM, PO, SD]), "records": [rec(PO, {"verdict.reason": "host_error:approval_unresolved", "resolved_by": "rejection"})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(PO, liftable("ctk:check-reply"))], approval_script=res("unresolved"))
-V(next(n), "approved-transform-changes-identity", "An approved transform changes the enforced identity; an approved allow leaves it equal (checked on the same run's other emissions)",
+V(next(n), "approved-transform-changes-identity", "An approved transform changes the enforced identity of the emission it rewrites",
   "9, 10.2", ["10.2-g", "9-c"], AP, tool_scenario(),
   dict(tool_ran({"q": "z"}, **{"resolved_by": "approval"}), identities_equal=False),
   caps=MT, script=LIFT, approval_script=res("approve", transform("$target.q", "z")))
