@@ -43,6 +43,18 @@ def rules_of(v):
     return v.get("interceptor_scripts", [])
 
 
+HOST_CHOSEN = {"agent.id", "agent.framework", "session.id", "session_id", "timestamp", "model.id"}
+
+
+def e_items(v):
+    """Every dotted-path map of expectations: interception contexts and record assertions."""
+    e = v.get("expect", {})
+    for it in e.get("interceptions", []):
+        yield it.get("context", {})
+    for r in e.get("records", []):
+        yield r.get("assert", {})
+
+
 def main():
     with open(os.path.join(ROOT, "spec", "0.1", "clauses.json"), encoding="utf-8") as f:
         catalog = json.load(f)
@@ -58,6 +70,10 @@ def main():
         if ("not_vector_testable" in c) != ("unit_tests" in c):
             bad("clauses.json", "not_vector_testable and unit_tests go together: " + c["id"])
     covered = {}
+    retired = set()
+    rpath = os.path.join(ROOT, "vectors", "RETIRED.md")
+    if os.path.exists(rpath):
+        retired = set(re.findall(r"^\| (CTK-\d{4}) \|", open(rpath, encoding="utf-8").read(), re.M))
     seen_ids, seen_titles = set(), set()
     files = sorted(x for x in os.listdir(VDIR) if x.endswith(".json"))
     if not files:
@@ -83,6 +99,13 @@ def main():
             bad(name, "file name does not match id and slug")
         if vid in seen_ids:
             bad(name, "duplicate id")
+        if vid in retired:
+            bad(name, "reuses a retired id (vectors/RETIRED.md)")
+        # host-chosen values must not be pinned (vectors are host-neutral)
+        for r in e_items(v):
+            for k, val in r.items():
+                if k in HOST_CHOSEN or (k == "model.id"):
+                    bad(name, "pins the host-chosen value %s" % k)
         seen_ids.add(vid)
         if v.get("title") in seen_titles:
             bad(name, "duplicate title")

@@ -63,6 +63,7 @@ c("4.3-a", "MUST", "The target of each point is the value its table names: agent
 c("4.3-b", "MUST", "A transform applied to target is the value the following action uses, and the aliased conditional field reflects it.")
 c("4.3-c", "MUST", "A transform at agent_startup or agent_shutdown is refused with host_error:transform_target_forbidden.")
 c("4.3-d", "MUST", "A transform whose path points inside target replaces that location only.")
+c("4.3-e", "MUST", "A transform is applied only if the context it leaves still passes the section 4 check (presence and JSON type of the point's conditional fields: tool_call.args an object, messages and response.tool_calls arrays); otherwise the emission is denied and the action does not proceed.")
 c("4.4-a", "MUST", "NaN and the infinities never appear in a context; a host refuses them with host_error:context_invalid.",
   "JSON vector files cannot express non-finite numbers", [f"{RH}::identity::tests::rejects_non_finite_numbers"])
 c("4.4-b", "MUST", "Strings containing lone surrogates never appear in a context; a host refuses them with host_error:context_invalid.",
@@ -257,8 +258,7 @@ c("10.1-c", "MUST", "With the null provider every record carries null identities
 c("10.1-d", "MUST", "A provider that fails denies the emission with host_error:context_invalid before any interceptor runs; it never silently unbinds.")
 c("10.1-e", "MUST", "A claim with the null provider states that the host is identity-unbound, and one with a custom provider states whether it is content-derived.",
   "a property of the claim text", [f"{RN}::claim::tests::claim_states_identity_binding"])
-c("10.2-a", "MUST", "jcs-sha256 is sha256: followed by the lowercase hex SHA-256 of the UTF-8 RFC 8785 canonical form of the projection.",
-  "identity values depend on the timestamp, so vectors pin only equality; the golden file pins values", [f"{RH}::identity::tests::golden_identity_fixtures"])
+c("10.2-a", "MUST", "jcs-sha256 is sha256: followed by the lowercase hex SHA-256 of the UTF-8 RFC 8785 canonical form of the projection.")
 c("10.2-b", "MUST", "The projection keeps only the required core and the per-point conditional whitelist; optional and extension fields do not affect identity.",
   "the reference loop builds no optional fields for a vector to vary", [f"{RH}::identity::tests::projection_drops_optional_fields"])
 c("10.2-c", "MUST", "Canonicalization sorts keys by UTF-16 code units, writes numbers per ECMA-262 and uses minimal escaping, so equal values give equal identities whatever their source spelling.")

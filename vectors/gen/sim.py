@@ -73,8 +73,8 @@ def in_domain(v, depth=0):
         return True
     if isinstance(v, int):
         return abs(v) <= MAX_SAFE
-    if isinstance(v, float):
-        return math.isfinite(v) and not (v.is_integer() and abs(v) > MAX_SAFE)
+    if isinstance(v, float):  # float syntax is never judged as an integer (golden G-03 accepts 1e+21)
+        return math.isfinite(v)
     if isinstance(v, dict):
         return all(in_domain(x, depth + 1) for x in v.values())
     return all(in_domain(x, depth + 1) for x in v)
@@ -177,6 +177,26 @@ def eq(a, b):
     return type(a) is type(b) and a == b
 
 
+def typed_ok(ctx):
+    """Section 4.2 JSON types of the conditional fields a transform can reach (clause 4.3-e)."""
+    p = ctx["interception_point"]
+    try:
+        if p == "input":
+            return isinstance(ctx["input"], dict) and isinstance(ctx["input"]["role"], str) and "content" in ctx["input"]
+        if p == "pre_model_call":
+            return isinstance(ctx["messages"], list)
+        if p == "post_model_call":
+            r = ctx["response"]
+            return isinstance(r, dict) and isinstance(r["tool_calls"], list) and isinstance(r["finish_reason"], str) and "content" in r
+        if p in ("pre_tool_call", "post_tool_call"):
+            return isinstance(ctx["tool_call"]["args"], dict)
+        if p == "output":
+            return isinstance(ctx["output"], dict) and "content" in ctx["output"]
+    except (KeyError, TypeError):
+        return False
+    return True
+
+
 def write_target(ctx, target):
     ctx["target"] = target
     al = ALIAS[ctx["interception_point"]]
@@ -201,12 +221,22 @@ def gate(v):
     r = v.get("reason")
     if r is not None and (not isinstance(r, str) or r.startswith("host_error:")):
         return None
+    m = v.get("message")
+    if m is not None and not isinstance(m, str):
+        return None
     if ("transform" in v) != (d == "transform") or ("approval" in v and d != "deny"):
         return None
     if d == "transform" and (not isinstance(v["transform"], dict) or "path" not in v["transform"]):
         return None
     w = v.get("warnings")
     if w is not None and (not isinstance(w, list) or not all(isinstance(x, dict) for x in w)):
+        return None
+    for x in w or []:
+        if x.get("reason") is not None and (not isinstance(x["reason"], str) or x["reason"].startswith("host_error:")):
+            return None
+        if x.get("message") is not None and not isinstance(x["message"], str):
+            return None
+    if "approval" in v and not isinstance(v["approval"], dict):
         return None
     if "evidence" in v and (not isinstance(v["evidence"], dict) or len(canon(v["evidence"]).encode()) > 10240):
         return None
@@ -277,6 +307,10 @@ class Emitter:
             t = set_path(copy.deepcopy(ctx["target"]), segs, v["transform"].get("value"))
         except (KeyError, TypeError):
             return hd("transform_invalid")
+        trial = copy.deepcopy(ctx)
+        write_target(trial, t)
+        if not typed_ok(trial):
+            return hd("transform_invalid")  # clause 4.3-e; the vectors leave the reason unpinned
         write_target(ctx, t)
         return None
 
@@ -312,6 +346,8 @@ class Emitter:
         if echo != rid:
             return "rejection", hd("approval_identity_mismatch")
         oc = rule.get("outcome")
+        if "verdict_raw" in rule:
+            rule = dict(rule, verdict=rule["verdict_raw"])
         if oc not in ("approve", "reject", "unresolved") or (("verdict" in rule) != (oc != "unresolved")):
             return "rejection", hd("approval_resolver_failed")
         if oc == "unresolved":

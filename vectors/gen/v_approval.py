@@ -81,13 +81,13 @@ V(next(n), "unresolved-with-verdict", "An unresolved carrying a verdict is a mal
   caps=MT, script=LIFT, approval_script=res("unresolved", ALLOW))
 V(next(n), "presence-before-gate", "Presence is checked before the verdict gate: unresolved with an invalid verdict gives approval_resolver_failed",
   "9", ["9-h", "9-i"], AP, plain_scenario(), input_blocked("host_error:approval_resolver_failed"),
-  caps=M, script=LIFT_IN, approval_script=res("unresolved", {"decision": "perhaps"}))
+  caps=M, script=LIFT_IN, approval_script=res("unresolved", verdict_raw={"decision": "perhaps"}))
 V(next(n), "approve-invalid-verdict", "An approve carrying a verdict with an unknown decision gives verdict_invalid",
   "9, 5", ["9-j", "9-h"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
-  caps=MT, script=LIFT, approval_script=res("approve", {"decision": "perhaps"}))
+  caps=MT, script=LIFT, approval_script=res("approve", verdict_raw={"decision": "perhaps"}))
 V(next(n), "approve-reserved-reason", "An approve carrying an allow with a host_error reason gives verdict_invalid",
   "9, 11", ["9-j", "11-b"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
-  caps=MT, script=LIFT, approval_script=res("approve", {"decision": "allow", "reason": "host_error:no_interceptor"}))
+  caps=MT, script=LIFT, approval_script=res("approve", verdict_raw={"decision": "allow", "reason": "host_error:no_interceptor"}))
 V(next(n), "echo-before-presence", "Echo is checked before presence: a mismatched approve with no verdict gives approval_identity_mismatch",
   "9", ["9-h", "9-f"], AP, plain_scenario(), input_blocked("host_error:approval_identity_mismatch"),
   caps=M, script=LIFT_IN, approval_script=res("approve", identity_override="sha256:" + "c" * 64))
@@ -190,3 +190,76 @@ V(next(n), "redact-at-input", "Redacting the whole input content for the approve
    "final_output": "hello there", "run_outcome": "completed"},
   caps=M, script=LIFT_IN, redact_for_approval=["$target.content"],
   approval_script=[{"match": {"input.content": "[redacted]"}, "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
+
+# ---- completions (appended; ids continue the block)
+V(next(n), "request-after-fold", "The approver sees the context after earlier folds: target and the point's field both carry the folded value, and a recomputed echo matches",
+  "9", ["9-n", "9-b", "9-f"], AP, tool_scenario(),
+  tool_ran({"q": "folded"}, **{"resolved_by": "approval"}),
+  caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:needs-sign-off"))]],
+  approval_script=[{"match": {"target.q": "folded", "tool_call.args.q": "folded"},
+                    "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
+V(next(n), "redact-after-fold", "Redaction applies to the folded context: the approver sees the marker in target and in tool_call.args, the tool gets the folded value",
+  "9", ["9-n", "9-o", "9-p"], RP, tool_scenario(),
+  tool_ran({"q": "folded"}, **{"resolved_by": "approval"}),
+  caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:needs-sign-off"))]],
+  redact_for_approval=["$target.q"],
+  approval_script=[{"match": {"target.q": "[redacted]", "tool_call.args.q": "[redacted]"},
+                    "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
+V(next(n), "approve-transform-post-tool", "An approved transform at post_tool_call replaces the result the model sees next",
+  "9, 6.1", ["9-c", "6.1-i", "6.1-j"], AP, tool_scenario(ret="RAW-RESULT-31"),
+  {"sequence_strict": False, "interceptions": ix([PTT, PM], {1: {"context_must_contain": ["APPROVED-RESULT"],
+                                                                   "context_must_not_contain": ["RAW-RESULT-31"]}}),
+   "records": [rec(PTT, {"verdict.decision": "transform", "resolved_by": "approval"})], "final_output": "done", "run_outcome": "completed"},
+  caps=MT, script=[rule(PTT, liftable("ctk:check-result"))],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target", "APPROVED-RESULT")}}])
+V(next(n), "approve-transform-input", "An approved transform at input is the text the model receives",
+  "9, 6.1", ["9-c", "6.1-j", "4.3-b"], AP, plain_scenario(text="original text"),
+  {"interceptions": ix(FULL_PLAIN, {2: {"messages[0].content": "approved text"}}),
+   "records": [rec(IN, {"verdict.decision": "transform", "resolved_by": "approval"})], "final_output": "hello there", "run_outcome": "completed"},
+  caps=M, script=LIFT_IN, approval_script=res("approve", transform("$target.content", "approved text")))
+V(next(n), "approve-transform-post-model", "An approved transform of the response content is the output the caller receives",
+  "9, 6.1", ["9-c", "6.1-j"], AP, plain_scenario(final="model text"),
+  {"interceptions": ix(FULL_PLAIN, {4: {"output.content": "approved reply"}}),
+   "records": [rec(PO, {"verdict.decision": "transform", "resolved_by": "approval"})], "final_output": "approved reply", "run_outcome": "completed"},
+  caps=M, script=[rule(PO, liftable("ctk:check-reply"))], approval_script=res("approve", transform("$target.content", "approved reply")))
+V(next(n), "unresolved-post-model", "An unresolved answer at post_model_call discards the response: nothing reaches the caller",
+  "9, 6.1", ["9-e", "6.1-d"], AP, plain_scenario(),
+  {"interceptions": ix([SU, IN, PM, PO, SD]), "records": [rec(PO, {"verdict.reason": "host_error:approval_unresolved", "resolved_by": "rejection"})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=M, script=[rule(PO, liftable("ctk:check-reply"))], approval_script=res("unresolved"))
+V(next(n), "approved-transform-changes-identity", "An approved transform changes the enforced identity of the emission it rewrites",
+  "9, 10.2", ["10.2-g", "9-c"], AP, tool_scenario(),
+  dict(tool_ran({"q": "z"}, **{"resolved_by": "approval"}), identities_equal=False),
+  caps=MT, script=LIFT, approval_script=res("approve", transform("$target.q", "z")))
+V(next(n), "approved-allow-keeps-identity", "An approved allow applies nothing: every record's input and enforced identities stay equal",
+  "9, 10.2", ["10.2-g", "9-c"], AP, tool_scenario(),
+  dict(tool_ran(**{"resolved_by": "approval"}), identities_equal=True),
+  caps=MT, script=LIFT, approval_script=res("approve", ALLOW))
+
+
+# The resolver recomputes jcs-sha256 over the request context it received; an echo that matches proves the host's
+# identity is the canonical one over values that stress RFC 8785 (numbers, key order, escapes), at several points.
+def echo_vec(slug, title, scen, point, caps):
+    V(next(n), "echo-recomputed-" + slug, title, "9, 10.2", ["9-f", "10.2-a", "10.2-c"], AP, scen,
+      {"sequence_strict": False, "interceptions": ix([point]),
+       "records": [rec(point, {"verdict.decision": "allow", "resolved_by": "approval"})], "run_outcome": "completed"},
+      caps=caps, script=[rule(point, liftable("ctk:needs-sign-off"))],
+      approval_script=[{"resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
+
+
+def _raw(text):
+    return "@@RAW:" + text + "@@"
+
+
+echo_vec("numbers", "A recomputed echo matches over numbers whose canonical form differs from their spelling",
+         tool_scenario(args={"i": 1, "f": _raw("1.0"), "neg0": _raw("-0.0"), "big": _raw("1e+21"), "small": _raw("1e-07"),
+                             "pi": _raw("3.141592653589793"), "tiny": _raw("5e-324")}), PT, MT)
+echo_vec("utf16-key-order", "A recomputed echo matches over keys that sort differently by UTF-16 code units than by code points",
+         tool_scenario(args={"": 1, "\ue000": 2, "\U00010000": 3, "z": 4, "\u00e9": 5}), PT, MT)
+echo_vec("escapes", "A recomputed echo matches over strings that need control, quote and backslash escapes",
+         tool_scenario(args={"s": "\u0000\u001f\"\\/\u007f\u2028"}), PT, MT)
+echo_vec("post-model", "A recomputed echo matches at post_model_call, whose response carries null content and tool calls",
+         tool_scenario(), PO, MT)
+echo_vec("post-tool", "A recomputed echo matches at post_tool_call over a structured tool result",
+         tool_scenario(ret={"v": [1, 2.5, "x", None], "n": None}), PTT, MT)
+echo_vec("output", "A recomputed echo matches at output", plain_scenario(), OUT, M)

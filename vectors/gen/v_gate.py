@@ -65,19 +65,22 @@ for slug, what, raw, cov, where in CASES:
       script=[rule(point, raw=raw, raw_set=True)])
 
 # accepted shapes (the gate must not over-refuse)
-V(next(n), "gate-evidence-within-cap", "Evidence well under the 10240-byte cap is accepted and reaches the record unchanged",
+# The evidence rides on the winning verdict (a transform, decided_by 0): whether an all-allow emission's
+# combined verdict carries an interceptor's evidence is not settled by the contract (see vectors/DECISIONS-PENDING.md).
+V(next(n), "gate-evidence-within-cap", "Evidence well under the 10240-byte cap is accepted: the transform carrying it applies and the record keeps the evidence unchanged",
   "5, 5.3, 10.3", ["5-j", "5.3-b", "10.3-b"], GP, tool_scenario(),
-  {"interceptions": ix(FULL_TOOL), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
-   "records": [rec(PT, {"verdict.decision": "allow", "verdict.evidence": {"artefact": "E" * 4000,
-                                                                          "verification_pointers": {"log": "https://audit.invalid/e/1"}}})],
+  {"interceptions": ix(FULL_TOOL, {5: {"tool_call.args.q": "beta"}}), "tool_invocations": [{"name": "lookup", "args": {"q": "beta"}}],
+   "records": [rec(PT, {"verdict.decision": "transform", "decided_by": 0,
+                        "verdict.evidence": {"artefact": "E" * 4000, "verification_pointers": {"log": "https://audit.invalid/e/1"}}})],
    "final_output": "done", "run_outcome": "completed"},
-  caps=MT, script=[rule(PT, {"decision": "allow", "evidence": {"artefact": "E" * 4000,
-                                                              "verification_pointers": {"log": "https://audit.invalid/e/1"}}})])
+  caps=MT, script=[rule(PT, transform("$target.q", "beta", evidence={"artefact": "E" * 4000,
+                                                                    "verification_pointers": {"log": "https://audit.invalid/e/1"}}))])
 
 V(next(n), "gate-envelope-deny-enforced", "A response envelope's nested deny is enforced and its extensions stay out of the decision",
   "5", ["5-l", "5.1-c"], GP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
-   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:enveloped-no"})], "run_outcome": "completed"},
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:enveloped-no", "decided_by": 0},
+                   ["verdict.extensions", "extensions", "verdict.verdict"])], "run_outcome": "completed"},
   caps=MT, script=[rule(PT, raw={"verdict": {"decision": "deny", "reason": "ctk:enveloped-no"},
                                  "extensions": {"acme": {"receipt": {"id": "r-1"}}}}, raw_set=True)])
 
@@ -107,7 +110,7 @@ for i, r in enumerate(RESERVED):
     V(next(n), "reserved-claimed-" + r.replace("_", "-"),
       "An interceptor deny claiming host_error:%s is refused by the gate as verdict_invalid" % r,
       "5, 11", ["5-d", "11-a", "11-b"], "fail_closed/reserved_reasons", scen(), fn(VI), caps=caps,
-      script=[rule(point, deny("host_error:" + r))])
+      script=[rule(point, raw=deny("host_error:" + r), raw_set=True)])
 
 # --- interceptor failures (raise, timeout) at several points
 FP = "fail_closed/interceptor_failure"
@@ -152,3 +155,42 @@ V(next(n), "malformed-at-post-model", "A transform decision without a body at po
    "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": VI, "decided_by": 0})],
    "final_output": None, "run_outcome": "blocked"},
   caps=MT, script=[rule(PO, fault="malformed_verdict")])
+
+# ---- gate completions (appended; ids continue the block)
+V(next(n), "gate-evidence-at-cap", "Evidence whose canonical form is exactly 10240 bytes is accepted and the transform carrying it applies",
+  "5, 5.3", ["5-j"], GP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT], {1: {"tool_call.args.q": "capped"}}),
+   "tool_invocations": [{"name": "lookup", "args": {"q": "capped"}}],
+   "records": [rec(PT, {"verdict.decision": "transform", "decided_by": 0})], "run_outcome": "completed"},
+  caps=MT, script=[rule(PT, transform("$target.q", "capped", evidence={"artefact": "E" * (10240 - len('{"artefact":""}'))}))])
+V(next(n), "gate-evidence-one-over-cap", "Evidence one byte over the 10240-byte canonical cap is refused with verdict_invalid",
+  "5, 5.3, 6.3", ["5-j", "6.3-d"], GP, tool_scenario(), at_pre_tool(VI),
+  caps=MT, script=[rule(PT, transform("$target.q", "capped", evidence={"artefact": "E" * (10241 - len('{"artefact":""}'))}))])
+for slug, what, raw, cov, where in [
+    ("warning-reserved-reason", "a warning whose reason claims host_error:", {"decision": "allow", "warnings": [{"reason": "host_error:no_interceptor"}]}, ["5-d", "5-g"], "tool"),
+    ("approval-not-object", "an approval member that is not an object", {"decision": "deny", "reason": "ctk:x", "approval": True}, ["5-f"], "input"),
+    ("message-not-string", "a numeric message", {"decision": "allow", "message": 5}, ["5-a"], "output"),
+    ("labels-null-item", "result_labels holding null", {"decision": "allow", "result_labels": [None]}, ["5-i"], "tool"),
+    ("decision-null", "a null decision", {"decision": None}, ["5-c"], "input"),
+    ("json-null", "a JSON null instead of a verdict object", None, ["5-b"], "output"),
+    ("empty-object", "an empty object", {}, ["5-c"], "tool"),
+]:
+    scen, caps, fn = {"tool": (tool_scenario, MT, at_pre_tool), "input": (plain_scenario, M, at_input),
+                      "output": (plain_scenario, M, at_output)}[where]
+    point = {"tool": PT, "input": IN, "output": OUT}[where]
+    V(next(n), "gate-" + slug, "The verdict gate refuses %s with verdict_invalid at %s" % (what, point),
+      "5, 6.3", cov + ["6.3-d"], GP, scen(), fn(VI), caps=caps,
+      script=[rule(point, raw=raw, raw_set=True)])
+V(next(n), "gate-accepts-empty-members", "Empty warnings and result_labels arrays are valid: the allow stands and the tool runs",
+  "5", ["5-a", "5-g", "5-i"], GP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PT, {"verdict.decision": "allow"})], "run_outcome": "completed"},
+  caps=MT, script=[rule(PT, raw={"decision": "allow", "warnings": [], "result_labels": []}, raw_set=True)])
+V(next(n), "gate-envelope-without-extensions", "A response envelope carrying only a nested deny is enforced like the bare deny",
+  "5", ["5-l"], GP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:wrapped", "decided_by": 0})], "run_outcome": "completed"},
+  caps=MT, script=[rule(PT, raw={"verdict": {"decision": "deny", "reason": "ctk:wrapped"}}, raw_set=True)])
+V(next(n), "gate-transform-path-not-string", "A transform whose path is a number is refused: the tool call is denied (reason unpinned, see DECISIONS-PENDING P-8)",
+  "5, 5.2", ["5-e", "5.2-a"], GP, tool_scenario(), at_pre_tool(), caps=MT,
+  script=[rule(PT, raw={"decision": "transform", "transform": {"path": 5, "value": 1}}, raw_set=True)])

@@ -13,6 +13,9 @@ def raw(text):
 
 
 def same_value(slug, title, args, path, value, equal, covers, invocation=None):
+    """The unusual spelling sits in the scenario's raw text, which the host parses itself; the verdict carries the
+    plain spelling. A host whose identity depends on the source spelling (raw text, undecoded escapes, kept number
+    lexemes, insertion order) gets different input and enforced identities."""
     exp = {"interceptions": ix(FULL_TOOL),
            "records": [rec(PT, {"verdict.decision": "transform", "identity_provider": "jcs-sha256"})],
            "final_output": "done", "run_outcome": "completed", "identities_equal": equal}
@@ -36,13 +39,13 @@ same_value("id-key-order", "Rewriting an object with its keys in another order k
            {"q": "alpha", "opts": {"b": 2, "a": 1, "c": {"z": 0, "y": [1, 2]}}}, "$target.opts",
            raw('{"c":{"y":[1,2],"z":0},"a":1,"b":2}'), True, ["10.2-c"])
 same_value("id-escaped-bmp", "A string spelled with a \\u escape equals the literal character: identities stay equal",
-           {"q": "caf\u00e9"}, "$target.q", raw('"caf\\u00e9"'), True, ["10.2-c"])
+           {"q": raw('"caf\\u00e9"')}, "$target.q", "caf\u00e9", True, ["10.2-c"])
 same_value("id-surrogate-pair", "An astral character spelled as an escaped surrogate pair equals the literal: identities stay equal",
-           {"q": "smile \U0001F600"}, "$target.q", raw('"smile \\ud83d\\ude00"'), True, ["10.2-c"])
+           {"q": raw('"smile \\ud83d\\ude00"')}, "$target.q", "smile \U0001F600", True, ["10.2-c"])
 same_value("id-escaped-solidus", "An escaped solidus equals a plain one: identities stay equal",
-           {"q": "a/b"}, "$target.q", raw('"a\\/b"'), True, ["10.2-c"])
+           {"q": raw('"a\\/b"')}, "$target.q", "a/b", True, ["10.2-c"])
 same_value("id-control-escapes", "Control characters spelled with different escapes are one string: identities stay equal",
-           {"q": "tab\there\nline"}, "$target.q", raw('"tab\\u0009here\\u000aline"'), True, ["10.2-c"])
+           {"q": raw('"tab\\u0009here\\u000aline"')}, "$target.q", "tab\there\nline", True, ["10.2-c"])
 same_value("id-no-unicode-normalization", "Precomposed and decomposed e-acute differ; no normalization, so the identities differ and the tool gets the new form",
            {"q": "caf\u00e9"}, "$target.q", "cafe\u0301", False, ["4.4-d", "10.2-g"], {"q": "cafe\u0301"})
 same_value("id-string-vs-number", "The string \"1\" and the number 1 are different values: identities differ",
@@ -170,18 +173,20 @@ V(next(n), "one-record-per-emission", "Each of the ten emissions of a tool loop 
   {"interceptions": ix(FULL_TOOL, {i: {"sequence": i} for i in range(10)}),
    "records": [rec(p, {"sequence": i, "interception_point": p}) for i, p in enumerate(FULL_TOOL)],
    "final_output": "done", "run_outcome": "completed", "identities_equal": True}, caps=MT, script=[])
-V(next(n), "always-present-fields", "Records carry every always-present field; trace and declaration are absent for a code-configured host",
-  "10.3", ["10.3-e", "10.3-f", "10.3-l", "8-a"], RF, plain_scenario(),
+V(next(n), "always-present-fields", "Records carry every always-present field, stamp mode and composition, and leave resolved_by out when no seam was consulted",
+  "10.3", ["10.3-e", "10.3-f", "8-a"], RF, plain_scenario(),
   {"interceptions": ix(FULL_PLAIN),
-   "records": [rec(p, {"mode": "enforce", "decided_by": None, "interceptors_registered": 1},
-                   ["trace", "declaration", "resolved_by"],
+   "records": [rec(p, {"mode": "enforce", "decided_by": None, "interceptors_registered": 1,
+                       "composition": {"profile": "sequential/first_deny", "on_approval": "stop"}},
+                   ["resolved_by"],
                    ["session_id", "sequence", "timestamp", "verdict", "input_identity", "enforced_identity",
                     "identity_provider", "composition", "interception_point"]) for p in FULL_PLAIN],
    "final_output": "hello there", "run_outcome": "completed"}, caps=M, script=[])
-V(next(n), "context-core-fields", "Every context carries the required core with the reference agent identity",
+V(next(n), "context-core-fields", "Every context carries and validates the required core, names its own point and the wire version, and starts sequence at 0",
   "4.1", ["4.1-a", "4.1-b", "4.1-c", "4.1-e", "4.1-f", "4.1-g", "3-a"], "context/points", tool_scenario(),
-  {"interceptions": [dict(e, context={"agent.id": "ref-agent", "agent.framework": "reference-agent", "spec": "agent-hooks/0.1",
-                                      "interception_point": e["interception_point"]}) for e in ix(FULL_TOOL)],
+  {"interceptions": [dict(e, context_must_validate=True, context=dict({"spec": "agent-hooks/0.1",
+                                      "interception_point": e["interception_point"]}, **({"sequence": 0} if i == 0 else {})))
+                    for i, e in enumerate(ix(FULL_TOOL))],
    "final_output": "done", "run_outcome": "completed"}, caps=MT, script=[])
 V(next(n), "tool-error-still-post", "A tool that reports an error is still followed by post_tool_call with is_error true",
   "3, 4.2", ["3-e", "4.2-f", "3.1-e"], "context/points", tool_scenario(ret="disk full", is_error=True),
@@ -191,9 +196,11 @@ V(next(n), "no-tools-empty-calls", "A reply with no tool calls carries an empty 
   "4.2, 3.2", ["4.2-d", "4.2-a", "3.2-e"], "context/points", plain_scenario(),
   {"interceptions": ix(FULL_PLAIN, {0: {"agent_init.tools_registered": []}, 3: {"response.tool_calls": [], "response.finish_reason": "stop"}}),
    "interceptions_absent": [PT, PTT], "final_output": "hello there", "run_outcome": "completed"}, caps=M, script=[])
-V(next(n), "tools-registered-sorted", "agent_startup lists every registered tool by name, sorted",
+V(next(n), "tools-registered-sorted", "agent_startup lists every registered tool by name (registered in sorted order, so any stable listing order agrees)",
   "4.2", ["4.2-a"], "context/points",
-  tool_scenario(extra_tools=[{"name": "archive", "behavior": [{"return": 1}]}, {"name": "zip", "behavior": [{"return": 2}]}]),
+  dict(tool_scenario(), tools=[{"name": "archive", "behavior": [{"return": 1}]},
+                              {"name": "lookup", "behavior": [{"return": {"hits": 1}, "is_error": False}]},
+                              {"name": "zip", "behavior": [{"return": 2}]}]),
   {"interceptions": ix(FULL_TOOL, {0: {"agent_init.tools_registered": ["archive", "lookup", "zip"]}}),
    "final_output": "done", "run_outcome": "completed"}, caps=MT, script=[])
 V(next(n), "verdict-projection", "The record keeps reason, short message, warnings and labels, strips approval members and drops the transform value",
@@ -294,6 +301,20 @@ V(next(n), "eval-gate-recorded", "evaluate_only: an invalid verdict is recorded 
   {"interceptions": ix(FULL_PLAIN), "records": [rec(PO, {"verdict.reason": "host_error:verdict_invalid", "mode": "evaluate_only"})],
    "final_output": "hello there", "run_outcome": "completed"},
   caps=M, mode=EV, script=[rule(PO, raw={"decision": "block"}, raw_set=True)])
+
+V(next(n), "eval-first-deny-truncates", "evaluate_only with first_deny: the first deny still ends the fold (fold_truncated true) while the tool runs",
+  "8, 7.4", ["8-b", "7.4-e", "10.3-i"], EP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PT, {"verdict.reason": "ctk:would-stop", "decided_by": 0, "fold_truncated": True, "mode": "evaluate_only"},
+                   ["verdicts[1]"])],
+   "run_outcome": "completed"},
+  caps=MT, mode=EV, scripts=[[rule(PT, deny("ctk:would-stop"))], [rule(PT, deny("ctk:never-called"))]])
+V(next(n), "eval-timeout-recorded", "evaluate_only: an interceptor that never answers is recorded as interceptor_timeout and the tool still runs",
+  "8, 6.3", ["8-e", "6.3-c"], EP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PT, {"verdict.reason": "host_error:interceptor_timeout", "mode": "evaluate_only", "decided_by": 0})],
+   "run_outcome": "completed"},
+  caps=MT, mode=EV, interceptor_timeout_ms=50, script=[rule(PT, fault="timeout")])
 
 # ---------------- isolation 0800
 n = iter(range(800, 850))

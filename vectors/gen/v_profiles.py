@@ -259,10 +259,13 @@ V(next(n), "pu-deny-disagrees", "unanimous with knob deny: a plain deny is a dis
   "7.5", ["7.5-g"], P_PU, tool_scenario(),
   hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement", "verdicts[1].reason": "ctk:nope"})]),
   caps=MT, scripts=[A(), [rule(PT, deny("ctk:nope"))]], composition=PU("deny"))
-V(next(n), "pu-failure-disagrees", "unanimous: a raising interceptor is a deny in its slot and the emission disagrees",
+# Whether a failure under unanimous becomes composition_disagreement (decided_by null) or wins at its slot
+# (interceptor_failed, decided_by 2; reference-host D-16) is a pending project decision: only the slot and the deny are pinned.
+V(next(n), "pu-failure-disagrees", "unanimous: a raising interceptor is a deny in its slot, the peers still run and the tool is blocked",
   "6.3, 7.5", ["6.3-f", "7.5-g", "6.3-e"], P_PU, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement",
-                             "verdicts[2].reason": "host_error:interceptor_failed", "verdicts[0].decision": "allow"})]),
+  hostdeny(records=[rec(PT, {"verdict.decision": "deny", "verdicts[2].index": 2, "verdicts[2].decision": "deny",
+                             "verdicts[2].reason": "host_error:interceptor_failed", "verdicts[0].decision": "allow",
+                             "verdicts[1].decision": "allow"})]),
   caps=MT, scripts=[A(), A(), [rule(PT, fault="raise")]], composition=PU("deny"))
 V(next(n), "pu-approval-allow", "unanimous with knob approval: the disagreement is put to the seam and an allow proceeds",
   "7.5, 7.6", ["7.5-h", "7.6-b"], P_PU, tool_scenario(),
@@ -331,10 +334,10 @@ V(next(n), "pu-approval-knob-liftable", "unanimous with knob approval: a liftabl
   ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "decided_by": None})]),
   caps=MT, scripts=[A(), [rule(PT, liftable("ctk:ask"))]], composition=PU("approval"),
   approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}])
-V(next(n), "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a failure is a disagreement; an unresolved answer leaves approval_unresolved",
+V(next(n), "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a failure keeps its slot and the emission stays denied (an unresolved approver cannot lift it)",
   "7.5, 9", ["7.5-h", "9-e", "6.3-f"], P_PU, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:approval_unresolved", "resolved_by": "rejection",
-                             "verdicts[1].reason": "host_error:interceptor_failed"})]),
+  hostdeny(records=[rec(PT, {"verdict.decision": "deny", "verdicts[0].decision": "allow",
+                             "verdicts[1].reason": "host_error:interceptor_failed", "composition.on_disagreement": "approval"})]),
   caps=MT, scripts=[A(), [rule(PT, fault="raise")]], composition=PU("approval"),
   approval_script=[{"resolve": {"outcome": "unresolved"}}])
 V(next(n), "ra-transform-then-liftable-rejected", "run_all: a reject after a folded transform leaves the deny; the tool never sees the fold",
@@ -342,3 +345,52 @@ V(next(n), "ra-transform-then-liftable-rejected", "run_all: a reject after a fol
   blocked(records=[rec(PT, {"verdict.reason": "ctk:operator-said-no", "resolved_by": "rejection"}, ["verdict.transform"])]),
   caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:soft"))]], composition=RA,
   approval_script=REJECT)
+
+# ---------------- completions (appended; ids continue the block)
+V(next(n), "ra-failure-outranks-liftable", "run_all: a raising interceptor is a plain deny, so a liftable deny beside it is never put to the seam",
+  "6.3, 7.4", ["7.4-i", "6.3-e", "6.3-f", "10.3-j"], P_RA, tool_scenario(),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:interceptor_failed", "decided_by": 1, "verdicts[0].reason": "ctk:soft"},
+                        ["resolved_by"])]),
+  caps=MT, scripts=[[rule(PT, liftable("ctk:soft"))], [rule(PT, fault="raise")]], composition=RA, approval_script=APPROVE)
+V(next(n), "ps-failure-outranks-liftable", "strictest: a raising interceptor outranks a liftable deny and the seam is not consulted",
+  "6.3, 7.5", ["7.5-e", "6.3-e", "6.3-f", "10.3-j"], P_PS, tool_scenario(),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:interceptor_failed", "decided_by": 1}, ["resolved_by"])]),
+  caps=MT, scripts=[[rule(PT, liftable("ctk:soft"))], [rule(PT, fault="raise")]], composition=PS("deny"), approval_script=APPROVE)
+V(next(n), "ps-lifted-deny-beats-two-transforms", "strictest: a liftable deny outranks two transforms, so there is no conflict; the approval lifts it and neither transform applies",
+  "7.5", ["7.5-e", "7.3-a"], P_PS, tool_scenario(),
+  ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "decided_by": 2})]),
+  caps=MT, scripts=[[rule(PT, transform("$target.q", "a"))], [rule(PT, transform("$target.q", "b"))], [rule(PT, liftable("ctk:l"))]],
+  composition=PS("deny"), approval_script=APPROVE)
+V(next(n), "ra-approval-transform-on-fold", "run_all: an approve carrying a transform is applied on top of the folded context",
+  "7.4, 9", ["7.4-j", "9-c"], P_RA, tool_scenario(args={"q": "alpha", "n": 1}),
+  ran({"q": "folded", "n": 2}, records=[rec(PT, {"verdict.decision": "transform", "resolved_by": "approval"})]),
+  caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:l"))]], composition=RA,
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target.n", 2)}}])
+V(next(n), "fd-resume-transform-then-fold", "first_deny resume: an approved transform folds, the next interceptor sees it and adds its own transform; both apply",
+  "7.4, 7.6", ["7.4-g", "7.4-b", "9-c"], P_FD, tool_scenario(args={"q": "alpha", "n": 1}),
+  ran({"q": "approved", "n": 5}, records=[rec(PT, {"verdict.decision": "transform", "resolved_by": "approval", "decided_by": 1})]),
+  caps=MT, scripts=[[rule(PT, liftable("ctk:l"))], [rule(PT, transform("$target.n", 5), match={"target.q": "approved"})]],
+  composition=FD("resume"), approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target.q", "approved")}}])
+
+# the write-back of a folded transform is what the next interceptor sees in the point's own field, at every point
+WB = [
+    (IN, plain_scenario(text="orig"), M, "$target.content", "new", "input.content",
+     {"interceptions": ix(FULL_PLAIN, {2: {"messages[0].content": "new"}}), "final_output": "hello there"}),
+    (PM, plain_scenario(text="orig"), M, "$target[0].content", "new", "messages[0].content",
+     {"interceptions": ix(FULL_PLAIN), "final_output": "hello there"}),
+    (PO, plain_scenario(final="orig"), M, "$target.content", "new", "response.content",
+     {"interceptions": ix(FULL_PLAIN, {4: {"output.content": "new"}}), "final_output": "new"}),
+    (PT, tool_scenario(args={"q": "orig"}), MT, "$target.q", "new", "tool_call.args.q",
+     {"interceptions": ix(FULL_TOOL, {5: {"tool_call.args.q": "new"}}), "final_output": "done",
+      "tool_invocations": [{"name": "lookup", "args": {"q": "new"}}]}),
+    (PTT, tool_scenario(ret="orig"), MT, "$target", "NEW-RESULT", "tool_result.value",
+     {"interceptions": ix(FULL_TOOL, {6: {"context_must_contain": ["NEW-RESULT"]}}), "final_output": "done"}),
+    (OUT, plain_scenario(final="orig"), M, "$target.content", "new", "output.content",
+     {"interceptions": ix(FULL_PLAIN), "final_output": "new"}),
+]
+for p, scen, caps, path, val, field, exp in WB:
+    exp = dict(exp, run_outcome="completed", records=[rec(p, {"verdict.decision": "transform", "decided_by": 0})])
+    V(next(n), "fd-write-back-" + p.replace("_", "-"),
+      "first_deny at %s: after a folded transform the next interceptor sees the new value in %s, not only in target" % (p, field),
+      "4.3, 7.4", ["4.3-b", "7.4-b"], P_FD, scen, exp, caps=caps, composition=FD("stop"),
+      scripts=[[rule(p, transform(path, val))], [rule(p, deny("ctk:stale-field"), match={field: "orig"})]])
