@@ -88,7 +88,11 @@ pub struct HarnessError {
 impl HarnessError {
     /// A harness error with no stderr captured.
     pub fn new(phase: Phase, kind: HarnessErrorKind) -> Self {
-        Self { phase, kind, stderr_tail: Vec::new() }
+        Self {
+            phase,
+            kind,
+            stderr_tail: Vec::new(),
+        }
     }
 
     /// The same error, carrying the host's last stderr lines.

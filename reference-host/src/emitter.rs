@@ -455,8 +455,16 @@ impl Emitter {
         let (proceed, out_ctx, enforced_identity) = match self.mode {
             Mode::EvaluateOnly => (true, context, input_identity),
             Mode::Enforce if combined.is_permit() => {
+                // The composed context must still be a valid context whatever
+                // the provider: a transform may not break the §4.2 shape the
+                // next step of the loop relies on (D-35).
                 let identified = check_bounds(&composed_ctx)
                     .map_err(|e| e.to_string())
+                    .and_then(|()| {
+                        validate_envelope(&composed_ctx, self.version)
+                            .map(drop)
+                            .map_err(|e| e.to_string())
+                    })
                     .and_then(|()| {
                         self.provider
                             .compute(&composed_ctx, self.version, false)

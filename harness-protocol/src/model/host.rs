@@ -22,8 +22,17 @@ pub struct HostInfo {
 
 impl HostInfo {
     /// A host identity with no declaration of its own.
-    pub fn new(name: impl Into<String>, version: impl Into<String>, spec_versions: Vec<String>) -> Self {
-        Self { name: name.into(), version: version.into(), spec_versions, declaration: None }
+    pub fn new(
+        name: impl Into<String>,
+        version: impl Into<String>,
+        spec_versions: Vec<String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            spec_versions,
+            declaration: None,
+        }
     }
 
     /// The same identity, carrying the host's declaration document.

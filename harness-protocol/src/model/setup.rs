@@ -30,7 +30,9 @@ impl Mode {
 }
 
 /// One of the four composition profiles (§7.2); the set is closed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
 pub enum Profile {
     /// Registration order, stop at the first deny.
     #[default]
@@ -188,7 +190,11 @@ pub struct VectorSetup {
 impl VectorSetup {
     /// A setup with the defaults of a vector that states nothing but its
     /// scenario: first_deny/stop, enforce, `jcs-sha256`, no seams.
-    pub fn new(vector_id: impl Into<String>, spec: impl Into<String>, scenario: Box<RawValue>) -> Self {
+    pub fn new(
+        vector_id: impl Into<String>,
+        spec: impl Into<String>,
+        scenario: Box<RawValue>,
+    ) -> Self {
         Self {
             vector_id: vector_id.into(),
             spec: spec.into(),

@@ -329,7 +329,10 @@ fn misbehave(fault: &str, input: &mut impl BufRead, out: &mut impl Write, id: &V
             std::process::exit(0);
         }
         "grandchild" => {
-            #[expect(clippy::zombie_processes, reason = "the runner must kill it with the group")]
+            #[expect(
+                clippy::zombie_processes,
+                reason = "the runner must kill it with the group"
+            )]
             let child = std::process::Command::new("sleep")
                 .arg("300")
                 .spawn()

@@ -81,8 +81,41 @@ pub fn validate_envelope(context: &Value, version: SpecVersion) -> Result<Point,
                 return Err(EnvelopeError::Conditional(key));
             }
         }
+        if !conditional_types_hold(key, member) {
+            return Err(EnvelopeError::Conditional(key));
+        }
     }
     Ok(point)
+}
+
+/// The §4.2 JSON types of a conditional member's subfields. Checked on every
+/// context, before dispatch and again after composition, so that a transform
+/// can never hand the next step of the loop a value of the wrong shape
+/// (DECISIONS.md D-35).
+fn conditional_types_hold(key: &str, member: &Value) -> bool {
+    let field = |name: &str| member.get(name).unwrap_or(&Value::Null);
+    let one_of =
+        |name: &str, allowed: &[&str]| field(name).as_str().is_some_and(|v| allowed.contains(&v));
+    match key {
+        "agent_init" => field("tools_registered")
+            .as_array()
+            .is_some_and(|tools| tools.iter().all(Value::is_string)),
+        "input" => {
+            one_of("role", &["user", "system", "external"])
+                && (field("content").is_string() || field("content").is_object())
+        }
+        "model" => field("id").is_string(),
+        "messages" => member
+            .as_array()
+            .is_some_and(|messages| messages.iter().all(Value::is_object)),
+        "response" => field("tool_calls").is_array() && field("finish_reason").is_string(),
+        "tool_call" => {
+            field("id").is_string() && field("name").is_string() && field("args").is_object()
+        }
+        "tool_result" => field("is_error").is_boolean(),
+        "summary" => one_of("reason", &["completed", "error", "cancelled"]),
+        _ => true,
+    }
 }
 
 /// Whether `ns` is an extension namespace: `^[a-z][a-z0-9_]*$` (§4.6).
@@ -172,6 +205,38 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn conditional_members_must_keep_their_types() {
+        let cases = [
+            ("tool_call", json!({"id": "tc", "name": "n", "args": "str"})),
+            ("messages", json!({"role": "user"})),
+            (
+                "response",
+                json!({"content": null, "tool_calls": "none", "finish_reason": "stop"}),
+            ),
+            ("input", json!({"content": "x", "role": "boss"})),
+            ("input", json!("just text")),
+            ("summary", json!({"reason": "exploded"})),
+            ("tool_result", json!({"value": 1, "is_error": "no"})),
+            ("agent_init", json!({"tools_registered": [1]})),
+        ];
+        for (key, bad) in cases {
+            assert!(!conditional_types_hold(key, &bad), "{key}: {bad}");
+        }
+        assert!(conditional_types_hold(
+            "tool_call",
+            &json!({"id": "tc", "name": "n", "args": {}})
+        ));
+        assert!(conditional_types_hold(
+            "input",
+            &json!({"content": {"q": 1}, "role": "external"})
+        ));
+        assert!(conditional_types_hold(
+            "messages",
+            &json!([{"role": "user", "content": "hi"}])
+        ));
     }
 
     #[test]

@@ -237,9 +237,26 @@ pub fn envelope(ctx: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// Every recorded context carries an integer `sequence`, strictly increasing.
+/// Every recorded context carries an integer `sequence`; sequences are
+/// unique and strictly increasing in the order interceptor 0 received them.
+///
+/// The one exception is §12.2: the tool calls of one model response may run
+/// concurrently, so tool-seam emissions may reach an interceptor out of
+/// sequence order with each other. Even then every sequence stays unique and
+/// each `post_tool_call` follows its own `pre_tool_call`.
 pub fn check_sequence(recorded: &[Value], failures: &mut Vec<AssertionFailure>) {
-    let mut last: Option<i64> = None;
+    let is_tool_seam = |ctx: &Value| matches!(point(ctx), "pre_tool_call" | "post_tool_call");
+    let all = || {
+        Value::Array(
+            recorded
+                .iter()
+                .map(|c| c.get("sequence").cloned().unwrap_or(Value::Null))
+                .collect(),
+        )
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut pre_tool: std::collections::BTreeMap<String, i64> = Default::default();
+    let mut highest: Option<(i64, &Value)> = None;
     for (n, ctx) in recorded.iter().enumerate() {
         let Some(seq) = ctx.get("sequence").and_then(Value::as_i64) else {
             failures.push(AssertionFailure::message(
@@ -251,20 +268,46 @@ pub fn check_sequence(recorded: &[Value], failures: &mut Vec<AssertionFailure>) 
             ));
             return;
         };
-        if last.is_some_and(|l| seq <= l) {
-            let got: Vec<Value> = recorded
-                .iter()
-                .map(|c| c.get("sequence").cloned().unwrap_or(Value::Null))
-                .collect();
+        if !seen.insert(seq) {
             failures.push(AssertionFailure::message(
                 "sequence",
-                format!(
-                    "sequence is not strictly increasing at recorded context #{n}: {}",
-                    Value::Array(got)
-                ),
+                format!("sequence {seq} repeats at recorded context #{n}: {}", all()),
             ));
             return;
         }
-        last = Some(seq);
+        let call_id = ctx.pointer("/tool_call/id").and_then(Value::as_str);
+        match (point(ctx), call_id) {
+            ("pre_tool_call", Some(id)) => {
+                pre_tool.insert(id.to_owned(), seq);
+            }
+            ("post_tool_call", Some(id)) => {
+                if pre_tool.get(id).is_some_and(|&pre| seq <= pre) {
+                    failures.push(AssertionFailure::message(
+                        "sequence",
+                        format!(
+                            "post_tool_call of {id:?} does not follow its pre_tool_call: {}",
+                            all()
+                        ),
+                    ));
+                    return;
+                }
+            }
+            _ => {}
+        }
+        match highest {
+            Some((top, top_ctx)) if seq <= top => {
+                if !(is_tool_seam(ctx) && is_tool_seam(top_ctx)) {
+                    failures.push(AssertionFailure::message(
+                        "sequence",
+                        format!(
+                            "sequence is not strictly increasing at recorded context #{n}: {}",
+                            all()
+                        ),
+                    ));
+                    return;
+                }
+            }
+            _ => highest = Some((seq, ctx)),
+        }
     }
 }

@@ -85,7 +85,9 @@ mod tests {
     #[test]
     fn carries_a_raw_verdict_verbatim() {
         let r = resolve(
-            &rules(json!([{"resolve": {"outcome": "approve", "verdict_raw": {"decision": "perhaps"}}}])),
+            &rules(
+                json!([{"resolve": {"outcome": "approve", "verdict_raw": {"decision": "perhaps"}}}]),
+            ),
             &request(),
         );
         assert_eq!(

@@ -278,6 +278,53 @@ fn implicit_sequence_check() {
     passes(json!({}));
 }
 
+fn tool(point: &str, seq: u64, id: &str) -> Value {
+    ctx(
+        point,
+        seq,
+        json!({"tool_call": {"id": id, "name": "calc", "args": {}}, "tool_result": {"value": 1, "is_error": false}}),
+    )
+}
+
+#[test]
+fn parallel_tool_calls_may_interleave_but_never_repeat_or_invert_a_pair() {
+    let run = |contexts: Vec<Value>| {
+        let mut f = Vec::new();
+        ctk::assert::interceptions::check_sequence(&contexts, &mut f);
+        f
+    };
+    let head = || {
+        vec![
+            ctx("agent_startup", 0, json!({})),
+            ctx("input", 1, json!({})),
+        ]
+    };
+    // Two concurrent calls whose emissions reached interceptor 0 out of order: fine.
+    let mut interleaved = head();
+    interleaved.extend([tool("pre_tool_call", 3, "b"), tool("pre_tool_call", 2, "a")]);
+    interleaved.extend([
+        tool("post_tool_call", 5, "a"),
+        tool("post_tool_call", 4, "b"),
+    ]);
+    interleaved.push(ctx("output", 6, json!({})));
+    assert!(run(interleaved.clone()).is_empty());
+    // A repeated sequence is never fine.
+    let mut repeated = interleaved.clone();
+    repeated[3]["sequence"] = json!(3);
+    assert!(run(repeated)[0].message.contains("repeats"));
+    // A post_tool_call numbered before its own pre_tool_call is not fine.
+    let mut inverted = head();
+    inverted.extend([
+        tool("pre_tool_call", 4, "a"),
+        tool("post_tool_call", 3, "a"),
+    ]);
+    assert!(run(inverted)[0].message.contains("does not follow"));
+    // Outside the tool seam, order must hold.
+    let mut late_output = interleaved;
+    late_output[6]["sequence"] = json!(1);
+    assert!(!run(late_output).is_empty());
+}
+
 #[test]
 fn identities_equal() {
     passes(json!({"identities_equal": true}));
