@@ -1,17 +1,39 @@
-//! Embeds the project's vectors (`vectors/<spec>/*.json` at the workspace
-//! root) into the binary as a generated list of `(spec, file name, text)`.
+//! Embeds the project's data into the binary as generated Rust source:
+//!
+//! * `embedded_vectors.rs`: every `vectors/<spec>/*.json` at the workspace
+//!   root, as `(spec, file name, text)`;
+//! * `embedded_catalogs.rs`: every `spec/<spec>/clauses.json` that exists,
+//!   as `(spec, text)`;
+//! * `declaration_schema_1_1.rs`: `Some(text)` of
+//!   `schemas/host-declaration-1.1.schema.json` when the file exists at build
+//!   time, `None` otherwise.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+const SPECS: [&str; 2] = ["0.1", "draft"];
+
+fn canonical(path: &Path) -> String {
+    path.canonicalize()
+        .expect("readable embedded file")
+        .display()
+        .to_string()
+}
+
+fn write(name: &str, text: &str) {
+    let dest = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join(name);
+    std::fs::write(dest, text).expect("write generated source");
+}
 
 fn main() {
     let manifest = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
-    let root = Path::new(&manifest).join("..").join("vectors");
+    let root = Path::new(&manifest).join("..");
+    let vectors = root.join("vectors");
     let mut out = String::from("&[\n");
-    for spec in ["0.1", "draft"] {
-        let dir = root.join(spec);
+    for spec in SPECS {
+        let dir = vectors.join(spec);
         println!("cargo:rerun-if-changed={}", dir.display());
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
             .unwrap_or_default();
         files.retain(|p| p.extension().is_some_and(|e| e == "json"));
@@ -26,15 +48,34 @@ fn main() {
             let _ = writeln!(
                 out,
                 "    ({spec:?}, {name:?}, include_str!({:?})),",
-                file.canonicalize()
-                    .expect("readable vector file")
-                    .display()
-                    .to_string()
+                canonical(&file)
             );
         }
     }
     out.push_str("]\n");
-    let dest = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"))
-        .join("embedded_vectors.rs");
-    std::fs::write(dest, out).expect("write the embedded vector list");
+    write("embedded_vectors.rs", &out);
+
+    // Directories are scanned whole, so a catalog or schema that appears
+    // later re-runs this script.
+    println!("cargo:rerun-if-changed={}", root.join("spec").display());
+    println!("cargo:rerun-if-changed={}", root.join("schemas").display());
+    let mut out = String::from("&[\n");
+    for spec in SPECS {
+        let file = root.join("spec").join(spec).join("clauses.json");
+        if file.is_file() {
+            let _ = writeln!(out, "    ({spec:?}, include_str!({:?})),", canonical(&file));
+        }
+    }
+    out.push_str("]\n");
+    write("embedded_catalogs.rs", &out);
+
+    let schema = root
+        .join("schemas")
+        .join("host-declaration-1.1.schema.json");
+    let out = if schema.is_file() {
+        format!("Some(include_str!({:?}))\n", canonical(&schema))
+    } else {
+        "None\n".to_owned()
+    };
+    write("declaration_schema_1_1.rs", &out);
 }

@@ -138,3 +138,32 @@ pub enum ReportError {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
+
+/// A clause catalog (`spec/<version>/clauses.json`) could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CatalogError {
+    /// Reading the file failed.
+    #[error("failed to read clause catalog {path}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not JSON, or not a catalog.
+    #[error("{location}: not a clause catalog: {detail}")]
+    Malformed {
+        /// Where.
+        location: Location,
+        /// What is wrong.
+        detail: String,
+    },
+    /// No catalog for this spec version is compiled in.
+    #[error("no clause catalog for spec {spec} in this build (pass --clauses FILE)")]
+    Missing {
+        /// The short spec name.
+        spec: String,
+    },
+}

@@ -33,7 +33,9 @@
 //!   `configuration.posture.tool_seam_host_error` (default `continue`).
 
 pub mod assert;
+pub mod catalog;
 pub mod cli;
+pub mod coverage;
 pub mod declaration;
 pub mod digest;
 pub mod engine;

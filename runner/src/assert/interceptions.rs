@@ -280,17 +280,15 @@ pub fn check_sequence(recorded: &[Value], failures: &mut Vec<AssertionFailure>) 
             ("pre_tool_call", Some(id)) => {
                 pre_tool.insert(id.to_owned(), seq);
             }
-            ("post_tool_call", Some(id)) => {
-                if pre_tool.get(id).is_some_and(|&pre| seq <= pre) {
-                    failures.push(AssertionFailure::message(
-                        "sequence",
-                        format!(
-                            "post_tool_call of {id:?} does not follow its pre_tool_call: {}",
-                            all()
-                        ),
-                    ));
-                    return;
-                }
+            ("post_tool_call", Some(id)) if pre_tool.get(id).is_some_and(|&pre| seq <= pre) => {
+                failures.push(AssertionFailure::message(
+                    "sequence",
+                    format!(
+                        "post_tool_call of {id:?} does not follow its pre_tool_call: {}",
+                        all()
+                    ),
+                ));
+                return;
             }
             _ => {}
         }

@@ -30,7 +30,14 @@ pub enum Command {
         /// The files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Clause catalog replacing the embedded one for the spec it names
+        /// (vectors only; repeatable).
+        #[arg(long)]
+        clauses: Vec<PathBuf>,
     },
+    /// Print the clause × vector matrix; fails on uncovered MUST clauses.
+    #[command(after_help = COVERAGE_HELP)]
+    Coverage(CoverageArgs),
     /// Print the CLAIMS.md row of a report, or refuse.
     Claim {
         /// The report.json to claim from.
@@ -45,6 +52,39 @@ pub enum Command {
         #[arg(long)]
         vectors: Option<PathBuf>,
     },
+}
+
+/// Exit codes of `ctk coverage`.
+pub const COVERAGE_HELP: &str = "Exit codes:\n  0  every MUST clause is covered by a vector, or marked not vector-testable with a unit test that pins it; no finding is an error\n  1  at least one error finding (printed with the matrix)\n  2  usage or input error (unreadable catalog or vectors, zero vectors)";
+
+/// Output of `ctk coverage`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CoverageFormat {
+    /// A Markdown table.
+    Markdown,
+    /// JSON.
+    Json,
+}
+
+/// `ctk coverage`.
+#[derive(Debug, Clone, Args)]
+pub struct CoverageArgs {
+    /// Spec version.
+    #[arg(long, value_enum, default_value = "0.1")]
+    pub spec: SpecArg,
+    /// Vector folder (default: the project's embedded vectors for the spec).
+    #[arg(long)]
+    pub vectors: Option<PathBuf>,
+    /// Clause catalog (default: the embedded `spec/<spec>/clauses.json`).
+    #[arg(long)]
+    pub clauses: Option<PathBuf>,
+    /// Checkout to look unit tests up in (default: the current directory
+    /// when it holds `Cargo.toml` and `runner/`; otherwise none).
+    #[arg(long)]
+    pub repo: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: CoverageFormat,
 }
 
 /// What `ctk validate` checks.

@@ -1,7 +1,7 @@
 //! [`CliError`] and [`main`]: dispatch a parsed command line, map errors to exit codes.
 
-use crate::cli::{args, claim, list, run, validate, verify};
-use crate::errors::{DeclarationError, LoadError, ReportError, UsageError};
+use crate::cli::{args, claim, coverage, list, run, validate, verify};
+use crate::errors::{CatalogError, DeclarationError, LoadError, ReportError, UsageError};
 use crate::exit_code;
 
 /// A command failed before or outside the conformance verdict.
@@ -17,6 +17,9 @@ pub enum CliError {
     /// Bad declaration.
     #[error(transparent)]
     Declaration(#[from] DeclarationError),
+    /// Bad clause catalog.
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
     /// Bad report.
     #[error(transparent)]
     Report(#[from] ReportError),
@@ -40,7 +43,12 @@ pub fn main(cli: args::Cli) -> u8 {
     let result = match cli.command {
         args::Command::Run(a) => run::command(a),
         args::Command::List(a) => list::command(&a),
-        args::Command::Validate { kind, files } => Ok(validate::command(kind, &files)),
+        args::Command::Validate {
+            kind,
+            files,
+            clauses,
+        } => validate::command(kind, &files, &clauses),
+        args::Command::Coverage(a) => coverage::command(&a),
         args::Command::Claim { report } => claim::command(&report),
         args::Command::Verify { report, vectors } => verify::command(&report, vectors.as_deref()),
     };

@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod claim;
+pub mod coverage;
 mod dispatch;
 pub mod host;
 pub mod list;

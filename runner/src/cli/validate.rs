@@ -5,7 +5,9 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use crate::catalog::Catalogs;
 use crate::cli::args::ValidateKind;
+use crate::cli::CliError;
 use crate::declaration;
 use crate::exit_code;
 use crate::vector::load;
@@ -40,10 +42,12 @@ fn report_file(path: &Path) -> Result<(), String> {
 }
 
 /// Validate files; prints one line per problem and returns the exit code.
-pub fn command(kind: ValidateKind, files: &[PathBuf]) -> u8 {
+/// `clauses` replace the embedded clause catalogs (vectors only).
+pub fn command(kind: ValidateKind, files: &[PathBuf], clauses: &[PathBuf]) -> Result<u8, CliError> {
     let mut problems: Vec<String> = Vec::new();
     match kind {
         ValidateKind::Vector => {
+            let catalogs = Catalogs::load(clauses)?;
             let mut loaded = Vec::new();
             for f in files {
                 match load::load_file(f) {
@@ -51,7 +55,11 @@ pub fn command(kind: ValidateKind, files: &[PathBuf]) -> u8 {
                     Err(e) => problems.push(e.to_string()),
                 }
             }
-            problems.extend(load::lint(&loaded).iter().map(ToString::to_string));
+            problems.extend(
+                load::lint(&loaded, &catalogs)
+                    .iter()
+                    .map(ToString::to_string),
+            );
         }
         ValidateKind::Declaration => {
             problems.extend(
@@ -65,11 +73,11 @@ pub fn command(kind: ValidateKind, files: &[PathBuf]) -> u8 {
     }
     if problems.is_empty() {
         println!("{} file(s) valid", files.len());
-        exit_code::SUCCESS
+        Ok(exit_code::SUCCESS)
     } else {
         for p in &problems {
             eprintln!("error: {p}");
         }
-        exit_code::USAGE
+        Ok(exit_code::USAGE)
     }
 }

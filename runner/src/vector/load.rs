@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use crate::catalog::Catalogs;
 use crate::digest;
 use crate::errors::{LoadError, Location};
 use crate::vector::embedded;
@@ -49,6 +50,8 @@ pub const KNOWN_PARTS: &[&str] = &[
     "approval_seam/redaction",
     "loop/multi_turn",
     "loop/parallel_tool_calls",
+    "declaration/draft",
+    "fail_closed/best_effort",
 ];
 
 /// Where vectors come from.
@@ -211,10 +214,12 @@ fn duplicate_ids(vectors: &[LoadedVector]) -> Vec<LoadError> {
 }
 
 /// Lint loaded vectors beyond the schema: unique ids, non-blank titles,
-/// known parts, clause ids of the form `<section>-<letter>`, and a
-/// `host_declaration` that passes the declaration schema unless the vector
-/// marks it `host_declaration_invalid`.
-pub fn lint(vectors: &[LoadedVector]) -> Vec<LoadError> {
+/// known parts, clause ids of the form `<section>-<letter>` that exist in the
+/// catalog of each of the vector's spec versions, a `host_declaration` that
+/// passes the declaration schema unless the vector marks it
+/// `host_declaration_invalid`, and no dependence on wall-clock time or
+/// randomness ([`nondeterminism`]).
+pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
     let mut errors = duplicate_ids(vectors);
     for v in vectors {
         let at = |pointer: &str, detail: String| LoadError::Lint {
@@ -266,8 +271,108 @@ pub fn lint(vectors: &[LoadedVector]) -> Vec<LoadError> {
                 ));
             }
         }
+        if !v.vector.covers.is_empty() {
+            for spec in v.vector.spec_versions() {
+                let Some(catalog) = catalogs.get(spec) else {
+                    errors.push(at(
+                        "/covers",
+                        format!(
+                            "no clause catalog for spec {} to check covers against (pass --clauses FILE)",
+                            spec.as_str()
+                        ),
+                    ));
+                    continue;
+                };
+                for (i, clause) in v.vector.covers.iter().enumerate() {
+                    if valid_clause(clause) && !catalog.contains(clause) {
+                        errors.push(at(
+                            &format!("/covers/{i}"),
+                            format!("clause {clause:?} is not in the {} catalog", catalog.spec),
+                        ));
+                    }
+                }
+            }
+        }
+        for (pointer, detail) in nondeterminism(&v.vector) {
+            errors.push(at(&pointer, detail));
+        }
     }
     errors
+}
+
+/// RFC 6901 escaping of one reference token.
+pub fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// The last member name of a dotted path (`a.b[2].timestamp` → `timestamp`).
+fn last_segment(path: &str) -> &str {
+    let last = path.rsplit('.').next().unwrap_or(path);
+    last.split('[').next().unwrap_or(last)
+}
+
+/// Why `path = value` would pin something a host derives from the clock or
+/// from chance, if it does.
+fn clock_or_chance(path: &str, value: &Value) -> Option<String> {
+    let last = last_segment(path);
+    if last == "timestamp" {
+        return Some(format!(
+            "{path:?} pins a timestamp, which a host takes from the wall clock"
+        ));
+    }
+    if (last == "identity" || last.ends_with("_identity")) && !value.is_null() {
+        return Some(format!(
+            "{path:?} pins an identity value; identities hash the context's timestamp, so only null may be pinned (compare identities with identities_equal)"
+        ));
+    }
+    None
+}
+
+/// The wall-clock and randomness rule: a vector must give the same verdict
+/// on every run, so nothing it expects or matches on may be a value a host
+/// derives from the clock or from chance. Refused, each with its pointer:
+///
+/// * an `expect.interceptions[].context` or `expect.records[].assert` path
+///   whose last member is `timestamp`;
+/// * such a path whose last member is `identity` or ends in `_identity`
+///   (`input_identity`, `enforced_identity`, `context_identity`) with a
+///   non-null value: every `jcs-sha256` identity hashes the timestamp;
+/// * the same two rules over the `match` paths of every interceptor rule and
+///   approval rule (a script that matches on them would answer differently
+///   from run to run).
+///
+/// `null` identities (the null provider, refused emissions), `present` and
+/// `absent` checks, `identities_equal` and scripted `identity_override`
+/// values stay allowed: they do not depend on the clock.
+pub fn nondeterminism(vector: &crate::vector::model::Vector) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut check = |base: String, map: &serde_json::Map<String, Value>| {
+        for (path, value) in map {
+            if let Some(why) = clock_or_chance(path, value) {
+                out.push((format!("{base}/{}", pointer_token(path)), why));
+            }
+        }
+    };
+    for (i, e) in vector.expect.interceptions.iter().flatten().enumerate() {
+        check(format!("/expect/interceptions/{i}/context"), &e.context);
+    }
+    for (i, r) in vector.expect.records.iter().flatten().enumerate() {
+        check(format!("/expect/records/{i}/assert"), &r.assert);
+    }
+    if let Some(rules) = &vector.interceptor_script {
+        for (j, rule) in rules.iter().enumerate() {
+            check(format!("/interceptor_script/{j}/match"), &rule.match_);
+        }
+    }
+    for (k, rules) in vector.interceptor_scripts.iter().flatten().enumerate() {
+        for (j, rule) in rules.iter().enumerate() {
+            check(format!("/interceptor_scripts/{k}/{j}/match"), &rule.match_);
+        }
+    }
+    for (j, rule) in vector.approval_script.iter().enumerate() {
+        check(format!("/approval_script/{j}/match"), &rule.match_);
+    }
+    out
 }
 
 /// Whether `text` is a section number: dot-separated numbers, each
@@ -312,7 +417,12 @@ mod tests {
         let vectors = load(&VectorSource::Dir(upstream())).expect("upstream vectors load");
         assert_eq!(vectors.len(), 51);
         assert_eq!(vectors[0].vector.id, "AH-CTK-001");
-        assert!(lint(&vectors).is_empty(), "{:?}", lint(&vectors));
+        let none = Catalogs::default();
+        assert!(
+            lint(&vectors, &none).is_empty(),
+            "{:?}",
+            lint(&vectors, &none)
+        );
         let big = vectors
             .iter()
             .find(|v| v.vector.id == "AH-CTK-091")
@@ -349,7 +459,7 @@ mod tests {
             )
         };
         let bad = parse_vector(Path::new("d.json"), &text(false)).expect("vector");
-        let errors = lint(&[bad]);
+        let errors = lint(&[bad], &Catalogs::default());
         assert_eq!(errors.len(), 1);
         assert!(
             errors[0]
@@ -359,7 +469,7 @@ mod tests {
             errors[0]
         );
         let marked = parse_vector(Path::new("d.json"), &text(true)).expect("vector");
-        assert!(lint(&[marked]).is_empty());
+        assert!(lint(&[marked], &Catalogs::default()).is_empty());
     }
 
     #[test]

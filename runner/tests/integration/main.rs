@@ -1,6 +1,7 @@
 //! Integration tests of the ctk runner and binary.
 
 mod cli;
+mod coverage;
 mod engine;
 mod expect_keys;
 mod reports;

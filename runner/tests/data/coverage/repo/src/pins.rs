@@ -1,0 +1,3 @@
+// Fixture for `ctk coverage --repo`: not compiled, only searched.
+#[test]
+fn pins_3b() {}

@@ -1,0 +1,228 @@
+//! `ctk coverage` and the vector lint of `ctk validate vector`, on fixture
+//! catalogs and vectors under `tests/data/coverage/`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn data(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/coverage")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn ctk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("the ctk binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn coverage(catalog: &str, vectors: &str, format: &str) -> Output {
+    ctk(&[
+        "coverage",
+        "--spec",
+        "0.1",
+        "--clauses",
+        &data(catalog),
+        "--vectors",
+        &data(vectors),
+        "--repo",
+        &data("repo"),
+        "--format",
+        format,
+    ])
+}
+
+#[test]
+fn a_reconciled_catalog_passes_and_prints_the_matrix() {
+    let out = coverage("clauses-good.json", "good", "markdown");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let md = text(&out.stdout);
+    assert!(
+        md.starts_with("# Clause coverage: agent-hooks/0.1\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 3-a | MUST | 3 | CTK-9001 |  | covered |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 3-b | MUST | 3 |  | `src/pins.rs::pins_3b` | unit_tested |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 3-c | SHOULD | 3 |  |  | uncovered |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Upstream vectors (no `covers`): AH-CTK-001."),
+        "{md}"
+    );
+    assert!(
+        md.contains("1 project vectors, 1 upstream vectors, 1 for another spec"),
+        "{md}"
+    );
+    assert!(!md.contains("## Errors"), "{md}");
+
+    let out = coverage("clauses-good.json", "good", "json");
+    assert_eq!(out.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["spec"], "agent-hooks/0.1");
+    assert_eq!(json["totals"]["covered"], 1);
+    assert_eq!(json["totals"]["unit_tested"], 1);
+    assert_eq!(json["totals"]["uncovered_must"], 0);
+    assert_eq!(
+        json["clauses"][0]["vectors"],
+        serde_json::json!(["CTK-9001"])
+    );
+    assert_eq!(json["clauses"][1]["unit_tests"][0]["status"], "found");
+    assert_eq!(json["errors"], serde_json::json!([]));
+}
+
+#[test]
+fn every_coverage_error_is_reported_with_file_and_pointer() {
+    let out = coverage("clauses-bad.json", "bad", "json");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let errors: Vec<String> = json["errors"]
+        .as_array()
+        .expect("errors")
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}",
+                Path::new(e["file"].as_str().unwrap_or_default())
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                e["pointer"].as_str().unwrap_or_default(),
+                e["message"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    let expect = [
+        "CTK-9002-unknown-clause.json /covers/1 vector CTK-9002 names clause \"9-z\"",
+        "CTK-9003-covers-nothing.json /covers project vector CTK-9003 covers no clause",
+        "clauses-bad.json /clauses/1/unit_tests/0 clause 3-b: malformed unit test reference \"ctk::module::tests::name\"",
+        "clauses-bad.json /clauses/1 MUST clause 3-b is not covered: it is marked not_vector_testable but none of its unit tests is valid",
+        "clauses-bad.json /clauses/2/unit_tests/0 clause 3-c: unit test not found: src/pins.rs defines no `fn missing_fn(`",
+        "clauses-bad.json /clauses/2 MUST clause 3-c is not covered",
+        "clauses-bad.json /clauses/3 MUST clause 3-d is not covered: no vector covers it and it is not marked not_vector_testable",
+        "clauses-bad.json /clauses/4 MUST clause 3-e is not covered: it is marked not_vector_testable but names no unit test",
+    ];
+    assert_eq!(errors.len(), expect.len(), "{errors:#?}");
+    for (got, want) in errors.iter().zip(expect) {
+        assert!(
+            got.starts_with(want),
+            "{got}\n  does not start with\n{want}"
+        );
+    }
+    assert_eq!(json["totals"]["upstream_vectors"], 1);
+    let warnings = json["warnings"].as_array().expect("warnings");
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0]["pointer"], "/clauses/5/not_vector_testable");
+
+    let out = coverage("clauses-bad.json", "bad", "markdown");
+    assert_eq!(out.status.code(), Some(1));
+    let md = text(&out.stdout);
+    assert!(md.contains("## Errors (8)"), "{md}");
+    assert!(
+        md.contains("`ctk::module::tests::name` (malformed)"),
+        "{md}"
+    );
+    assert!(md.contains("`src/pins.rs::missing_fn` (missing)"), "{md}");
+    let err = text(&out.stderr);
+    assert!(err.contains("coverage: 8 error(s)"), "{err}");
+}
+
+#[test]
+fn without_a_checkout_unit_tests_are_only_checked_for_form() {
+    // The binary runs in the temp dir, which is no checkout.
+    let out = ctk(&[
+        "coverage",
+        "--clauses",
+        &data("clauses-bad.json"),
+        "--vectors",
+        &data("bad"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["repo"], Value::Null);
+    assert_eq!(json["clauses"][2]["unit_tests"][0]["status"], "unchecked");
+    assert_eq!(json["clauses"][2]["status"], "unit_tested");
+    assert_eq!(json["errors"].as_array().map(Vec::len), Some(6));
+}
+
+#[test]
+fn coverage_input_errors_exit_2() {
+    let out = ctk(&["coverage", "--clauses", &data("nope.json")]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = ctk(&[
+        "coverage",
+        "--spec",
+        "draft",
+        "--clauses",
+        &data("clauses-good.json"),
+        "--vectors",
+        &data("good"),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is for agent-hooks/0.1, not agent-hooks/draft"));
+    let out = ctk(&["coverage", "--repo", &data("nope")]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn vector_lint_names_file_and_pointer_for_every_rule() {
+    let dir = Path::new(&data("lint")).to_path_buf();
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("lint fixtures")
+        .map(|e| e.expect("entry").path().display().to_string())
+        .collect();
+    files.sort();
+    let clauses = data("clauses-good.json");
+    let mut args = vec!["validate", "vector", "--clauses", clauses.as_str()];
+    args.extend(files.iter().map(String::as_str));
+    let out = ctk(&args);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    let every = data("lint/CTK-9101-every-lint.json");
+    let draft = data("lint/CTK-D002-draft.json");
+    for want in [
+        format!("{} at /id: duplicate vector id", data("lint/CTK-9102-duplicate.json")),
+        format!("{every} at /title: title is blank"),
+        format!("{every} at /part: unknown part \"no/such_part\""),
+        format!("{every} at /covers/1: clause \"9-z\" is not in the agent-hooks/0.1 catalog"),
+        format!("{every} at /expect/interceptions/0/context/timestamp: \"timestamp\" pins a timestamp"),
+        format!("{every} at /expect/records/0/assert/input_identity: \"input_identity\" pins an identity value"),
+        format!("{every} at /interceptor_script/0/match/timestamp: \"timestamp\" pins a timestamp"),
+        format!("{draft} at /covers: no clause catalog for spec draft"),
+    ] {
+        assert!(err.contains(&want), "missing {want}\nin\n{err}");
+    }
+    assert!(
+        !err.contains("enforced_identity"),
+        "null identities may be pinned: {err}"
+    );
+    assert!(!err.contains("CTK-9103"), "{err}");
+    assert_eq!(err.lines().count(), 8, "{err}");
+    let out = ctk(&[
+        "validate",
+        "vector",
+        "--clauses",
+        &data("clauses-good.json"),
+        &data("lint/CTK-9103-clean.json"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
