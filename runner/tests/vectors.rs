@@ -105,7 +105,12 @@ fn trials_for(
         let loaded = match loaded {
             Ok(l) => l,
             Err(e) => {
-                let name = format!("unreadable::{}", path.display());
+                let name = format!(
+                    "unreadable::{}",
+                    path.file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| path.display().to_string())
+                );
                 trials.push(Trial::test(name, move || Err(e.into())));
                 continue;
             }
@@ -134,16 +139,49 @@ fn trials_for(
     trials
 }
 
-fn folder(dir: &Path) -> Vec<(PathBuf, Result<LoadedVector, String>)> {
-    match load::vector_files(dir) {
-        Ok(files) => files
+/// One entry per file: an unreadable or invalid file (or one reusing an id)
+/// becomes its own failing trial and never hides the other vectors.
+fn files(source: &VectorSource) -> Vec<(PathBuf, Result<LoadedVector, String>)> {
+    match load::load_each(source) {
+        Ok(each) => each
             .into_iter()
-            .map(|p| {
-                let l = load::load_file(&p).map_err(|e| e.to_string());
-                (p, l)
-            })
+            .map(|(p, r)| (p, r.map_err(|e| e.to_string())))
             .collect(),
-        Err(e) => vec![(dir.to_path_buf(), Err(e.to_string()))],
+        Err(e) => vec![(PathBuf::from(source.to_string()), Err(e.to_string()))],
+    }
+}
+
+/// A folder holding a schema-invalid file, a file that is not JSON and a
+/// good vector yields three trials: one per bad file, named after it, and the
+/// good vector's own.
+fn self_check(options: &Arc<EngineOptions>) -> Result<(), Failed> {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    for (from, to) in [
+        ("bad/AH-CTK-950-corrupt.json", "AH-CTK-950-corrupt.json"),
+        (
+            "engine/AH-CTK-901-deny-input.json",
+            "AH-CTK-901-deny-input.json",
+        ),
+    ] {
+        std::fs::copy(data.join(from), dir.path().join(to)).map_err(|e| e.to_string())?;
+    }
+    std::fs::write(dir.path().join("zz-broken.json"), "{").map_err(|e| e.to_string())?;
+    let trials = trials_for(
+        files(&VectorSource::Dir(dir.path().to_path_buf())),
+        options,
+        &mut BTreeMap::new(),
+    );
+    let names: Vec<&str> = trials.iter().map(Trial::name).collect();
+    let want = [
+        "fail_closed/verdict_gate::AH-CTK-901",
+        "unreadable::AH-CTK-950-corrupt.json",
+        "unreadable::zz-broken.json",
+    ];
+    if names == want {
+        Ok(())
+    } else {
+        Err(format!("trials {names:?}, expected {want:?}").into())
     }
 }
 
@@ -154,25 +192,33 @@ fn main() {
     let mut trials = Vec::new();
     if Path::new(UPSTREAM).is_dir() {
         trials.extend(trials_for(
-            folder(Path::new(UPSTREAM)),
+            files(&VectorSource::Dir(PathBuf::from(UPSTREAM))),
             &options,
             &mut expected,
         ));
     }
+    // An empty embedded set (the draft line today) simply adds no trial.
     for spec in [SpecVersion::V0_1, SpecVersion::Draft] {
-        let files = match load::load(&VectorSource::Embedded(spec)) {
-            Ok(vectors) => vectors
-                .into_iter()
-                .map(|v| (v.file.clone(), Ok(v)))
-                .collect(),
-            Err(ctk::errors::LoadError::NoVectors { .. }) => Vec::new(),
-            Err(e) => vec![(
-                PathBuf::from(format!("embedded:{}", spec.as_str())),
-                Err(e.to_string()),
-            )],
-        };
-        trials.extend(trials_for(files, &options, &mut expected));
+        trials.extend(trials_for(
+            files(&VectorSource::Embedded(spec)),
+            &options,
+            &mut expected,
+        ));
     }
+    // `CTK_EXTRA_VECTORS=DIR` adds a folder (used to check that bad files
+    // become trials of their own).
+    if let Some(dir) = std::env::var_os("CTK_EXTRA_VECTORS") {
+        trials.extend(trials_for(
+            files(&VectorSource::Dir(PathBuf::from(dir))),
+            &options,
+            &mut expected,
+        ));
+    }
+    let check_options = options.clone();
+    trials.push(Trial::test(
+        "self_check::bad_files_become_trials_of_their_own",
+        move || self_check(&check_options),
+    ));
     for (id, reason) in expected {
         trials.push(Trial::test(
             format!("expected-failures::stale::{id}"),

@@ -75,6 +75,7 @@ pub fn assert_vector(expect: &Expect, observed: Observed<'_>) -> Vec<AssertionFa
     }
     interceptions::check(expect, observed.recorded, &mut failures);
     run::check(expect, observed, &mut failures);
+    run::check_notices(expect, observed.record, &mut failures);
     records::check_records(expect, observed.record, &mut failures);
     interceptions::check_sequence(observed.recorded, &mut failures);
     records::check_identities(expect, observed.record, &mut failures);

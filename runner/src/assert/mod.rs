@@ -4,7 +4,7 @@
 //! Pass order (all failures are collected): `load` → `interceptions`
 //! (+ `interceptions_absent`, context checks) → run record (`run_outcome` /
 //! `run_outcome_by_posture`, `final_output`, `tool_invocations`,
-//! `tool_not_invoked`, `released_output`, `persisted_must_not_contain`) →
+//! `tool_not_invoked`, `released_output`, `persisted_must_not_contain`, `principal_notices`) →
 //! `records` → the implicit sequence check → `identities_equal`.
 
 mod check;

@@ -1,12 +1,62 @@
 //! Run-record keys: `run_outcome`, `run_outcome_by_posture`, `final_output`,
 //! `tool_invocations`, `tool_not_invoked`, `released_output`,
-//! `persisted_must_not_contain`.
+//! `persisted_must_not_contain`, `principal_notices`.
 
+use ctk_harness_protocol::RunRecord;
 use serde_json::{json, Value};
 
 use crate::assert::{AssertionFailure, Observed};
 use crate::json_path::json_eq;
 use crate::vector::model::Expect;
+
+/// Check `expect.principal_notices`: same length, then each expected member
+/// equals the actual member of the notice at the same index.
+pub fn check_notices(expect: &Expect, record: &RunRecord, failures: &mut Vec<AssertionFailure>) {
+    let Some(want) = &expect.principal_notices else {
+        return;
+    };
+    let got = &record.principal_notices;
+    let want_v = Value::Array(want.iter().cloned().map(Value::Object).collect());
+    if want.len() != got.len() {
+        failures.push(AssertionFailure::mismatch(
+            "principal_notices",
+            format!(
+                "the host gave {} principal notice(s), the vector expects {}",
+                got.len(),
+                want.len()
+            ),
+            &want_v,
+            Some(&Value::Array(got.clone())),
+        ));
+        return;
+    }
+    for (i, (w, g)) in want.iter().zip(got).enumerate() {
+        let Some(g) = g.as_object() else {
+            failures.push(AssertionFailure::mismatch(
+                format!("principal_notices[{i}]"),
+                "the notice is not an object",
+                &Value::Object(w.clone()),
+                Some(g),
+            ));
+            continue;
+        };
+        for (member, value) in w {
+            match g.get(member) {
+                Some(actual) if json_eq(value, actual) => {}
+                actual => failures.push(AssertionFailure::mismatch(
+                    format!("principal_notices[{i}].{member}"),
+                    if actual.is_some() {
+                        "value differs"
+                    } else {
+                        "the notice has no such member"
+                    },
+                    value,
+                    actual,
+                )),
+            }
+        }
+    }
+}
 
 /// Check the run-record keys.
 pub fn check(expect: &Expect, observed: Observed<'_>, failures: &mut Vec<AssertionFailure>) {

@@ -168,29 +168,59 @@ pub fn vector_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     Ok(files)
 }
 
-/// Load every vector of a source, refusing an empty set and duplicate ids.
-pub fn load(source: &VectorSource) -> Result<Vec<LoadedVector>, LoadError> {
-    let vectors = match source {
+/// One result per vector file of a source, in file order: a file that
+/// cannot be read, parsed or schema-checked, or that reuses an earlier
+/// file's id, is an `Err` of its own and never hides the others. `Err` as a
+/// whole only when the folder itself cannot be listed.
+pub fn load_each(
+    source: &VectorSource,
+) -> Result<Vec<(PathBuf, Result<LoadedVector, LoadError>)>, LoadError> {
+    let mut results: Vec<(PathBuf, Result<LoadedVector, LoadError>)> = match source {
         VectorSource::Dir(dir) => vector_files(dir)?
-            .iter()
-            .map(|p| load_file(p))
-            .collect::<Result<Vec<_>, _>>()?,
+            .into_iter()
+            .map(|p| {
+                let loaded = load_file(&p);
+                (p, loaded)
+            })
+            .collect(),
         VectorSource::Embedded(spec) => embedded::files(*spec)
             .map(|(name, text)| {
-                parse_vector(
-                    &PathBuf::from(format!("embedded:{}/{name}", spec.as_str())),
-                    text,
-                )
+                let path = PathBuf::from(format!("embedded:{}/{name}", spec.as_str()));
+                let loaded = parse_vector(&path, text);
+                (path, loaded)
             })
-            .collect::<Result<Vec<_>, _>>()?,
+            .collect(),
     };
+    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for (path, result) in &mut results {
+        let Ok(v) = result else { continue };
+        if let Some(first) = seen.get(&v.vector.id) {
+            *result = Err(LoadError::Lint {
+                location: Location {
+                    file: path.clone(),
+                    pointer: "/id".into(),
+                },
+                vector: v.vector.id.clone(),
+                detail: format!("duplicate vector id, first used in {}", first.display()),
+            });
+        } else {
+            seen.insert(v.vector.id.clone(), path.clone());
+        }
+    }
+    Ok(results)
+}
+
+/// Load every vector of a source, refusing an empty set and duplicate ids;
+/// the first problem in file order is the error.
+pub fn load(source: &VectorSource) -> Result<Vec<LoadedVector>, LoadError> {
+    let vectors = load_each(source)?
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect::<Result<Vec<_>, _>>()?;
     if vectors.is_empty() {
         return Err(LoadError::NoVectors {
             source_name: source.to_string(),
         });
-    }
-    if let Some(error) = duplicate_ids(&vectors).into_iter().next() {
-        return Err(error);
     }
     Ok(vectors)
 }
@@ -428,6 +458,51 @@ mod tests {
             .find(|v| v.vector.id == "AH-CTK-091")
             .expect("091");
         assert!(big.vector.scenario.get().contains("18446744073709551616"));
+    }
+
+    #[test]
+    fn each_bad_file_is_its_own_error() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let good = |id: &str| {
+            format!(
+                r#"{{"id":"{id}","title":"t","spec_clause":"1","scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_script":[],"expect":{{"interceptions":[],"run_outcome":"completed"}}}}"#
+            )
+        };
+        for (name, text) in [
+            ("a.json", good("CTK-0001")),
+            ("b.json", "{ not json".to_owned()),
+            ("c.json", good("CTK-0002")),
+            ("d.json", good("CTK-0001")),
+            ("e.json", r#"{"id":"CTK-0003"}"#.to_owned()),
+            ("f.json", good("CTK-0004")),
+        ] {
+            std::fs::write(dir.path().join(name), text).expect("write");
+        }
+        let each = load_each(&VectorSource::Dir(dir.path().into())).expect("listed");
+        let verdicts: Vec<(String, bool)> = each
+            .iter()
+            .map(|(p, r)| {
+                (
+                    p.file_name().expect("name").to_string_lossy().into_owned(),
+                    r.is_ok(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("a.json".to_owned(), true),
+                ("b.json".to_owned(), false),
+                ("c.json".to_owned(), true),
+                ("d.json".to_owned(), false),
+                ("e.json".to_owned(), false),
+                ("f.json".to_owned(), true),
+            ]
+        );
+        let dup = each[3].1.as_ref().expect_err("duplicate").to_string();
+        assert!(dup.contains("d.json at /id: duplicate vector id"), "{dup}");
+        let first = load(&VectorSource::Dir(dir.path().into())).expect_err("load refuses");
+        assert!(first.to_string().contains("b.json"), "{first}");
     }
 
     #[test]

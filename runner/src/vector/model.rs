@@ -241,6 +241,9 @@ pub struct Expect {
     /// Identity pair equality.
     #[serde(default)]
     pub identities_equal: Option<bool>,
+    /// Notices to the principal, in order (project extension, draft line).
+    #[serde(default)]
+    pub principal_notices: Option<Vec<Map<String, Value>>>,
 }
 
 /// A parsed vector.

@@ -308,3 +308,40 @@ fn list_shows_skip_reasons_for_a_declaration() {
          fail_closed/verdict_gate::AH-CTK-905  [0.1]  needs a capability nobody declares  (skip: missing capabilities [\"buffered_output\"])\n"
     );
 }
+
+#[test]
+fn a_draft_run_never_yields_a_claim() {
+    let out_dir = tempfile::tempdir().expect("tempdir");
+    let reports = out_dir.path().display().to_string();
+    let out = ctk(&[
+        "run",
+        "--spec",
+        "draft",
+        "--vectors",
+        &data("draft"),
+        "--report-dir",
+        &reports,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report_json = out_dir.path().join("report.json").display().to_string();
+    let text = std::fs::read_to_string(&report_json).expect("report.json");
+    assert!(text.contains("\"spec\": \"agent-hooks/draft\""), "{text}");
+    let out = ctk(&["claim", &report_json]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("only agent-hooks/0.1 can be claimed"));
+    assert!(out.stdout.is_empty(), "no row on stdout");
+    let md = std::fs::read_to_string(out_dir.path().join("report.md")).expect("report.md");
+    assert!(!md.contains(ctk::report::claim::CLAIM_HEADER), "{md}");
+    // The embedded draft set: the zero-vectors error while it is empty.
+    let out = ctk(&["run", "--spec", "draft"]);
+    if ctk::vector::embedded::files(ctk::vector::model::SpecVersion::Draft)
+        .next()
+        .is_none()
+    {
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(stderr(&out), "error: no vectors found in embedded:draft\n");
+    } else {
+        assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("against agent-hooks/draft"));
+    }
+}

@@ -425,3 +425,67 @@ fn load() {
         "load"
     );
 }
+
+#[test]
+fn principal_notices() {
+    let mut r = record();
+    r["principal_notices"] = json!([
+        {"kind": "best_effort_failure", "interception_point": "input", "binding": 0, "reason": "host_error:interceptor_failed"},
+        {"kind": "best_effort_failure", "interception_point": "output", "binding": 1.0}
+    ]);
+    let ok = |e: Value| check_with(e, r.clone(), &contexts(), Posture::Continue);
+    assert!(ok(json!({"principal_notices": [
+        {"kind": "best_effort_failure", "interception_point": "input", "binding": 0.0},
+        {"interception_point": "output", "binding": 1}
+    ]}))
+    .is_empty());
+    let f = ok(json!({"principal_notices": [{"kind": "best_effort_failure"}]}));
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].key, "principal_notices");
+    assert!(f[0]
+        .message
+        .contains("gave 2 principal notice(s), the vector expects 1"));
+    let f = ok(json!({"principal_notices": [
+        {"interception_point": "output"},
+        {"interception_point": "output", "reason": "host_error:interceptor_timeout"}
+    ]}));
+    assert_eq!(
+        f.iter().map(|f| f.key.as_str()).collect::<Vec<_>>(),
+        [
+            "principal_notices[0].interception_point",
+            "principal_notices[1].reason"
+        ]
+    );
+    assert_eq!(f[0].actual, Some(json!("input")));
+    assert_eq!(f[1].message, "the notice has no such member");
+    // No notices at all: an empty expectation passes, a non-empty one fails.
+    passes(json!({"principal_notices": []}));
+    fails(json!({"principal_notices": [{}]}), "principal_notices");
+    // A notice that is not an object.
+    let mut odd = record();
+    odd["principal_notices"] = json!(["text"]);
+    let f = check_with(
+        json!({"principal_notices": [{"kind": "x"}]}),
+        odd,
+        &contexts(),
+        Posture::Continue,
+    );
+    assert_eq!(f[0].key, "principal_notices[0]");
+}
+
+#[test]
+fn load_refused_when_it_should_be_accepted() {
+    let mut refused = record();
+    refused["load"] = json!({"outcome": "refused", "class": "declaration_error:invalid_field"});
+    let f = check_with(
+        json!({"load": {"outcome": "accepted"}}),
+        refused,
+        &[],
+        Posture::Continue,
+    );
+    assert_eq!(f[0].key, "load.outcome");
+    assert_eq!(
+        (f[0].expected.clone(), f[0].actual.clone()),
+        (Some(json!("accepted")), Some(json!("refused")))
+    );
+}

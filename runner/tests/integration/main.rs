@@ -2,6 +2,7 @@
 
 mod cli;
 mod coverage;
+mod declarations;
 mod engine;
 mod expect_keys;
 mod reports;

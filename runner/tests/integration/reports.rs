@@ -227,3 +227,30 @@ fn claim_row_states_what_the_surface_obliges() {
         "custom identity provider hmac-sha256-k1; whether it is content-derived must be stated"
     );
 }
+
+#[test]
+fn no_writer_produces_a_claim_for_the_draft() {
+    let draft = report("agent-hooks/draft", true);
+    let md = markdown::render(&draft);
+    assert!(!md.contains(claim::CLAIM_HEADER), "{md}");
+    assert!(!md.contains(&claim::row(&draft)), "{md}");
+    assert!(
+        md.contains("No claim can be made from this report:\n\n- the report is for agent-hooks/draft; only agent-hooks/0.1 can be claimed"),
+        "{md}"
+    );
+    let header_line = claim::CLAIM_HEADER.lines().next().expect("a header line");
+    for (name, text) in [
+        ("report.json", json::render(&draft)),
+        ("junit.xml", junit::render(&draft).expect("junit")),
+        ("terminal", human::summary(&draft)),
+    ] {
+        assert!(!text.contains(header_line), "{name} carries a claim header");
+        assert!(
+            !text.contains(&claim::row(&draft)),
+            "{name} carries a claim row"
+        );
+    }
+    // The same report for the released spec does carry the row in report.md.
+    let released = report("agent-hooks/0.1", true);
+    assert!(markdown::render(&released).contains(claim::CLAIM_HEADER));
+}

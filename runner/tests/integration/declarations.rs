@@ -1,0 +1,173 @@
+//! Declarations: declaration vectors fail a host that gets the load outcome
+//! wrong; `ctk run --declaration` checks the document and its surface.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ctk::declaration;
+use ctk::engine::{run_vector, EngineOptions};
+use ctk::outcome::Status;
+use ctk::vector::load::{load, LoadedVector, VectorSource};
+use ctk::vector::model::SpecVersion;
+use ctk_harness_protocol::{
+    Callbacks, Harness, HarnessError, HostInfo, LoadRecord, RunOutcome, RunRecord, VectorSetup,
+};
+use serde_json::{json, Value};
+
+/// Answers every declaration with a fixed load outcome, whatever the
+/// document says, and emits nothing.
+struct Loader {
+    load: Value,
+    saw_declaration: bool,
+}
+
+impl Harness for Loader {
+    async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+        Ok(HostInfo::new("loader", "1", vec!["agent-hooks/0.1".into()]))
+    }
+    async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
+        self.saw_declaration = setup.declaration.is_some();
+        Ok(())
+    }
+    async fn run(&mut self, _callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+        assert!(
+            self.saw_declaration,
+            "declaration vectors hand the document to the host"
+        );
+        let mut record = RunRecord::new(if self.load["outcome"] == "refused" {
+            RunOutcome::Blocked
+        } else {
+            RunOutcome::Completed
+        });
+        let load: LoadRecord = serde_json::from_value(self.load.clone()).expect("a load record");
+        record.load = Some(load);
+        Ok(record)
+    }
+    async fn teardown(&mut self) -> Result<(), HarnessError> {
+        Ok(())
+    }
+}
+
+fn options() -> EngineOptions {
+    let doc: Value = serde_json::from_str(ctk_reference_host::HOST_DECLARATION).expect("json");
+    let mut surface = declaration::surface(&doc);
+    surface.capabilities.insert("host_declaration".into());
+    EngineOptions {
+        spec: SpecVersion::V0_1,
+        surface,
+        vector_timeout: Duration::from_secs(5),
+        jobs: 1,
+    }
+}
+
+fn declaration_vectors() -> Vec<LoadedVector> {
+    let all = load(&VectorSource::Embedded(SpecVersion::V0_1)).expect("embedded vectors");
+    all.into_iter()
+        .filter(|v| v.vector.part().starts_with("declaration/"))
+        .collect()
+}
+
+fn outcome(v: &LoadedVector, load: Value) -> (Status, String) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut host = Loader {
+        load,
+        saw_declaration: false,
+    };
+    let o = rt.block_on(run_vector(&mut host, v, &options()));
+    (o.status, o.reason)
+}
+
+#[test]
+fn a_host_that_gets_the_load_outcome_wrong_fails_every_declaration_vector() {
+    let vectors = declaration_vectors();
+    assert!(vectors.len() >= 50, "{} declaration vectors", vectors.len());
+    let (mut refusals, mut accepts) = (0, 0);
+    for v in &vectors {
+        let want = v
+            .vector
+            .expect
+            .load
+            .as_ref()
+            .expect("declaration vectors expect a load");
+        let (flipped, honest) = if want.outcome == "refused" {
+            refusals += 1;
+            let class = want.class.clone().expect("refusal vectors name the class");
+            (
+                json!({"outcome": "accepted", "paths_equivalent": true}),
+                Some(
+                    json!({"outcome": "refused", "class": class, "paths_equivalent": want.paths_equivalent}),
+                ),
+            )
+        } else {
+            accepts += 1;
+            (
+                json!({"outcome": "refused", "class": "declaration_error:invalid_field"}),
+                None,
+            )
+        };
+        let (status, reason) = outcome(v, flipped);
+        assert_eq!(
+            status,
+            Status::Fail,
+            "{} must fail when the host flips the load outcome",
+            v.vector.id
+        );
+        assert!(reason.starts_with("load"), "{}: {reason}", v.vector.id);
+        if let Some(honest) = honest {
+            let (status, reason) = outcome(v, honest);
+            assert_eq!(status, Status::Pass, "{}: {reason}", v.vector.id);
+            // The right outcome with the wrong class still fails.
+            let (status, reason) = outcome(
+                v,
+                json!({"outcome": "refused", "class": "declaration_error:no_such_class"}),
+            );
+            assert_eq!(status, Status::Fail, "{}", v.vector.id);
+            assert!(
+                reason.starts_with("load.class"),
+                "{}: {reason}",
+                v.vector.id
+            );
+        }
+    }
+    assert!(
+        refusals > 0 && accepts > 0,
+        "{refusals} refusals, {accepts} accepts"
+    );
+}
+
+#[test]
+fn a_host_that_reports_no_load_outcome_fails_a_declaration_vector() {
+    let v = declaration_vectors()
+        .into_iter()
+        .next()
+        .expect("a declaration vector");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    struct Silent;
+    impl Harness for Silent {
+        async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+            Ok(HostInfo::new("silent", "1", vec!["agent-hooks/0.1".into()]))
+        }
+        async fn setup(&mut self, _setup: VectorSetup) -> Result<(), HarnessError> {
+            Ok(())
+        }
+        async fn run(&mut self, _c: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+            Ok(RunRecord::new(RunOutcome::Completed))
+        }
+        async fn teardown(&mut self) -> Result<(), HarnessError> {
+            Ok(())
+        }
+    }
+    let o = rt.block_on(run_vector(&mut Silent, &v, &options()));
+    assert_eq!(o.status, Status::Fail);
+    assert!(
+        o.failures.iter().any(|f| f.key == "load"),
+        "{:?}",
+        o.failures
+    );
+}
