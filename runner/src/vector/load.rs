@@ -168,14 +168,15 @@ pub fn vector_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
     Ok(files)
 }
 
+/// One vector file of a source and what loading it gave.
+pub type FileResult = (PathBuf, Result<LoadedVector, LoadError>);
+
 /// One result per vector file of a source, in file order: a file that
 /// cannot be read, parsed or schema-checked, or that reuses an earlier
 /// file's id, is an `Err` of its own and never hides the others. `Err` as a
 /// whole only when the folder itself cannot be listed.
-pub fn load_each(
-    source: &VectorSource,
-) -> Result<Vec<(PathBuf, Result<LoadedVector, LoadError>)>, LoadError> {
-    let mut results: Vec<(PathBuf, Result<LoadedVector, LoadError>)> = match source {
+pub fn load_each(source: &VectorSource) -> Result<Vec<FileResult>, LoadError> {
+    let mut results: Vec<FileResult> = match source {
         VectorSource::Dir(dir) => vector_files(dir)?
             .into_iter()
             .map(|p| {
