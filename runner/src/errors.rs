@@ -98,12 +98,23 @@ pub enum DeclarationError {
         /// Parser message.
         detail: String,
     },
-    /// Breaks `schemas/host-declaration-1.0.schema.json`.
+    /// Breaks `schemas/host-declaration-1.0.schema.json` (or `-1.1`), or a
+    /// rule of the runner (the `spec` member is required; 1.1 only with
+    /// `--spec draft`).
     #[error("{location}: declaration: {detail}")]
     Schema {
         /// Where.
         location: Location,
         /// Validator message.
+        detail: String,
+    },
+    /// The document asks for more than the host's own surface offers
+    /// (`declaration_error:surface_unsupported`); nothing runs.
+    #[error("{location}: declaration_error:surface_unsupported: {detail}")]
+    SurfaceUnsupported {
+        /// Where, in the `--declaration` document.
+        location: Location,
+        /// What the host lacks.
         detail: String,
     },
 }

@@ -64,7 +64,14 @@ where
         .await
         .map_err(|e| CliError::Harness(e.to_string()))?;
     let (source, document) = match (&job.declaration, &info.declaration) {
-        (Some((path, doc)), _) => (path.display().to_string(), doc.clone()),
+        (Some((path, doc)), host_doc) => {
+            // Refused before any vector runs: the document may not ask for
+            // more than the host's own surface offers.
+            if let Some(host_doc) = host_doc {
+                declaration::check_supported(path, doc, host_doc)?;
+            }
+            (path.display().to_string(), doc.clone())
+        }
         (None, Some(doc)) => {
             declaration::check(Path::new("host declaration (from the host)"), doc)?;
             ("host".to_owned(), doc.clone())
@@ -144,6 +151,9 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     let jobs = plan::jobs(args.jobs)?;
     let choice = plan::host(&args.host, args.isolate)?;
     let declaration = plan::declaration(args.declaration.as_deref())?;
+    if let Some((path, doc)) = &declaration {
+        declaration::check_for_run(path, doc, plan::spec(args.select.spec))?;
+    }
     let vectors = plan::vectors(&args.select)?;
     let job = Job {
         spec: plan::spec(args.select.spec),

@@ -171,3 +171,97 @@ fn a_host_that_reports_no_load_outcome_fails_a_declaration_vector() {
         o.failures
     );
 }
+
+mod cli {
+    use std::path::Path;
+    use std::process::{Command, Output};
+
+    fn data(rel: &str) -> String {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(rel)
+            .display()
+            .to_string()
+    }
+
+    fn run(spec: &str, vectors: &str, declaration: &str) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_ctk"))
+            .args([
+                "run",
+                "--spec",
+                spec,
+                "--vectors",
+                &data(vectors),
+                "--declaration",
+                &data(&format!("declarations/{declaration}")),
+            ])
+            .output()
+            .expect("the ctk binary runs")
+    }
+
+    fn stderr(o: &Output) -> String {
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    }
+
+    #[test]
+    fn a_declaration_within_the_host_surface_runs() {
+        let out = run("0.1", "engine", "host-full.json");
+        // The engine folder holds vectors for a fake host; only the run
+        // starting matters here, not their verdicts.
+        assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+        let out = run("draft", "draft", "host-full.json");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+
+    #[test]
+    fn a_declaration_asking_more_than_the_host_offers_is_refused_before_any_vector() {
+        let out = run("0.1", "engine", "more-capability.json");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            out.stdout.is_empty(),
+            "no vector ran: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(
+            stderr(&out).contains(&format!(
+                "{} at /surface/capabilities/8: declaration_error:surface_unsupported: the host lacks capability \"host_declaration\"",
+                data("declarations/more-capability.json")
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
+
+    #[test]
+    fn the_spec_member_is_required_and_must_fit_the_run() {
+        let out = run("0.1", "engine", "no-spec.json");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            stderr(&out)
+                .contains("no-spec.json at /spec: declaration: the spec member is required"),
+            "{}",
+            stderr(&out)
+        );
+        let out = run("0.1", "engine", "spec-draft.json");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains("spec-draft.json at /spec: declaration: the declaration is for \"agent-hooks/draft\", the run targets agent-hooks/0.1"), "{}", stderr(&out));
+        let out = run("draft", "draft", "spec-draft.json");
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+
+    #[test]
+    fn a_1_1_declaration_only_with_spec_draft() {
+        let out = run("0.1", "engine", "v1-1.json");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains("v1-1.json at /"), "{}", stderr(&out));
+        let out = run("draft", "draft", "v1-1.json");
+        if ctk::declaration::DECLARATION_SCHEMA_1_1.is_none() {
+            assert_eq!(out.status.code(), Some(2));
+            assert!(stderr(&out).contains("v1-1.json at /declaration: declaration: agent-hooks-declaration/1.1 is not supported by this build"), "{}", stderr(&out));
+        } else {
+            // The reference host loads only 1.0 documents.
+            assert_eq!(out.status.code(), Some(2));
+            assert!(stderr(&out).contains("v1-1.json at /"), "{}", stderr(&out));
+        }
+    }
+}
