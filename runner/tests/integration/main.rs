@@ -5,4 +5,5 @@ mod coverage;
 mod declarations;
 mod engine;
 mod expect_keys;
+mod identity;
 mod reports;

@@ -1,0 +1,259 @@
+//! The identity oracle cross-check: the runner's own `jcs-sha256`
+//! (`ctk::digest`, serde_jcs + sha2) against the reference host's
+//! (`ctk_reference_host::identity::provider::jcs_sha256`, its own
+//! canonicaliser), over generated contexts, and both against the upstream
+//! golden fixtures.
+//!
+//! G-15 is a known deliberate difference from the golden file
+//! (`spec/0.1/DECISIONS.md` D-11): the golden pins serde_json's lossy float
+//! parser, this workspace parses with `float_roundtrip`. Both
+//! implementations must still agree with each other there.
+
+use ctk::digest;
+use ctk_reference_host::identity::provider::jcs_sha256;
+use ctk_reference_host::SpecVersion;
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+
+const POINTS: [&str; 8] = [
+    "agent_startup",
+    "input",
+    "pre_model_call",
+    "post_model_call",
+    "pre_tool_call",
+    "post_tool_call",
+    "output",
+    "agent_shutdown",
+];
+
+const ROLES: [&str; 3] = ["user", "system", "external"];
+const REASONS: [&str; 3] = ["completed", "error", "cancelled"];
+
+/// The reference host's identity, or `None` when it refuses.
+fn reference(ctx: &Value) -> Option<String> {
+    jcs_sha256(ctx, SpecVersion::V0_1, false).ok()
+}
+
+/// The runner's identity, or `None` when it refuses.
+fn runner(ctx: &Value) -> Option<String> {
+    digest::context_identity(ctx).ok()
+}
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        (-9_007_199_254_740_991i64..=9_007_199_254_740_991).prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
+        prop_oneof![
+            Just(0.1f64),
+            Just(1e21),
+            Just(1e-7),
+            Just(-0.0),
+            Just(5e-324),
+            Just(1.7976931348623157e308)
+        ]
+        .prop_map(|f| json!(f)),
+        "\\PC{0,8}".prop_map(Value::from),
+        "[\\u{0}-\\u{1f}\"\\\\/\\u{7f}\\u{2028}\\u{fffd}\\u{10000}\\u{e000}]{0,4}"
+            .prop_map(Value::from),
+    ]
+}
+
+fn any_json() -> impl Strategy<Value = Value> {
+    leaf().prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map("\\PC{0,6}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+fn object() -> impl Strategy<Value = Map<String, Value>> {
+    prop::collection::btree_map("\\PC{0,6}", any_json(), 0..4).prop_map(|m| m.into_iter().collect())
+}
+
+fn text() -> impl Strategy<Value = String> {
+    "\\PC{1,10}"
+}
+
+/// Every member a context might carry; [`assemble`] keeps what its point needs.
+#[derive(Debug, Clone)]
+struct Parts {
+    point: usize,
+    core: (String, u64, String, String, String),
+    target: Value,
+    payload: (Value, Value, Map<String, Value>, Vec<String>),
+    choice: (usize, bool, Vec<Value>),
+    extras: (Option<Value>, Option<Value>, Option<String>),
+}
+
+fn parts() -> impl Strategy<Value = Parts> {
+    (
+        0..POINTS.len(),
+        (text(), 0..1_000_000u64, text(), "[a-z0-9_-]{1,10}", text()),
+        any_json(),
+        (
+            any_json(),
+            any_json(),
+            object(),
+            prop::collection::vec(text(), 0..4),
+        ),
+        (
+            0..3usize,
+            any::<bool>(),
+            prop::collection::vec(object().prop_map(Value::Object), 0..3),
+        ),
+        (
+            proptest::option::of(any_json()),
+            proptest::option::of(object().prop_map(Value::Object)),
+            proptest::option::of(text()),
+        ),
+    )
+        .prop_map(|(point, core, target, payload, choice, extras)| Parts {
+            point,
+            core,
+            target,
+            payload,
+            choice,
+            extras,
+        })
+}
+
+fn assemble(p: Parts) -> Value {
+    let (timestamp, sequence, agent_id, framework, session_id) = p.core;
+    let (value, content, args, tools) = p.payload;
+    let (pick, is_error, messages) = p.choice;
+    let (trace, extension, agent_name) = p.extras;
+    let point = POINTS[p.point];
+    let mut agent = json!({"id": agent_id, "framework": framework});
+    if let Some(name) = agent_name {
+        agent["name"] = json!(name);
+    }
+    let mut ctx = json!({
+        "spec": "agent-hooks/0.1", "interception_point": point, "timestamp": timestamp,
+        "sequence": sequence, "agent": agent, "session": {"id": session_id, "note": value.clone()},
+        "target": p.target,
+    });
+    let tool_call = json!({"id": "tc-1", "name": tools.first().cloned().unwrap_or_default(), "args": args, "extra": value.clone()});
+    let conditional = match point {
+        "agent_startup" => json!({"agent_init": {"tools_registered": tools, "other": value}}),
+        "input" => {
+            json!({"input": {"content": if pick == 0 { json!(tools.first().cloned().unwrap_or_default()) } else { Value::Object(args) },
+            "role": ROLES[pick], "source": value}})
+        }
+        "pre_model_call" => {
+            json!({"model": {"id": "m", "temperature": value}, "messages": messages})
+        }
+        "post_model_call" => json!({"model": {"id": "m"}, "response": {"content": content,
+            "tool_calls": messages, "finish_reason": "stop", "usage": value}}),
+        "pre_tool_call" => json!({"tool_call": tool_call}),
+        "post_tool_call" => {
+            json!({"tool_call": tool_call, "tool_result": {"value": content, "is_error": is_error, "ms": value}})
+        }
+        "output" => json!({"output": {"content": content, "format": value}}),
+        _ => {
+            json!({"summary": {"reason": REASONS[pick], "turns": value}})
+        }
+    };
+    let obj = ctx.as_object_mut().expect("an object");
+    if let Value::Object(more) = conditional {
+        obj.extend(more);
+    }
+    if let Some(trace) = trace {
+        obj.insert("trace".into(), trace);
+    }
+    if let Some(extension) = extension {
+        obj.insert("extensions".into(), json!({"acme": extension}));
+    }
+    ctx
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn runner_and_reference_host_agree_on_every_identity(p in parts()) {
+        let ctx = assemble(p);
+        // The reference host validates the envelope first; every generated
+        // context is meant to pass it, so a refusal is a domain refusal.
+        let (ours, theirs) = (runner(&ctx), reference(&ctx));
+        prop_assert_eq!(&ours, &theirs, "context {}", ctx);
+    }
+
+    #[test]
+    fn identities_ignore_members_outside_the_projection(p in parts(), noise in any_json()) {
+        let ctx = assemble(p);
+        prop_assume!(runner(&ctx).is_some());
+        let mut noisy = ctx.clone();
+        noisy["agent"]["name"] = noise.clone();
+        noisy["trace"] = noise.clone();
+        noisy["budgets"] = noise;
+        prop_assert_eq!(runner(&noisy), runner(&ctx));
+        prop_assert_eq!(reference(&noisy), reference(&ctx));
+    }
+}
+
+#[test]
+fn in_domain_integers_always_identify() {
+    let base = assemble(Parts {
+        point: 6,
+        core: ("t".into(), 1, "a".into(), "f".into(), "s".into()),
+        target: json!({}),
+        payload: (
+            json!(null),
+            json!(9_007_199_254_740_991i64),
+            Map::new(),
+            vec![],
+        ),
+        choice: (0, false, vec![]),
+        extras: (None, None, None),
+    });
+    assert!(runner(&base).is_some());
+    assert_eq!(runner(&base), reference(&base));
+    let mut beyond = base.clone();
+    beyond["output"]["content"] = json!(9_007_199_254_740_992i64);
+    assert_eq!((runner(&beyond), reference(&beyond)), (None, None));
+}
+
+#[test]
+fn both_match_the_golden_fixtures() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/upstream/agent-hooks/conformance/golden/identity.json"
+    );
+    let Ok(text) = std::fs::read_to_string(path) else {
+        eprintln!("skipped: {path} is absent");
+        return;
+    };
+    let golden: Value = serde_json::from_str(&text).expect("golden JSON");
+    let fixtures = golden["fixtures"].as_array().expect("fixtures");
+    assert!(fixtures.len() >= 18, "{} fixtures", fixtures.len());
+    let mut checked = 0;
+    for f in fixtures {
+        let id = f["id"].as_str().unwrap_or("?");
+        let ctx = &f["ctx"];
+        let (ours, theirs) = (runner(ctx), reference(ctx));
+        if id == "G-N02-missing-conditional" {
+            // The runner's identity does not validate the §4 envelope (the
+            // assertions do that separately); the host refuses.
+            assert_eq!(theirs, None, "{id}");
+            continue;
+        }
+        assert_eq!(ours, theirs, "{id}: runner and reference host disagree");
+        match f["expect"].get("context_identity").and_then(Value::as_str) {
+            Some(_) if id == "G-15-rfc8785-numbers" => {
+                // D-11: deliberate one-ULP difference from the golden file.
+            }
+            Some(want) => assert_eq!(ours.as_deref(), Some(want), "{id}"),
+            None => assert_eq!(ours, None, "{id} must be refused"),
+        }
+        checked += 1;
+    }
+    assert!(checked >= 17, "{checked} fixtures checked");
+}
