@@ -21,7 +21,43 @@
 //! `approval_timeout_ms` (forwarded in the setup); interceptor rule fault
 //! `"timeout"` (the callback never answers, so the host's timeout fires) and
 //! rule member `return_raw` (any JSON returned verbatim); scenario
-//! `respond.parallel` and `scenario.turns`.
+//! `respond.parallel` and `scenario.turns`; vector ids `CTK-Dnnn` for the
+//! draft line; expect key `principal_notices` (an array of objects matched in
+//! order against `RunRecord.principal_notices`: equal lengths, every member
+//! an expected notice names equals the actual member, numbers by value).
+//!
+//! # Clause catalogs and coverage
+//!
+//! [`catalog`] reads `spec/<version>/clauses.json` (compiled in when present
+//! at build time; `--clauses FILE` overrides). [`coverage`] builds the clause ×
+//! vector matrix of `ctk coverage` and its findings; it fails (exit 1) on a
+//! MUST clause that no vector covers unless it is marked
+//! `not_vector_testable` with at least one unit test pinning it, on a
+//! unit-test reference that is not `<repo-relative file>::<fn name>` or (in a
+//! checkout) does not exist, on a vector naming an unknown clause, and on a
+//! project vector covering nothing. Upstream vectors (`AH-CTK-NNN`, no
+//! `covers`) are counted apart.
+//!
+//! # Vector lint (`ctk validate vector`)
+//!
+//! Unique ids, non-blank titles, known parts, well-formed clause ids present
+//! in the catalog of each of the vector's spec versions, schema-valid
+//! `host_declaration`s (unless marked invalid), and no dependence on the wall
+//! clock or chance ([`vector::load::nondeterminism`]): no expectation or
+//! script `match` may pin a `timestamp`, or a non-null `*_identity` value
+//! (every `jcs-sha256` identity hashes the timestamp). Each finding names the
+//! file and the JSON pointer.
+//!
+//! # Declarations
+//!
+//! `ctk run --declaration FILE` checks the document against the schema of
+//! the version it names (1.0; 1.1 only when its schema was present at build
+//! time, and only with `--spec draft`), requires its `spec` member (the
+//! run's spec; a draft run also takes `agent-hooks/0.1`), and refuses it
+//! before any vector runs with `declaration_error:surface_unsupported` (exit
+//! 2, naming the pointer) when it asks for a point, capability, profile,
+//! knob value, declaration version or unbuffered output that the host's own
+//! declaration does not offer ([`declaration::unsupported`]).
 //!
 //! # Decisions
 //!
