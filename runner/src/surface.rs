@@ -248,4 +248,39 @@ mod tests {
             r#"missing capabilities ["host_declaration"]"#
         );
     }
+
+    /// 3.2-c: a host that omits points declares the reduced surface; vectors
+    /// at the omitted points are skipped with the reason, and they only run
+    /// once the surface declares the points (with the capability that
+    /// produces them).
+    #[test]
+    fn omitted_point_pair_requires_declared_capability() {
+        let tool_vector = vector(r#","capabilities":["tool_calls"]"#);
+        let mut s = minimal();
+        assert_eq!(
+            skip(&tool_vector, &s),
+            r#"missing capabilities ["tool_calls"]"#
+        );
+        s.capabilities.insert("tool_calls".into());
+        assert_eq!(
+            skip(&tool_vector, &s),
+            r#"the surface omits interception points ["pre_tool_call"]"#
+        );
+        s.interception_points.insert("pre_tool_call".into());
+        s.interception_points.insert("post_tool_call".into());
+        assert_eq!(skip(&tool_vector, &s), "applies");
+    }
+
+    /// 13-d: a vector needing a capability the host does not declare is
+    /// skipped with the reason, never failed.
+    #[test]
+    fn missing_capability_skips_with_reason() {
+        for capability in ["bigint_json", "parallel_tool_calls", "host_declaration"] {
+            let v = vector(&format!(r#","capabilities":["{capability}"]"#));
+            assert_eq!(
+                applicability(&v, &minimal(), SpecVersion::V0_1),
+                Applicability::Skip(format!("missing capabilities [\"{capability}\"]"))
+            );
+        }
+    }
 }
