@@ -164,6 +164,46 @@ pub(crate) fn trials() -> Vec<Trial> {
             |e| exited(e, Phase::Run) && e.kind.to_string().contains("exit status: 0"),
             "exiting 0 mid-vector",
         ),
+        fault_trial(
+            "callback_outside_run",
+            "callback_in_setup",
+            same,
+            |e| {
+                e.phase == Phase::Setup
+                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("not vector/run"))
+            },
+            "calling back during setup",
+        ),
+        fault_trial(
+            "unknown_notification",
+            "notification",
+            same,
+            |e| {
+                e.phase == Phase::Setup
+                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("notification"))
+            },
+            "sending a notification",
+        ),
+        fault_trial(
+            "result_breaking_its_schema",
+            "schema_violation",
+            same,
+            |e| {
+                e.phase == Phase::Setup
+                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("vector/setup"))
+            },
+            "bad result",
+        ),
+        fault_trial(
+            "callback_flood",
+            "callback_flood",
+            same,
+            |e| {
+                e.phase == Phase::Run
+                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("callbacks open"))
+            },
+            "flooding callbacks",
+        ),
         async_trial(
             "faults::stderr_flood_does_not_block_a_good_answer",
             || async {

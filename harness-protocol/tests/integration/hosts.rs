@@ -239,6 +239,28 @@ fn raw_host(fault: &str) -> ! {
                     eprintln!("fault host: crashing in setup");
                     std::process::exit(3);
                 }
+                if armed && fault == "callback_in_setup" {
+                    eprintln!("fault host: calling back during setup");
+                    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "callback/intercept", "params": {"index": 0, "context": {}}});
+                    let _ = writeln!(out, "{request}");
+                    let _ = out.flush();
+                    continue;
+                }
+                if armed && fault == "notification" {
+                    eprintln!("fault host: sending a notification");
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        json!({"jsonrpc": "2.0", "method": "log", "params": {"text": "hi"}})
+                    );
+                    let _ = out.flush();
+                    continue;
+                }
+                if armed && fault == "schema_violation" {
+                    eprintln!("fault host: answering setup with a bad result");
+                    reply(&mut out, &id, json!({"ok": true}));
+                    continue;
+                }
                 if armed && fault == "wrong_id" {
                     let wrong = json!(id.as_i64().unwrap_or(0) + 1000);
                     reply(&mut out, &wrong, json!({}));
@@ -324,12 +346,24 @@ fn misbehave(fault: &str, input: &mut impl BufRead, out: &mut impl Write, id: &V
                 json!({"outcome": "completed", "final_output": "flooded"}),
             );
         }
+        "callback_flood" => {
+            eprintln!("fault host: flooding callbacks");
+            for i in 0..2000 {
+                let request = json!({"jsonrpc": "2.0", "id": i, "method": "callback/intercept", "params": {"index": 2, "context": {}}});
+                let _ = writeln!(out, "{request}");
+            }
+            let _ = out.flush();
+            hang();
+        }
         "exit0" => {
             eprintln!("fault host: exiting 0 mid-vector");
             std::process::exit(0);
         }
         "grandchild" => {
-            #[expect(clippy::zombie_processes, reason = "the runner must kill it with the group")]
+            #[expect(
+                clippy::zombie_processes,
+                reason = "the runner must kill it with the group"
+            )]
             let child = std::process::Command::new("sleep")
                 .arg("300")
                 .spawn()
