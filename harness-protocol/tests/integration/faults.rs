@@ -90,6 +90,42 @@ fn exited(e: &HarnessError, phase: Phase) -> bool {
     e.phase == phase && matches!(e.kind, HarnessErrorKind::Exited { .. })
 }
 
+/// The environment variable naming a scenario this binary runs alone.
+pub(crate) const SCENARIO_ENV: &str = "CTK_TEST_SCENARIO";
+
+/// Run scenario `name` in this process; never returns.
+pub(crate) fn run_scenario(name: &str) -> ! {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let result = match name {
+        "kill_all_hosts" => rt.block_on(kill_all_hosts_scenario()),
+        other => Err(format!("no scenario {other}")),
+    };
+    if let Err(e) = &result {
+        eprintln!("{e}");
+    }
+    std::process::exit(i32::from(result.is_err()));
+}
+
+/// Ctrl-C cleanup kills the host; the next vector restarts it.
+async fn kill_all_hosts_scenario() -> Result<(), String> {
+    let mut host = harness("serve").build();
+    host.info().await.map_err(|e| e.to_string())?;
+    kill_all_hosts();
+    let err = vector(&mut host, "v")
+        .await
+        .err()
+        .ok_or("a killed host reported success")?;
+    ensure(err.phase == Phase::Setup, || format!("{err:?}"))?;
+    vector(&mut host, "v")
+        .await
+        .map_err(|e| format!("no restart after Ctrl-C cleanup: {e}"))?;
+    host.shutdown().await;
+    Ok(())
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
         fault_trial(
@@ -204,6 +240,51 @@ pub(crate) fn trials() -> Vec<Trial> {
             },
             "flooding callbacks",
         ),
+        async_trial("faults::handshake_failure", || async {
+            let mut host = harness("bad_handshake").restart_budget(1).build();
+            let err = host
+                .info()
+                .await
+                .err()
+                .ok_or("a bad handshake reported success")?;
+            ensure(
+                err.phase == Phase::Handshake
+                    && matches!(&err.kind, HarnessErrorKind::Protocol(m) if m.contains("initialize")),
+                || format!("{err:?}"),
+            )?;
+            ensure(
+                err.stderr_tail
+                    .iter()
+                    .any(|l| l.contains("another protocol")),
+                || format!("{err:?}"),
+            )?;
+            let err = vector(&mut host, "v")
+                .await
+                .err()
+                .ok_or("a bad handshake reported success")?;
+            ensure(err.phase == Phase::Handshake, || format!("{err:?}"))?;
+            let err = vector(&mut host, "v")
+                .await
+                .err()
+                .ok_or("a spent host reported success")?;
+            ensure(err.phase == Phase::Spawn, || format!("{err:?}"))
+        }),
+        async_trial("faults::isolate_restarts_within_the_budget", || async {
+            let mut host = harness("crash_on_setup_always")
+                .isolate(true)
+                .restart_budget(1)
+                .build();
+            for expected in [Phase::Setup, Phase::Setup, Phase::Spawn, Phase::Spawn] {
+                let err = vector(&mut host, "v")
+                    .await
+                    .err()
+                    .ok_or("a crashing host reported success")?;
+                ensure(err.phase == expected, || {
+                    format!("expected {expected}: {err:?}")
+                })?;
+            }
+            Ok(())
+        }),
         async_trial(
             "faults::stderr_flood_does_not_block_a_good_answer",
             || async {
@@ -305,20 +386,15 @@ pub(crate) fn trials() -> Vec<Trial> {
             }
             Ok(())
         }),
-        async_trial("faults::kill_all_hosts_on_ctrl_c", || async {
-            let mut host = harness("serve").build();
-            host.info().await.map_err(|e| e.to_string())?;
-            kill_all_hosts();
-            let err = vector(&mut host, "v")
-                .await
-                .err()
-                .ok_or("a killed host reported success")?;
-            ensure(err.phase == Phase::Setup, || format!("{err:?}"))?;
-            vector(&mut host, "v")
-                .await
-                .map_err(|e| format!("no restart after Ctrl-C cleanup: {e}"))?;
-            host.shutdown().await;
-            Ok(())
+        Trial::test("faults::kill_all_hosts_on_ctrl_c", || {
+            // kill_all_hosts is process-wide: run it apart from parallel trials.
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            let out = std::process::Command::new(exe)
+                .env(SCENARIO_ENV, "kill_all_hosts")
+                .output()
+                .map_err(|e| e.to_string())?;
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            ensure(out.status.success(), || format!("{}: {stderr}", out.status)).map_err(Into::into)
         }),
     ]
 }

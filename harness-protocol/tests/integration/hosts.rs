@@ -225,6 +225,14 @@ fn raw_host(fault: &str) -> ! {
         let msg: Value = serde_json::from_str(&line).expect("the runner sends JSON");
         let id = msg["id"].clone();
         match msg["method"].as_str().unwrap_or("") {
+            "initialize" if fault == "bad_handshake" => {
+                eprintln!("fault host: speaking another protocol");
+                reply(
+                    &mut out,
+                    &id,
+                    json!({"protocol": "ctk-harness/2", "host": {"name": "x", "version": "0", "spec_versions": []}}),
+                );
+            }
             "initialize" => {
                 eprintln!("fault host {fault}: started");
                 reply(
