@@ -101,6 +101,13 @@ pub(crate) fn run_scenario(name: &str) -> ! {
         .expect("runtime");
     let result = match name {
         "kill_all_hosts" => rt.block_on(kill_all_hosts_scenario()),
+        "exit_without_drop" => rt.block_on(async {
+            let mut host = harness("stubborn").build();
+            host.info().await.map_err(|e| e.to_string())?;
+            println!("{}", host.host_pid().ok_or("no host pid")?);
+            // No destructor runs: only the exit hook can kill the host.
+            std::process::exit(0)
+        }),
         other => Err(format!("no scenario {other}")),
     };
     if let Err(e) = &result {
@@ -126,8 +133,41 @@ async fn kill_all_hosts_scenario() -> Result<(), String> {
     Ok(())
 }
 
+/// Whether process `pid` is gone (or a zombie), waiting up to 5 s.
+fn process_ends(pid: &str) -> Result<(), String> {
+    let started = Instant::now();
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or("gone");
+        if matches!(state, "gone" | "Z" | "X") {
+            return Ok(());
+        }
+        ensure(started.elapsed() < Duration::from_secs(5), || {
+            format!("process {pid} survives: {state}")
+        })?;
+        std::thread::yield_now();
+    }
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
+        Trial::test("faults::hosts_die_when_the_runner_exits", || {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            let out = std::process::Command::new(exe)
+                .env(SCENARIO_ENV, "exit_without_drop")
+                .stderr(std::process::Stdio::inherit())
+                .output()
+                .map_err(|e| e.to_string())?;
+            let pid = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            ensure(out.status.success() && !pid.is_empty(), || {
+                format!("{}: {pid:?}", out.status)
+            })?;
+            process_ends(&pid).map_err(Into::into)
+        }),
         fault_trial(
             "crash_on_setup",
             "crash_on_setup",
