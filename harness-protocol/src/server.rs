@@ -319,7 +319,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
         };
         match message {
             Message::Request { id, method, params } => {
-                if !methods::ALL[..5].contains(&method.as_str()) {
+                if !methods::HOST_METHODS.contains(&method.as_str()) {
                     let e = ErrorObject::new(
                         jsonrpc::METHOD_NOT_FOUND,
                         format!("no method `{method}` on a host"),

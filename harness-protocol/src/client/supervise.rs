@@ -180,7 +180,7 @@ impl Session {
                     let Some(callbacks) = callbacks else {
                         return Err(protocol(format!("the host sent request `{m}` while {method}, not vector/run, was open")));
                     };
-                    let known = [methods::CALLBACK_INTERCEPT, methods::CALLBACK_RESOLVE_APPROVAL, methods::CALLBACK_REDACT];
+                    let known = methods::CALLBACK_METHODS;
                     let Some(m) = known.into_iter().find(|k| *k == m) else {
                         return Err(protocol(format!("the host sent request `{m}`, which is not a callback")));
                     };
