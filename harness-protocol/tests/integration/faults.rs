@@ -280,6 +280,25 @@ pub(crate) fn trials() -> Vec<Trial> {
             },
             "flooding callbacks",
         ),
+        async_trial("faults::exit_before_handshake", || async {
+            let mut host = harness("exit_at_start").build();
+            let err = host
+                .info()
+                .await
+                .err()
+                .ok_or("a dead host reported success")?;
+            ensure(
+                err.phase == Phase::Handshake
+                    && matches!(&err.kind, HarnessErrorKind::Exited { status } if status.contains('4')),
+                || format!("{err:?}"),
+            )?;
+            ensure(
+                err.stderr_tail
+                    .iter()
+                    .any(|l| l.contains("before the handshake")),
+                || format!("{err:?}"),
+            )
+        }),
         async_trial("faults::handshake_failure", || async {
             let mut host = harness("bad_handshake").restart_budget(1).build();
             let err = host

@@ -212,6 +212,10 @@ fn reply(out: &mut impl Write, id: &Value, result: Value) {
 /// A host speaking the protocol by hand that misbehaves as `fault` says
 /// during the vector named `victim` (every vector for `*_always` faults).
 fn raw_host(fault: &str) -> ! {
+    if fault == "exit_at_start" {
+        eprintln!("fault host: giving up before the handshake");
+        std::process::exit(4);
+    }
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
