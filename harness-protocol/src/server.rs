@@ -763,7 +763,7 @@ mod tests {
                 &r.call(2, "initialize", json!({"protocol": "ctk-harness/9"}))
                     .await
             ),
-            jsonrpc::INVALID_PARAMS
+            jsonrpc::UNSUPPORTED_PROTOCOL
         );
         init_and_setup(&mut r).await;
         assert_eq!(
