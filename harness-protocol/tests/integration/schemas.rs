@@ -185,7 +185,7 @@ fn schema_rejects() -> Result<(), String> {
     let bad = [
         (
             methods::INITIALIZE,
-            json!({"protocol": "ctk-harness/2"}),
+            json!({"protocol": "lsp/3"}),
             true,
         ),
         (
