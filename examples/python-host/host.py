@@ -4,11 +4,14 @@ ctk stdio harness protocol (ctk-harness/1, see harness-protocol/PROTOCOL.md).
 
 The agent loop is genuine: a scripted model and mock tools (the only mocked
 I/O) driven through the host's own emitter, which builds each context,
-validates its envelope, computes jcs-sha256 identities (RFC 8785), dispatches
-to the interceptors (scripted in the runner and reached through callbacks),
-gates their verdicts, composes them with sequential/first_deny
-(on_approval: stop), consults the approval seam, applies transforms with
-write-back, and writes one payload-free interception record per emission.
+validates its envelope (with the §4.2 types of the point's members) and
+bounds, computes jcs-sha256 identities (RFC 8785), dispatches to the
+interceptors (scripted in the runner and reached through callbacks), gates
+their verdicts (closed at every level; bare or in a response envelope),
+composes them with sequential/first_deny (on_approval: stop), consults the
+approval seam, applies transforms with write-back, checks the composed
+context again before a permitted action proceeds, and writes one
+payload-free interception record per emission.
 
 stdout carries only protocol messages; stderr is this host's log.
 """
@@ -53,6 +56,7 @@ WRITE_BACK = {
 }
 MAX_SAFE_INTEGER = 2**53 - 1
 EVIDENCE_MAX_BYTES = 10240
+MAX_CONTEXT_BYTES = 5 * 1024 * 1024
 DEFAULT_TIMEOUT_MS = 5000
 HOST_DECLARATION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host.json")
 
@@ -141,6 +145,7 @@ def validate_envelope(ctx):
     def need(cond, what):
         if not cond:
             raise DomainError(f"context envelope invalid: {what}")
+    need(isinstance(ctx, dict), "not an object")
     need(isinstance(ctx.get("spec"), str) and re.fullmatch(r"agent-hooks/\d+\.\d+", ctx["spec"]), "spec")
     point = ctx.get("interception_point")
     need(point in POINTS, "interception_point")
@@ -157,6 +162,52 @@ def validate_envelope(ctx):
         need(key in ctx, key)
         if subfields is not None:
             need(isinstance(ctx[key], dict) and all(s in ctx[key] for s in subfields), key)
+        need(conditional_types_hold(key, ctx[key]), f"{key} (§4.2 types)")
+
+
+def conditional_types_hold(key, member):
+    """The §4.2 JSON types of a conditional member (D-35): checked before
+    dispatch and again on the composed context, so that a transform can never
+    hand the next step of the loop a value of the wrong shape."""
+    def field(name):
+        return member.get(name) if isinstance(member, dict) else None
+
+    def string(x):
+        return isinstance(x, str)
+
+    if key == "agent_init":
+        tools = field("tools_registered")
+        return isinstance(tools, list) and all(map(string, tools))
+    if key == "input":
+        return field("role") in ("user", "system", "external") and isinstance(field("content"), (str, dict))
+    if key == "model":
+        return string(field("id"))
+    if key == "messages":
+        return isinstance(member, list) and all(isinstance(m, dict) for m in member)
+    if key == "response":
+        return isinstance(field("tool_calls"), list) and string(field("finish_reason"))
+    if key == "tool_call":
+        return string(field("id")) and string(field("name")) and isinstance(field("args"), dict)
+    if key == "tool_result":
+        return isinstance(field("is_error"), bool)
+    if key == "summary":
+        return field("reason") in ("completed", "error", "cancelled")
+    return True
+
+
+def check_bounds(ctx):
+    """The §12.3 bounds, whatever the provider: nesting depth, then the
+    canonical size."""
+    def depth(value, level):
+        if level > 128:
+            raise DomainError("context nesting deeper than 128 levels")
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            depth(child, level + 1)
+
+    depth(ctx, 1)
+    if len(jcs(ctx).encode("utf-8")) > MAX_CONTEXT_BYTES:
+        raise DomainError("context larger than 5 MiB in canonical form")
 
 
 def projection(ctx):
@@ -237,30 +288,46 @@ def apply_transform(target, transform):
     return target
 
 
-def gate(v):
-    """The §5 verdict gate: the verdict, or GateError."""
+VERDICT_MEMBERS = {"decision", "reason", "message", "warnings", "approval", "transform", "evidence", "result_labels"}
+
+
+def gate(answer):
+    """The §5 verdict gate: the verdict (null members dropped), or GateError.
+    Accepts a bare verdict or the response envelope {"verdict": {...},
+    "extensions": {...}} (an object with `verdict` and no `decision`); only
+    the nested verdict is judged and enforced, `extensions` is dropped."""
     bad = GateError("host_error:verdict_invalid", "the verdict is invalid")
-    if not isinstance(v, dict):
+    if not isinstance(answer, dict):
         raise bad
+    if "verdict" in answer and "decision" not in answer:
+        for key, value in answer.items():
+            if not (key == "verdict" or (key == "extensions" and isinstance(value, dict))):
+                raise GateError("host_error:verdict_invalid", "the response envelope has an unknown or mistyped member")
+        answer = answer["verdict"]
+        if not isinstance(answer, dict):
+            raise GateError("host_error:verdict_invalid", "the response envelope's verdict is not an object")
+    # The verdict is closed at every level; a null member counts as absent.
+    if not set(answer) <= VERDICT_MEMBERS:
+        raise GateError("host_error:verdict_invalid", "the verdict has an unknown member")
+    v = {k: x for k, x in answer.items() if x is not None}
     decision = v.get("decision")
     if decision not in ("allow", "deny", "transform"):
         raise bad
-    reason = v.get("reason")
-    if reason is not None and (not isinstance(reason, str) or reason.startswith("host_error:")):
-        raise bad
-    if v.get("message") is not None and not isinstance(v["message"], str):
+
+    def text_ok(obj, key, reason=False):
+        x = obj.get(key)
+        return x is None or (isinstance(x, str) and not (reason and x.startswith("host_error:")))
+
+    if not text_ok(v, "reason", True) or not text_ok(v, "message"):
         raise bad
     warnings = v.get("warnings")
     if warnings is not None:
         if not isinstance(warnings, list):
             raise bad
         for w in warnings:
-            if not isinstance(w, dict):
+            if not isinstance(w, dict) or not set(w) <= {"reason", "message"}:
                 raise bad
-            wr = w.get("reason")
-            if wr is not None and (not isinstance(wr, str) or wr.startswith("host_error:")):
-                raise bad
-            if w.get("message") is not None and not isinstance(w["message"], str):
+            if not text_ok(w, "reason", True) or not text_ok(w, "message"):
                 raise bad
     approval = v.get("approval")
     if approval is not None and (not isinstance(approval, dict) or decision != "deny"):
@@ -269,13 +336,22 @@ def gate(v):
     if (transform is not None) != (decision == "transform"):
         raise bad
     if transform is not None:
-        if not isinstance(transform, dict) or "path" not in transform:
+        if not isinstance(transform, dict) or not set(transform) <= {"path", "value"} or "path" not in transform:
             raise bad
-        parse_path(transform["path"])
+        parse_path(transform["path"])  # a non-string path is verdict_invalid (P-8)
     evidence = v.get("evidence")
     if evidence is not None:
         if not isinstance(evidence, dict):
             raise bad
+        for key, x in evidence.items():
+            if key == "artefact":
+                ok = x is None or isinstance(x, str)
+            elif key == "verification_pointers":
+                ok = isinstance(x, dict) and all(isinstance(u, str) for u in x.values())
+            else:
+                ok = False
+            if not ok:
+                raise bad
         try:
             if len(jcs(evidence).encode("utf-8")) > EVIDENCE_MAX_BYTES:
                 raise bad
@@ -392,10 +468,6 @@ class Link:
 
 # ---------------------------------------------------------------- emitter
 
-class Blocked(Exception):
-    """A combined deny ended the run."""
-
-
 class Emitter:
     """Builds contexts, dispatches, composes (sequential/first_deny, stop),
     consults the approval seam and records one record per emission."""
@@ -492,14 +564,15 @@ class Emitter:
             return "rejection", host_deny("host_error:approval_identity_mismatch", "the resolution does not echo the request identity")
         outcome = res.get("outcome")
         has_verdict = res.get("verdict") is not None
-        if outcome not in ("approve", "reject", "unresolved") or has_verdict == (outcome == "unresolved"):
+        if (not set(res) <= {"outcome", "context_identity", "verdict"}
+                or outcome not in ("approve", "reject", "unresolved") or has_verdict == (outcome == "unresolved")):
             return "rejection", host_deny("host_error:approval_resolver_failed", "the resolution is malformed")
         if outcome == "unresolved":
             return "rejection", host_deny("host_error:approval_unresolved", "the approval is unresolved")
         try:
             verdict = gate(res["verdict"])
-        except GateError:
-            return "rejection", host_deny("host_error:verdict_invalid", "the resolution's verdict is invalid")
+        except GateError as e:
+            return "rejection", host_deny(e.reason, "the resolution's verdict: " + e.message)
         permit = verdict["decision"] in ("allow", "transform")
         if (outcome == "approve") != permit:
             return "rejection", host_deny("host_error:verdict_invalid", "the resolution's verdict contradicts its outcome")
@@ -520,6 +593,10 @@ class Emitter:
             "interceptors_registered": len(bound),
         }
         try:
+            # The §4 envelope (with the §4.2 types) and the §12.3 bounds,
+            # whatever the provider; then the provider's own checks.
+            validate_envelope(ctx)
+            check_bounds(ctx)
             input_identity = identity(self.provider, ctx)
         except DomainError as e:
             combined = host_deny("host_error:context_invalid", str(e))
@@ -578,11 +655,25 @@ class Emitter:
                 combined = {"decision": "allow"}
         combined = self.unions(combined, seen)
 
-        try:
-            enforced_identity = identity(self.provider, ctx)
-        except DomainError as e:
-            combined = host_deny("host_error:context_invalid", str(e))
-            enforced_identity, decided_by = None, None
+        if self.mode == "evaluate_only":
+            enforced_identity = input_identity  # nothing was applied
+        elif combined["decision"] == "deny":
+            # The deny stands; the identity of the composed context is
+            # recorded when it can be computed.
+            try:
+                enforced_identity = identity(self.provider, ctx)
+            except DomainError:
+                enforced_identity = None
+        else:
+            # What the next step would use must still be a context of the
+            # point (D-35) inside the bounds: otherwise fail closed here.
+            try:
+                validate_envelope(ctx)
+                check_bounds(ctx)
+                enforced_identity = identity(self.provider, ctx)
+            except DomainError as e:
+                combined = host_deny("host_error:context_invalid", str(e))
+                enforced_identity, decided_by = None, None
         record.update(verdict=project_verdict(combined), input_identity=input_identity,
                       enforced_identity=enforced_identity, decided_by=decided_by,
                       fold_truncated=truncated)
@@ -625,8 +716,9 @@ class Emitter:
 
 # ---------------------------------------------------------------- agent loop
 
-class ToolError(Exception):
-    """No behaviour clause of a mock tool matched: the run is an error."""
+class ScenarioError(Exception):
+    """The script cannot go on (no model response left, or no behaviour clause
+    of a mock tool matches): the run ends with outcome `error`."""
 
 
 def run_agent(emitter, scenario):
@@ -659,12 +751,14 @@ def run_agent(emitter, scenario):
     messages = [{"role": user_input["role"], "content": user_input["content"]}]
     final = None
     try:
-        for step in model_script:
+        for n in itertools.count():
             ok, ctx = emitter.emit("pre_model_call", {"model": {"id": "mock"}, "messages": messages}, messages)
             if not ok:
                 return block()
             messages = ctx["messages"]
-            scripted = step["respond"]
+            if n >= len(model_script):
+                raise ScenarioError("the model script has no response left")
+            scripted = model_script[n]["respond"]
             response = {"content": scripted.get("content"), "tool_calls": scripted.get("tool_calls", []),
                         "finish_reason": scripted.get("finish_reason")}
             ok, ctx = emitter.emit("post_model_call", {"model": {"id": "mock"}, "response": response}, response)
@@ -676,8 +770,9 @@ def run_agent(emitter, scenario):
                 break
             for call in response["tool_calls"]:
                 messages.append(tool_turn(emitter, tools, call, invocations))
-            messages.append({"role": "assistant", "content": response.get("content") or ""})
-    except ToolError as e:
+            content = response.get("content")
+            messages.append({"role": "assistant", "content": "" if content is None else content})
+    except ScenarioError as e:
         run.update(outcome="error", error=str(e))
         shutdown("error")
         return run
@@ -695,24 +790,34 @@ def run_agent(emitter, scenario):
 def tool_turn(emitter, tools, call, invocations):
     """One tool call through pre_tool_call, the mock, post_tool_call; the
     message it contributes to the conversation."""
-    tool_call = {"id": call["id"], "name": call["name"], "args": copy.deepcopy(call.get("args", {}))}
+    # Read defensively: a permitted transform of the response only guarantees
+    # that `tool_calls` is an array; a malformed call then fails the
+    # pre_tool_call envelope (context_invalid) instead of crashing the loop.
+    call = call if isinstance(call, dict) else {}
+    tool_call = {"id": call.get("id"), "name": call.get("name"), "args": copy.deepcopy(call.get("args", {}))}
     ok, ctx = emitter.emit("pre_tool_call", {"tool_call": tool_call}, tool_call["args"])
     if not ok:
-        return {"role": "tool", "content": f"blocked: {emitter.last_reason}"}
+        return blocked_message(emitter.last_reason)
     tool_call = ctx["tool_call"]
     args = tool_call["args"]
-    tool = tools.get(tool_call["name"])
-    if tool is None:
-        raise ToolError(f"the scenario has no tool {tool_call['name']!r}")
-    clause = next((b for b in tool["behavior"] if "when_args" not in b or b["when_args"] == args), None)
-    if clause is None:
-        raise ToolError(f"no behaviour of {tool_call['name']!r} matches its arguments")
-    invocations.append({"name": tool_call["name"], "args": copy.deepcopy(args)})
-    result = {"value": copy.deepcopy(clause["return"]), "is_error": bool(clause.get("is_error", False))}
+    tool = tools.get(tool_call["name"]) if isinstance(tool_call["name"], str) else None
+    if tool is None:  # not registered: an error result, no invocation
+        result = {"value": "unknown tool", "is_error": True}
+    else:
+        clause = next((b for b in tool["behavior"] if "when_args" not in b or b["when_args"] == args), None)
+        if clause is None:
+            raise ScenarioError(f"no behaviour of {tool_call['name']!r} matches its arguments")
+        invocations.append({"name": tool_call["name"], "args": copy.deepcopy(args)})
+        result = {"value": copy.deepcopy(clause["return"]), "is_error": bool(clause.get("is_error", False))}
     ok, ctx = emitter.emit("post_tool_call", {"tool_call": copy.deepcopy(tool_call), "tool_result": result}, result["value"])
     if not ok:
-        return {"role": "tool", "content": f"blocked: {emitter.last_reason}"}
+        return blocked_message(emitter.last_reason)
     return {"role": "tool", "content": ctx["tool_result"]["value"]}
+
+
+def blocked_message(reason):
+    """What the model sees of a denied tool call or a discarded result."""
+    return {"role": "tool", "content": f"blocked: {reason}" if reason is not None else "denied"}
 
 
 # ---------------------------------------------------------------- serving
