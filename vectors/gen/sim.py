@@ -226,7 +226,9 @@ def gate(v):
         return None
     if ("transform" in v) != (d == "transform") or ("approval" in v and d != "deny"):
         return None
-    if d == "transform" and (not isinstance(v["transform"], dict) or "path" not in v["transform"]):
+    if d == "transform" and (not isinstance(v["transform"], dict) or not isinstance(v["transform"].get("path"), str)):
+        return None  # a missing or non-string path is a structural fault (D-10 / P-8)
+    if d == "transform" and set(v["transform"]) - {"path", "value"}:
         return None
     w = v.get("warnings")
     if w is not None and (not isinstance(w, list) or not all(isinstance(x, dict) for x in w)):
@@ -310,7 +312,7 @@ class Emitter:
         trial = copy.deepcopy(ctx)
         write_target(trial, t)
         if not typed_ok(trial):
-            return hd("transform_invalid")  # clause 4.3-e; the vectors leave the reason unpinned
+            return hd("context_invalid")  # clause 4.3-e: the composed context fails the envelope check (D-35 / P-3)
         write_target(ctx, t)
         return None
 
@@ -757,7 +759,7 @@ def main():
     want = sys.argv[1:]
     bad = 0
     for name in sorted(os.listdir(d)):
-        if want and not any(name.startswith(w) for w in want):
+        if not name.endswith(".json") or (want and not any(name.startswith(w) for w in want)):
             continue
         vec = json.load(open(os.path.join(d, name), encoding="utf-8"))
         try:
