@@ -440,9 +440,10 @@ class Emitter:
                         if last_t is not None:
                             combined, decided = results[last_t], last_t
                         else:
-                            combined = results[0] if len(results) == 1 else {"decision": "allow"}
+                            # D-29 / P-2: an all-allow emission's combined verdict is the lowest-index allow
+                            combined = results[0] if (len(results) == 1 or not resolved) and results else {"decision": "allow"}
                 else:  # run_all
-                    win = max(range(len(results)), key=lambda k: (sev(results[k]), -k if sev(results[k]) >= 2 else k))
+                    win = max(range(len(results)), key=lambda k: (sev(results[k]), k if sev(results[k]) == 1 else -k))
                     combined, decided = results[win], win
                     if combined["decision"] == "allow":
                         decided = None
@@ -469,7 +470,7 @@ class Emitter:
             top = max(sev(r) for r in results)
             if prof == "parallel/unanimous":
                 if top == 0:
-                    combined = {"decision": "allow"}
+                    combined = results[0]  # D-29 / P-2
                 else:
                     combined = hd("composition_disagreement")
                     if self.comp["on_disagreement"] == "approval" and seam:

@@ -65,8 +65,8 @@ for slug, what, raw, cov, where in CASES:
       script=[rule(point, raw=raw, raw_set=True)])
 
 # accepted shapes (the gate must not over-refuse)
-# The evidence rides on the winning verdict (a transform, decided_by 0): whether an all-allow emission's
-# combined verdict carries an interceptor's evidence is not settled by the contract (see vectors/DECISIONS-PENDING.md).
+# The evidence rides on the winning verdict (a transform, decided_by 0). The all-allow case (P-2 / D-29: the combined
+# verdict is the lowest-index allow, so its evidence reaches the record) is CTK-0165.
 V(next(n), "gate-evidence-within-cap", "Evidence well under the 10240-byte cap is accepted: the transform carrying it applies and the record keeps the evidence unchanged",
   "5, 5.3, 10.3", ["5-j", "5.3-b", "10.3-b"], GP, tool_scenario(),
   {"interceptions": ix(FULL_TOOL, {5: {"tool_call.args.q": "beta"}}), "tool_invocations": [{"name": "lookup", "args": {"q": "beta"}}],
@@ -204,3 +204,14 @@ V(next(n), "gate-transform-path-not-string", "A transform whose path is a number
 V(next(n), "gate-warning-message-not-string", "The verdict gate refuses a warning whose message is a number with verdict_invalid at pre_tool_call",
   "5, 6.3", ["5-g", "6.3-d"], GP, tool_scenario(), at_pre_tool(VI), caps=MT,
   script=[rule(PT, raw={"decision": "allow", "warnings": [{"reason": "ctk:w", "message": 5}]}, raw_set=True)])
+# P-2 / D-29: when every verdict allows, the combined verdict is the lowest-index allow, so its reason and evidence
+# reach the record unchanged; decided_by stays null (nothing blocked or transformed).
+EV = {"artefact": "first-allow-evidence", "verification_pointers": {"log": "https://audit.invalid/e/2"}}
+V(next(n), "gate-all-allow-keeps-first-evidence", "When every interceptor allows, the record's combined allow is the lowest-index allow with its reason and evidence unchanged",
+  "5.3, 7.3, 10.3", ["5.3-b", "7.3-a", "10.3-b"], GP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PT, {"verdict.decision": "allow", "verdict.reason": "ctk:first-allow", "verdict.evidence": EV,
+                        "decided_by": None, "verdicts[1].reason": "ctk:second-allow"})],
+   "run_outcome": "completed"},
+  caps=MT, scripts=[[rule(PT, {"decision": "allow", "reason": "ctk:first-allow", "evidence": EV})],
+                    [rule(PT, {"decision": "allow", "reason": "ctk:second-allow", "evidence": {"artefact": "second"}})]])
