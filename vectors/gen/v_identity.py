@@ -246,6 +246,17 @@ V(next(n), "external-role-input", "An input with role external is carried with t
   "4.2", ["4.2-b"], "context/points", plain_scenario(role="external", text="webhook payload"),
   {"interceptions": ix(FULL_PLAIN, {1: {"input.role": "external"}, 2: {"messages[0].role": "external"}}),
    "final_output": "hello there", "run_outcome": "completed"}, caps=M, script=[])
+# 5.4-b: labels of an action that did not proceed are never persisted (a host that reports no persisted state
+# has nothing to show; one that does must not show them). The labelled allow loses to the later deny.
+V(next(n), "labels-not-persisted-when-blocked", "Result labels of an allow that a later deny overrules are neither in the record nor persisted",
+  "5.4, 7.3", ["5.4-b", "7.3-d"], RF, tool_scenario(ret="RAW-RESULT-54"),
+  {"sequence_strict": False, "interceptions": ix([PTT, PM], {1: {"context_must_not_contain": ["RAW-RESULT-54"]}}),
+   "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PTT, {"verdict.decision": "deny", "verdict.reason": "ctk:result-refused", "decided_by": 1,
+                         "verdicts[0].decision": "allow"}, ["verdict.result_labels"])],
+   "persisted_must_not_contain": ["ctk-withheld-label", "RAW-RESULT-54"], "final_output": "done", "run_outcome": "completed"},
+  caps=MT, scripts=[[rule(PTT, {"decision": "allow", "result_labels": ["ctk-withheld-label"]})],
+                    [rule(PTT, deny("ctk:result-refused"))]])
 
 # ---------------- evaluate_only 0700
 n = iter(range(700, 800))
