@@ -139,7 +139,7 @@ c("6.2-a", "MUST", "Under the default tool-seam posture continue, a host_error d
 c("6.2-b", "MAY", "A host declaring tool_seam_host_error terminate ends the turn on a host_error deny at a tool point.")
 c("6.2-c", "MUST", "A plain policy deny at a tool point is surfaced to the model as a failed call and the loop goes on, whatever the posture.")
 c("6.3-a", "MUST", "A context that fails the section 4 envelope check is denied with host_error:context_invalid and no interceptor is called.",
-  "harnesses always build envelope-valid contexts",
+  "only caller input that breaks the section 4.2 types (input.content 42) reaches it from a vector, and whether a host must build and refuse that context or may reject the request before emitting is open (vectors/DECISIONS-PENDING.md P-10)",
   ["reference-host/tests/integration/reserved_reasons.rs::context_invalid_when_the_envelope_fails_and_nothing_is_dispatched",
    "reference-host/src/context/envelope.rs::each_required_member_is_checked"])
 c("6.3-b", "MUST", "An interceptor that raises is replaced by a deny with host_error:interceptor_failed.")

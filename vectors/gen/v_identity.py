@@ -252,8 +252,8 @@ V(next(n), "labels-not-persisted-when-blocked", "Result labels of an allow that 
   "5.4, 7.3", ["5.4-b", "7.3-d"], RF, tool_scenario(ret="RAW-RESULT-54"),
   {"sequence_strict": False, "interceptions": ix([PTT, PM], {1: {"context_must_not_contain": ["RAW-RESULT-54"]}}),
    "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
-   "records": [rec(PTT, {"verdict.decision": "deny", "verdict.reason": "ctk:result-refused", "decided_by": 1,
-                         "verdicts[0].decision": "allow"}, ["verdict.result_labels"])],
+   "records": [rec(PTT, {"verdict.decision": "deny", "verdict.reason": "ctk:result-refused", "decided_by": 1},
+                   ["verdict.result_labels"])],
    "persisted_must_not_contain": ["ctk-withheld-label", "RAW-RESULT-54"], "final_output": "done", "run_outcome": "completed"},
   caps=MT, scripts=[[rule(PTT, {"decision": "allow", "result_labels": ["ctk-withheld-label"]})],
                     [rule(PTT, deny("ctk:result-refused"))]])
