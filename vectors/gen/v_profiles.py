@@ -260,13 +260,11 @@ V(next(n), "pu-deny-disagrees", "unanimous with knob deny: a plain deny is a dis
   "7.5", ["7.5-g"], P_PU, tool_scenario(),
   hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement", "verdicts[1].reason": "ctk:nope"})]),
   caps=MT, scripts=[A(), [rule(PT, deny("ctk:nope"))]], composition=PU("deny"))
-# Open (vectors/DECISIONS-PENDING.md P-1): DECISIONS.md P-1 says a failure under unanimous wins at its own slot
-# (interceptor_failed, decided_by 2) and is never put to the approver, "same as D-16"; D-16 and the reference host
-# say it is one more disagreement (composition_disagreement, decided_by null). Until the two agree only the slot and
-# the deny are pinned.
+# DECISIONS.md D-16 / P-1: a failure under unanimous is one more disagreement; its reason stays in its slot.
 V(next(n), "pu-failure-disagrees", "unanimous: a raising interceptor is a deny in its slot, the peers still run and the tool is blocked",
   "6.3, 7.5", ["6.3-f", "7.5-g", "6.3-e"], P_PU, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.decision": "deny", "verdicts[2].index": 2, "verdicts[2].decision": "deny",
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement", "decided_by": None,
+                             "verdicts[2].index": 2, "verdicts[2].decision": "deny",
                              "verdicts[2].reason": "host_error:interceptor_failed", "verdicts[0].decision": "allow",
                              "verdicts[1].decision": "allow"})]),
   caps=MT, scripts=[A(), A(), [rule(PT, fault="raise")]], composition=PU("deny"))
@@ -337,9 +335,10 @@ V(next(n), "pu-approval-knob-liftable", "unanimous with knob approval: a liftabl
   ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "decided_by": None})]),
   caps=MT, scripts=[A(), [rule(PT, liftable("ctk:ask"))]], composition=PU("approval"),
   approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}])
-V(next(n), "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a failure keeps its slot and the emission stays denied (an unresolved approver cannot lift it)",
+V(next(n), "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a failure is a disagreement put to the seam; an unresolved approver leaves it denied",
   "7.5, 9", ["7.5-h", "9-e", "6.3-f"], P_PU, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.decision": "deny", "verdicts[0].decision": "allow",
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:approval_unresolved", "resolved_by": "rejection",
+                             "verdicts[0].decision": "allow",
                              "verdicts[1].reason": "host_error:interceptor_failed", "composition.on_disagreement": "approval"})]),
   caps=MT, scripts=[A(), [rule(PT, fault="raise")]], composition=PU("approval"),
   approval_script=[{"resolve": {"outcome": "unresolved"}}])
