@@ -651,6 +651,10 @@ class Emitter:
         if combined is None:
             if last_transform is not None:
                 decided_by, combined = last_transform
+            elif seen:
+                # Every verdict allowed: the lowest-index allow is the winner,
+                # so its reason, message and evidence reach the record (D-29).
+                combined = dict(seen[0])
             else:
                 combined = {"decision": "allow"}
         combined = self.unions(combined, seen)
