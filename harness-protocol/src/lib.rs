@@ -6,10 +6,42 @@
 //! redactor all live in the runner, so no host ever embeds the script engine
 //! or sees a vector's expectations.
 //!
-//! The runner cannot tell a linked host from a remote one: the stdio client
-//! (`client`) implements [`Harness`] by speaking the wire protocol
-//! (`PROTOCOL.md`), and the server (`server`) wraps any [`Harness`] so that a
-//! host process can be driven over stdin/stdout.
+//! The runner cannot tell a linked host from a remote one. Two transports:
+//!
+//! - linked: any Rust type implementing [`Harness`] (the reference host);
+//! - stdio: [`client::StdioHarness`] implements [`Harness`] by driving a host
+//!   process in any language over the wire protocol (`PROTOCOL.md`, schemas in
+//!   `schemas/harness-protocol/`), and [`server::serve`] wraps any [`Harness`]
+//!   so that a Rust host process can be driven that way.
+//!
+//! [`wire`] holds what both ends share: JSON-RPC envelopes decoded by hand,
+//! one message per line with the length limit enforced while reading, the
+//! typed params and results of each method, and the embedded schemas every
+//! received message is checked against.
+//!
+//! The runner builds a stdio host from `ctk run ... -- CMD ARGS` like this,
+//! and calls [`kill_all_hosts`] on Ctrl-C:
+//!
+//! ```no_run
+//! # async fn demo(cmd: String, args: Vec<String>) {
+//! use std::time::Duration;
+//! let host = ctk_harness_protocol::StdioHarness::builder(cmd)
+//!     .args(args)
+//!     .message_timeout(Duration::from_secs(10))
+//!     .vector_timeout(Duration::from_secs(60))
+//!     .max_line_bytes(16 * 1024 * 1024)
+//!     .restart_budget(10)
+//!     .isolate(false)
+//!     .build();
+//! tokio::spawn(async {
+//!     if tokio::signal::ctrl_c().await.is_ok() {
+//!         ctk_harness_protocol::kill_all_hosts();
+//!         std::process::exit(130);
+//!     }
+//! });
+//! # drop(host);
+//! # }
+//! ```
 //!
 //! The traits use `impl Future + Send` for the runner-facing side (generic,
 //! zero cost) and boxed futures for [`Callbacks`], because a host holds its

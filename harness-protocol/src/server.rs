@@ -319,7 +319,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
         };
         match message {
             Message::Request { id, method, params } => {
-                if !methods::ALL[..5].contains(&method.as_str()) {
+                if !methods::HOST_METHODS.contains(&method.as_str()) {
                     let e = ErrorObject::new(
                         jsonrpc::METHOD_NOT_FOUND,
                         format!("no method `{method}` on a host"),
@@ -549,4 +549,275 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+    use tokio::io::{AsyncWriteExt, DuplexStream, ReadHalf, WriteHalf};
+
+    use super::*;
+    use crate::errors::Phase;
+    use crate::model::host::HostInfo;
+    use crate::model::record::{RunOutcome, RunRecord};
+
+    /// Interceptors 0 and 1 at once, then 2 with a 50 ms host timeout, then 3.
+    #[derive(Default)]
+    struct Probe {
+        scenario: Option<String>,
+    }
+
+    fn describe(reply: InterceptorReply) -> Value {
+        match reply {
+            InterceptorReply::Response(v) => json!({"response": v}),
+            InterceptorReply::Raised { message } => json!({"raised": message}),
+        }
+    }
+
+    impl Harness for Probe {
+        async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+            Ok(HostInfo::new("probe", "0", vec!["agent-hooks/0.1".into()]))
+        }
+        async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
+            if setup.vector_id == "refuse" {
+                return Err(HarnessError::new(
+                    Phase::Setup,
+                    HarnessErrorKind::Host("refused".into()),
+                ));
+            }
+            self.scenario = Some(setup.scenario.get().to_owned());
+            Ok(())
+        }
+        async fn run(&mut self, cb: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+            let (mut c0, mut c1, mut c2, mut c3) = (
+                json!({"n": 0}),
+                json!({"n": 1}),
+                json!({"n": 2}),
+                json!({"n": 3}),
+            );
+            let (r0, r1) = tokio::join!(cb.intercept(0, &mut c0), cb.intercept(1, &mut c1));
+            let r2 =
+                tokio::time::timeout(Duration::from_millis(50), cb.intercept(2, &mut c2)).await;
+            let r3 = cb.intercept(3, &mut c3).await;
+            let mut record = RunRecord::new(RunOutcome::Completed);
+            record.records = vec![
+                json!({"reply": describe(r0), "context": c0}),
+                json!({"reply": describe(r1), "context": c1}),
+                json!({"reply": r2.map_or(json!("timeout"), describe), "context": c2}),
+                json!({"reply": describe(r3), "context": c3}),
+            ];
+            record.final_output = json!(self.scenario.clone());
+            Ok(record)
+        }
+        async fn teardown(&mut self) -> Result<(), HarnessError> {
+            Ok(())
+        }
+    }
+
+    struct Runner {
+        lines: LineReader<ReadHalf<DuplexStream>>,
+        out: WriteHalf<DuplexStream>,
+        served: tokio::task::JoinHandle<Result<(), ServeError>>,
+    }
+
+    impl Runner {
+        fn start() -> Runner {
+            let (runner, host) = tokio::io::duplex(1 << 16);
+            let (host_in, host_out) = tokio::io::split(host);
+            let served = tokio::spawn(serve(Probe::default(), host_in, host_out));
+            let (r, w) = tokio::io::split(runner);
+            Runner {
+                lines: LineReader::new(r, 1 << 20),
+                out: w,
+                served,
+            }
+        }
+        async fn send(&mut self, line: &str) {
+            self.out
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        async fn recv(&mut self) -> Message {
+            let line = self.lines.next_line().await.unwrap().expect("a line");
+            Message::decode(&line).unwrap()
+        }
+        async fn call(&mut self, id: i64, method: &str, params: Value) -> Message {
+            self.send(&encode_request(&Id::Int(id), method, &params))
+                .await;
+            self.recv().await
+        }
+    }
+
+    fn request(m: Message) -> (Id, String, Value) {
+        match m {
+            Message::Request { id, method, params } => (id, method, params),
+            other => panic!("expected a request, got {other:?}"),
+        }
+    }
+
+    const SCENARIO: &str = r#"{"big":123456789012345678901234567890,"huge":1e400}"#;
+
+    async fn init_and_setup(r: &mut Runner) {
+        let m = r
+            .call(1, "initialize", json!({"protocol": PROTOCOL_VERSION}))
+            .await;
+        assert!(matches!(m, Message::Response { .. }), "{m:?}");
+        let setup = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"vector/setup","params":{{"vector_id":"v","spec":"agent-hooks/0.1","scenario":{SCENARIO},"interceptors":[],"identity_provider":null}}}}"#
+        );
+        r.send(&setup).await;
+        assert_eq!(
+            r.recv().await,
+            Message::Response {
+                id: Id::Int(2),
+                result: json!({})
+            }
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn out_of_order_and_late_answers() {
+        let mut r = Runner::start();
+        init_and_setup(&mut r).await;
+        r.send(&encode_request(&Id::Int(3), "vector/run", &json!({})))
+            .await;
+        let (a, _, pa) = request(r.recv().await);
+        let (b, _, pb) = request(r.recv().await);
+        let (id0, id1) = if pa["index"] == 0 { (a, b) } else { (b, a) };
+        assert_eq!(pa["context"]["n"], pa["index"]);
+        assert_eq!(pb["context"]["n"], pb["index"]);
+        // Answer 1 before 0; 0 mutates its copy.
+        r.send(&encode_result(
+            &id1,
+            &json!({"outcome": "raised", "message": "boom"}),
+        ))
+        .await;
+        r.send(&encode_result(&id0, &json!({"outcome": "response", "response": {"decision": "allow"}, "context": {"n": 0, "mutated": true}}))).await;
+        let (id2, _, p2) = request(r.recv().await);
+        assert_eq!(p2["index"], 2);
+        // Interceptor 2 is never answered in time: the host's timeout fires.
+        let (id3, _, p3) = request(r.recv().await);
+        assert_eq!(p3["index"], 3);
+        r.send(&encode_result(
+            &id2,
+            &json!({"outcome": "response", "response": "late"}),
+        ))
+        .await;
+        r.send(&encode_result(
+            &id3,
+            &json!({"outcome": "response", "response": {"decision": "deny"}}),
+        ))
+        .await;
+        let Message::Response { id, result } = r.recv().await else {
+            panic!("no run result")
+        };
+        assert_eq!(id, Id::Int(3));
+        assert_eq!(
+            result["records"][0],
+            json!({"reply": {"response": {"decision": "allow"}}, "context": {"n": 0, "mutated": true}})
+        );
+        assert_eq!(
+            result["records"][1],
+            json!({"reply": {"raised": "boom"}, "context": {"n": 1}})
+        );
+        assert_eq!(
+            result["records"][2],
+            json!({"reply": "timeout", "context": {"n": 2}})
+        );
+        assert_eq!(
+            result["records"][3]["reply"],
+            json!({"response": {"decision": "deny"}})
+        );
+        assert_eq!(result["final_output"], json!(SCENARIO));
+        // `shutdown` ends serving without waiting for end of input.
+        let m = r.call(4, "shutdown", json!({})).await;
+        assert_eq!(
+            m,
+            Message::Response {
+                id: Id::Int(4),
+                result: json!({})
+            }
+        );
+        r.served.await.unwrap().unwrap();
+    }
+
+    fn error_code(m: &Message) -> i64 {
+        match m {
+            Message::Error { error, .. } => error.code,
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn errors_have_their_codes_and_serving_goes_on() {
+        let mut r = Runner::start();
+        assert_eq!(
+            error_code(&r.call(1, "vector/run", json!({})).await),
+            jsonrpc::NOT_INITIALIZED
+        );
+        assert_eq!(
+            error_code(
+                &r.call(2, "initialize", json!({"protocol": "ctk-harness/9"}))
+                    .await
+            ),
+            jsonrpc::UNSUPPORTED_PROTOCOL
+        );
+        init_and_setup(&mut r).await;
+        assert_eq!(
+            error_code(&r.call(3, "vector/frobnicate", json!({})).await),
+            jsonrpc::METHOD_NOT_FOUND
+        );
+        assert_eq!(
+            error_code(
+                &r.call(4, "callback/intercept", json!({"index": 0, "context": {}}))
+                    .await
+            ),
+            jsonrpc::METHOD_NOT_FOUND
+        );
+        assert_eq!(
+            error_code(&r.call(5, "vector/teardown", json!({"x": 1})).await),
+            jsonrpc::INVALID_PARAMS
+        );
+        r.send("not json").await;
+        let m = r.recv().await;
+        assert!(matches!(m, Message::Error { id: None, .. }), "{m:?}");
+        let m = r.call(6, "vector/setup", json!({"vector_id": "refuse", "spec": "s", "scenario": {}, "interceptors": [], "identity_provider": null})).await;
+        let Message::Error { error, .. } = m else {
+            panic!("{m:?}")
+        };
+        assert_eq!(
+            (error.code, error.message.as_str(), error.data),
+            (
+                jsonrpc::HOST_ERROR,
+                "refused",
+                Some(json!({"phase": "setup"}))
+            )
+        );
+        assert_eq!(
+            r.call(7, "vector/teardown", json!({})).await,
+            Message::Response {
+                id: Id::Int(7),
+                result: json!({})
+            }
+        );
+        // End of input ends serving cleanly.
+        r.out.shutdown().await.unwrap();
+        r.served.await.unwrap().unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_runner_answer_breaking_its_schema_stops_serving() {
+        let mut r = Runner::start();
+        init_and_setup(&mut r).await;
+        r.send(&encode_request(&Id::Int(3), "vector/run", &json!({})))
+            .await;
+        let (id, _, _) = request(r.recv().await);
+        r.send(&encode_result(&id, &json!({"outcome": "maybe"})))
+            .await;
+        let served = r.served.await.unwrap();
+        assert!(matches!(served, Err(ServeError::Protocol(_))), "{served:?}");
+    }
 }

@@ -59,6 +59,7 @@ def main():
     with open(os.path.join(ROOT, "spec", "0.1", "clauses.json"), encoding="utf-8") as f:
         catalog = json.load(f)
     ids = {}
+    untested = []
     for c in catalog["clauses"]:
         if c["id"] in ids:
             bad("clauses.json", "duplicate clause id " + c["id"])
@@ -69,6 +70,18 @@ def main():
             bad("clauses.json", "bad clause id " + c["id"])
         if ("not_vector_testable" in c) != ("unit_tests" in c):
             bad("clauses.json", "not_vector_testable and unit_tests go together: " + c["id"])
+        for t in c.get("unit_tests", []):
+            m = re.fullmatch(r"([A-Za-z0-9_.\-/]+\.rs)::([a-z_][a-z0-9_]*)", t)
+            if not m:
+                bad("clauses.json", "%s: unit test %r is not <repo-relative file>::<fn name>" % (c["id"], t))
+                continue
+            path = os.path.join(ROOT, m.group(1))
+            if not os.path.isfile(path):
+                bad("clauses.json", "%s: unit test file %s does not exist" % (c["id"], m.group(1)))
+            elif not re.search(r"\bfn\s+%s\s*\(" % m.group(2), open(path, encoding="utf-8").read()):
+                bad("clauses.json", "%s: %s has no fn %s(" % (c["id"], m.group(1), m.group(2)))
+        if "not_vector_testable" in c and not c.get("unit_tests"):
+            untested.append(c["id"])
     covered = {}
     retired = set()
     rpath = os.path.join(ROOT, "vectors", "RETIRED.md")
@@ -230,6 +243,8 @@ def main():
         print("  %-40s %d" % (p, parts[p]))
     covered_must = sum(1 for c in catalog["clauses"] if c["keyword"] == "MUST" and c["id"] in covered)
     print("MUST clauses covered by vectors: %d" % covered_must)
+    if untested:
+        print("not vector-testable and no unit test pins them yet (%d): %s" % (len(untested), ", ".join(untested)))
     if problems:
         print("\n%d problem(s):" % len(problems))
         for p in problems:

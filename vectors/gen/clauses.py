@@ -2,10 +2,11 @@
 
 Each entry: (id, keyword, section, text[, not_vector_testable, unit_tests]).
 Ids are stable: `<section>-<letter>`. Never renumber; retire by marking, never reuse.
-"""
 
-RH = "ctk_reference_host"
-RN = "ctk"
+unit_tests name real tests as `<repo-relative file path>::<test fn name>`, e.g.
+`reference-host/src/context/envelope.rs::conditional_members_must_keep_their_types`; check.py verifies that
+each named file contains `fn <name>(`. An empty list means no test pins the clause yet (check.py lists them).
+"""
 
 C = []
 
@@ -34,12 +35,16 @@ c("3.1-d", "MUST", "Every pre_model_call is followed by exactly one post_model_c
 c("3.1-e", "MUST", "Every pre_tool_call is followed by exactly one post_tool_call carrying the same tool_call.id unless the combined verdict blocked the call.")
 c("3.1-f", "MUST", "The sequence value strictly increases across all emissions of one session.")
 c("3.1-g", "SHOULD", "A host that issues concurrent model calls sets request_id so that each post_model_call can be paired with its pre_model_call.",
-  "the CTK mock model answers one request at a time", [f"{RH}::emitter::tests::concurrent_model_calls_carry_request_id"])
+  "the CTK mock model answers one request at a time",
+  ["reference-host/tests/integration/agent_loop.rs::model_calls_carry_a_pairing_request_id"])
 c("3.1-h", "MAY", "A session may contain several input-to-output cycles between one agent_startup and one agent_shutdown.")
 c("3.2-a", "MAY", "A host that makes no model calls may omit both model points.")
 c("3.2-b", "MAY", "A host that calls no tools may omit both tool points.")
 c("3.2-c", "MUST", "A host that omits points declares the reduced surface to the CTK.",
-  "a statement of the declared surface, checked by the runner's surface filter rather than by a run", [f"{RN}::surface::tests::omitted_point_pair_requires_declared_capability"])
+  "a statement of the declared surface, checked by the runner's surface filter rather than by a run",
+  ["runner/src/surface.rs::every_skip_names_its_reason",
+   "runner/src/declaration.rs::minimal_document_takes_conservative_defaults",
+   "reference-host/tests/integration/harness.rs::info_names_both_versions_and_the_declaration"])
 c("3.2-d", "MUST", "Whatever its capabilities, a host always emits agent_startup, input, output and agent_shutdown.")
 c("3.2-e", "MUST", "Points are omitted only in pairs: both model points or both tool points.")
 
@@ -65,16 +70,20 @@ c("4.3-c", "MUST", "A transform at agent_startup or agent_shutdown is refused wi
 c("4.3-d", "MUST", "A transform whose path points inside target replaces that location only.")
 c("4.3-e", "MUST", "A transform is applied only if the context it leaves still passes the section 4 check (presence and JSON type of the point's conditional fields: tool_call.args an object, messages and response.tool_calls arrays); otherwise the emission is denied and the action does not proceed.")
 c("4.4-a", "MUST", "NaN and the infinities never appear in a context; a host refuses them with host_error:context_invalid.",
-  "JSON vector files cannot express non-finite numbers", [f"{RH}::identity::tests::rejects_non_finite_numbers"])
+  "JSON vector files cannot express non-finite numbers",
+  ["reference-host/src/context/domain.rs::non_finite_numbers_cannot_reach_a_context"])
 c("4.4-b", "MUST", "Strings containing lone surrogates never appear in a context; a host refuses them with host_error:context_invalid.",
-  "a lone surrogate does not survive the vector file's JSON parser", [f"{RH}::identity::tests::rejects_lone_surrogates"])
+  "a lone surrogate does not survive the vector file's JSON parser",
+  ["reference-host/src/context/domain.rs::lone_surrogates_cannot_reach_a_context"])
 c("4.4-c", "SHOULD", "Integers that can exceed 2^53-1 in magnitude are carried as decimal strings.")
 c("4.4-d", "MUST", "Values are never normalized: each is used exactly as supplied or refused.")
 c("4.5-a", "MAY", "A host may add the optional well-known fields; their absence is conformant and not gated.")
 c("4.6-a", "MUST", "Extension data lives under extensions.<namespace> with a namespace matching ^[a-z][a-z0-9_]*$, and the namespaces acs, ctk and agent_hooks are reserved.",
-  "the reference loop adds no extensions and a vector cannot inject one into a context", [f"{RH}::context::tests::extension_namespace_grammar_enforced"])
+  "the reference loop adds no extensions and a vector cannot inject one into a context",
+  ["reference-host/src/context/envelope.rs::extension_namespaces_follow_the_grammar"])
 c("4.6-b", "MUST", "A host passes extensions through verbatim and never interprets a namespace it does not own.",
-  "no vector can place foreign extensions into a host-built context", [f"{RH}::context::tests::foreign_extensions_pass_verbatim"])
+  "no vector can place foreign extensions into a host-built context",
+  ["reference-host/tests/integration/composition.rs::foreign_extensions_pass_verbatim_and_stay_out_of_records"])
 
 # §5 verdict
 c("5-a", "MUST", "An interceptor answers with a verdict object whose decision is allow, deny or transform.")
@@ -106,12 +115,12 @@ c("5.2-f", "MUST", "A path that does not resolve, or meets a value of the wrong 
 c("5.2-g", "MUST", "A transform with no value sets the addressed location to null.")
 c("5.2-h", "MUST", "In evaluate_only a transform is checked exactly as in enforce but not applied.")
 c("5.3-a", "MUST", "The host never dereferences evidence.verification_pointers.",
-  "vectors cannot observe outbound network access", [f"{RH}::verdict::tests::evidence_pointers_never_fetched"])
+  "vectors cannot observe outbound network access", [])  # no unit test pins it yet
 c("5.3-b", "MUST", "Evidence passes to the record unchanged.")
 c("5.4-a", "MUST", "Result labels of a permitted action are persisted with the data the point produced.",
-  "label persistence is host storage the mock harness does not expose", [f"{RH}::labels::tests::labels_persist_with_permitted_data"])
-c("5.4-b", "MUST", "Result labels are not persisted for an action that did not proceed.",
-  "label persistence is host storage the mock harness does not expose", [f"{RH}::labels::tests::labels_dropped_when_action_blocked"])
+  "the vector grammar can only say what persisted state must not contain (persisted_must_not_contain), not that labels were persisted",
+  ["reference-host/tests/integration/agent_loop.rs::labels_persist_with_permitted_data"])
+c("5.4-b", "MUST", "Result labels are not persisted for an action that did not proceed.")
 c("5.4-c", "SHOULD", "Persisted labels resurface later under extensions.<namespace>.source_labels.")
 
 # §6 host obligations
@@ -130,7 +139,9 @@ c("6.2-a", "MUST", "Under the default tool-seam posture continue, a host_error d
 c("6.2-b", "MAY", "A host declaring tool_seam_host_error terminate ends the turn on a host_error deny at a tool point.")
 c("6.2-c", "MUST", "A plain policy deny at a tool point is surfaced to the model as a failed call and the loop goes on, whatever the posture.")
 c("6.3-a", "MUST", "A context that fails the section 4 envelope check is denied with host_error:context_invalid and no interceptor is called.",
-  "harnesses always build envelope-valid contexts", [f"{RH}::envelope::tests::missing_conditional_field_denies_without_dispatch"])
+  "only caller input that breaks the section 4.2 types (input.content 42) reaches it from a vector, and whether a host must build and refuse that context or may reject the request before emitting is open (vectors/DECISIONS-PENDING.md P-10)",
+  ["reference-host/tests/integration/reserved_reasons.rs::context_invalid_when_the_envelope_fails_and_nothing_is_dispatched",
+   "reference-host/src/context/envelope.rs::each_required_member_is_checked"])
 c("6.3-b", "MUST", "An interceptor that raises is replaced by a deny with host_error:interceptor_failed.")
 c("6.3-c", "MUST", "An interceptor that exceeds the host timeout is replaced by a deny with host_error:interceptor_timeout.")
 c("6.3-d", "MUST", "A returned value that fails section 5 is replaced by a deny with host_error:verdict_invalid.")
@@ -138,7 +149,8 @@ c("6.3-e", "MUST", "A substituted failure deny takes the failing interceptor's s
 c("6.3-f", "MUST", "Under sequential/run_all and the parallel profiles the other interceptors still run after one fails.")
 c("6.3-g", "MUST", "Under sequential/first_deny a failure ends the fold like any deny.")
 c("6.3-h", "MUST", "A host-synthesized message never contains content derived from the target.",
-  "record assertions compare whole values and cannot search the message text", [f"{RH}::failure::tests::failure_message_carries_no_payload"])
+  "record assertions compare whole values and cannot search the message text",
+  ["reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload"])
 
 # §7 composition
 c("7-a", "MUST", "Every interceptor returns a verdict; there is no observe-only interceptor.")
@@ -184,14 +196,14 @@ c("7.7.1-b", "MUST", "A loader never narrows, over-defaults or partly applies a 
 c("7.7.2-a", "MUST", "A declaration version that is missing, not a string or not accepted is refused with declaration_error:version_unsupported.")
 c("7.7.2-b", "MUST", "Declaration major version 0 is never accepted.")
 c("7.7.2-c", "MUST", "A higher minor of an accepted major is refused even when no new member is used.",
-  "which minors a loader accepts depends on the host build", [f"{RH}::declaration::tests::higher_minor_refused"])
+  "which minors a loader accepts depends on the host build", [])  # no unit test pins it yet
 c("7.7.2-d", "MUST", "Records of a declaration-built emitter carry the document's own declaration version.")
 c("7.7.3-a", "MUST", "The members declaration and bindings are required.")
 c("7.7.3-b", "MUST", "Every member left out takes the default the specification names.")
 c("7.7.3-c", "MUST", "A knob the configured profile does not consult is refused with declaration_error:inconsistent, never silently dropped.")
 c("7.7.3-d", "MUST", "Integer members are JSON integers within range; 5000.0 and out-of-range values are refused with declaration_error:invalid_field.")
 c("7.7.3-e", "MUST", "A member that breaks a bound is refused, never truncated.",
-  "1 MiB and depth bounds do not fit a vector file", [f"{RH}::declaration::tests::oversized_document_refused_not_truncated"])
+  "1 MiB and depth bounds do not fit a vector file", [])  # no unit test pins it yet
 c("7.7.4-a", "MUST", "A stated surface keeps the four floor points and omits points only in pairs, else declaration_error:inconsistent.")
 c("7.7.4-b", "MUST", "incremental_output in a stated surface requires buffered_output false, else declaration_error:inconsistent.")
 c("7.7.4-c", "MUST", "A stated surface or configuration that exceeds the host code is refused with declaration_error:surface_unsupported.")
@@ -208,13 +220,13 @@ c("7.7.6-d", "MUST", "A spec member that is not a string, is malformed, names an
 c("7.7.6-e", "MUST", "A named identity provider, approval resolver or redactor that is not registered is refused with declaration_error:reference_unresolved.")
 c("7.7.6-f", "MUST", "A binding kind with no registered resolver is refused with declaration_error:kind_unknown, checked before any resolver runs.")
 c("7.7.6-g", "MUST", "A declaration path that is not a readable regular UTF-8 file within 1 MiB is refused with declaration_error:unreadable.",
-  "vectors carry documents as JSON values, never as files", [f"{RH}::declaration::tests::unreadable_path_refused"])
+  "vectors carry documents as JSON values, never as files", [])  # no unit test pins it yet
 c("7.7.6-h", "MUST", "Text that is not one JSON object, or has duplicate keys, trailing content or excessive depth, is refused with declaration_error:malformed.",
-  "a vector's document has already been parsed into a JSON value", [f"{RH}::declaration::tests::duplicate_key_text_refused_malformed"])
+  "a vector's document has already been parsed into a JSON value", [])  # no unit test pins it yet
 c("7.7.6-i", "MUST", "A wrong type, enum value, pattern, range or required-iff member is refused with declaration_error:invalid_field.")
 c("7.7.7-a", "MUST", "The file, text, value and builder paths resolve an equal document to the same resolved form or the same refusal class.")
 c("7.7.7-b", "MUST", "A declaration-built emitter is sealed: later registration or reconfiguration is refused.",
-  "vectors have no step after construction to attempt it", [f"{RH}::declaration::tests::sealed_emitter_refuses_registration"])
+  "vectors have no step after construction to attempt it", [])  # no unit test pins it yet
 c("7.7.8-a", "MUST", "With bindings, interceptors_registered counts the bindings at the point and verdicts[].name is the binding id; no other declaration content reaches records.")
 c("7.7.8-b", "SHOULD", "The loader logs the contract version, document id and document digest once at load, outside the record stream.")
 c("7.7.9-a", "MUST", "A host_declaration host builds its emitter from the CTK document and registry and reports a refusal as a load outcome, never as a run.")
@@ -227,7 +239,8 @@ c("8-d", "MUST", "In evaluate_only the approval seam is never consulted.")
 c("8-e", "MUST", "In evaluate_only a failure is still recorded as its host_error deny while the action proceeds.")
 c("8-f", "MAY", "Mode may be selected per session or per point.")
 c("8-g", "MUST", "An evaluate_only outcome is never presented to a downstream system as enforcement.",
-  "downstream presentation is outside the record stream the runner sees", [f"{RH}::emitter::tests::evaluate_only_never_reported_as_enforced"])
+  "downstream presentation is outside the record stream the runner sees",
+  ["reference-host/tests/integration/agent_loop.rs::evaluate_only_records_never_claim_enforcement"])
 
 # §9 approval and redaction
 c("9-a", "MUST", "The seam is consulted only when the profile calls for it, only for a liftable deny, and only when a resolver is registered.")
@@ -247,33 +260,45 @@ c("9-n", "MUST", "The request identity is computed over the context as presented
 c("9-o", "MAY", "A host may register a redactor that shapes the context the approver sees.")
 c("9-p", "MUST", "Redaction changes only what the approver sees: the action and the record identities use the unredacted context.")
 c("9-q", "MUST", "A redactor that raises gives a deny with host_error:approval_resolver_failed.",
-  "the CTK redactor overwrites paths and cannot be scripted to fail", [f"{RH}::approval::tests::redactor_panic_denies_resolver_failed"])
+  "the CTK redactor overwrites paths and cannot be scripted to fail",
+  ["reference-host/tests/integration/reserved_reasons.rs::approval_resolver_failed_when_the_redactor_raises",
+   "reference-host/tests/integration/composition.rs::a_panicking_redactor_denies_with_resolver_failed"])
 c("9-r", "SHOULD", "A redactor lists the paths it removed under extensions.<host>.redacted.")
 
 # §10 identity and records
 c("10.1-a", "MUST", "Without a configured provider the identity provider is jcs-sha256, and every record names its provider.")
 c("10.1-b", "MUST", "A custom provider name matches ^[a-z][a-z0-9_-]*$ and does not begin with jcs.",
-  "custom providers are code; the CTK registers only ctk-fault", [f"{RH}::identity::tests::custom_provider_name_grammar"])
+  "custom providers are code; the CTK registers only ctk-fault",
+  ["reference-host/src/identity/provider.rs::custom_names_follow_the_rules",
+   "runner/src/declaration.rs::custom_provider_names_may_not_start_with_jcs"])
 c("10.1-c", "MUST", "With the null provider every record carries null identities and a null identity_provider.")
 c("10.1-d", "MUST", "A provider that fails denies the emission with host_error:context_invalid before any interceptor runs; it never silently unbinds.")
 c("10.1-e", "MUST", "A claim with the null provider states that the host is identity-unbound, and one with a custom provider states whether it is content-derived.",
-  "a property of the claim text", [f"{RN}::claim::tests::claim_states_identity_binding"])
+  "a property of the claim text",
+  ["runner/tests/integration/reports.rs::claim_row_states_what_the_surface_obliges"])
 c("10.2-a", "MUST", "jcs-sha256 is sha256: followed by the lowercase hex SHA-256 of the UTF-8 RFC 8785 canonical form of the projection.")
 c("10.2-b", "MUST", "The projection keeps only the required core and the per-point conditional whitelist; optional and extension fields do not affect identity.",
-  "the reference loop builds no optional fields for a vector to vary", [f"{RH}::identity::tests::projection_drops_optional_fields"])
+  "the reference loop builds no optional fields for a vector to vary",
+  ["reference-host/src/identity/jcs.rs::projection_drops_optional_members_and_subfields",
+   "reference-host/tests/integration/golden.rs::projection_ignores_optional_members",
+   "runner/src/digest.rs::projection_drops_optional_members"])
 c("10.2-c", "MUST", "Canonicalization sorts keys by UTF-16 code units, writes numbers per ECMA-262 and uses minimal escaping, so equal values give equal identities whatever their source spelling.")
 c("10.2-d", "MUST", "An integral number beyond 2^53-1 in magnitude anywhere in the projection denies the emission with host_error:context_invalid; 2^53-1 itself is accepted.")
 c("10.2-e", "MUST", "An integer literal too large for a 64-bit type is caught from the raw text before a parser can coerce it.")
 c("10.2-f", "MUST", "A projection nested deeper than 128 levels is denied with host_error:context_invalid.",
-  "vector files that deep exceed common JSON parser limits", [f"{RH}::identity::tests::depth_beyond_128_rejected"])
+  "vector files that deep exceed common JSON parser limits",
+  ["reference-host/src/identity/provider.rs::projection_deeper_than_128_is_refused"])
 c("10.2-g", "MUST", "enforced_identity is computed over the context after composition and equals input_identity when no transform was applied.")
 c("10.2-h", "MUST", "A folded or applied transform that takes the context out of the identity domain denies the emission with host_error:context_invalid, enforced_identity null and decided_by null.")
 c("10.2-i", "MUST", "No identity is computed for a context whose interception_point is absent or outside the closed set.",
-  "harnesses always build contexts with a valid point", [f"{RH}::identity::tests::unknown_point_has_no_identity"])
+  "harnesses always build contexts with a valid point",
+  ["reference-host/src/identity/provider.rs::unknown_or_absent_point_has_no_identity",
+   "runner/src/digest.rs::unknown_point_is_refused"])
 c("10.3-a", "MUST", "The host writes exactly one record per emission.")
 c("10.3-b", "MUST", "A record carries no payload: no context or target content and no transform value.")
 c("10.3-c", "MUST", "The record truncates message and warnings[].message to at most 256 UTF-8 bytes on a character boundary, marking a cut with an ellipsis.",
-  "where the ellipsis falls relative to the byte budget is not pinned by whole-value assertions", [f"{RH}::record::tests::message_truncated_on_char_boundary"])
+  "where the ellipsis falls relative to the byte budget is not pinned by whole-value assertions",
+  ["reference-host/src/verdict/model.rs::long_messages_are_cut_on_a_char_boundary"])
 c("10.3-d", "MUST", "The record keeps approval as an empty object, dropping its members.")
 c("10.3-e", "MUST", "A record always carries interception_point, mode, verdict, input_identity, enforced_identity, identity_provider, session_id, sequence, decided_by, composition and interceptors_registered.")
 c("10.3-f", "MUST", "A record copies the context timestamp and carries trace only when the context had one.")
@@ -285,56 +310,82 @@ c("10.3-k", "MUST", "interceptors_registered counts the interceptors bound at th
 c("10.3-l", "MUST", "The declaration member is present only on records of a declaration-built emitter.")
 c("10.3-m", "MUST", "A record of an emission denied before dispatch carries null identities, decided_by null and no verdicts.")
 c("10.3-n", "SHOULD", "When the host cannot build a context at all it still writes a context_invalid record with null identities.",
-  "harnesses always build contexts", [f"{RH}::record::tests::host_projection_failure_record"])
+  "harnesses always build contexts",
+  ["reference-host/tests/integration/composition.rs::a_context_that_cannot_be_read_still_leaves_a_record"])
 c("10.3-o", "MUST", "The host never stores the unprojected verdict in place of the record.",
-  "storage outside the record stream is invisible to the runner", [f"{RH}::record::tests::only_projection_reaches_sink"])
+  "storage outside the record stream is invisible to the runner",
+  ["reference-host/tests/integration/composition.rs::only_the_projection_reaches_the_record_sink"])
 
 # §11 reserved reasons
 c("11-a", "MUST", "The host_error: namespace is reserved to the host; the fourteen reasons are used only for their stated causes.")
 c("11-b", "MUST", "A verdict from an interceptor or resolver that uses a reserved reason is refused with host_error:verdict_invalid.")
 c("11-c", "MUST", "host_error:adapter_unsupported denies a point the adapter cannot emit.",
-  "the reference loop can emit every point", [f"{RH}::emitter::tests::unsupported_point_denies_adapter_unsupported"])
+  "the reference loop can emit every point",
+  ["reference-host/tests/integration/reserved_reasons.rs::adapter_unsupported_at_a_point_outside_the_surface"])
 c("11-d", "MUST", "declaration_error:* classes are load refusals and never verdict reasons.")
 
 # §12 streaming, concurrency, bounds
 c("12.1-a", "MUST", "By default a streamed response is assembled in full before post_model_call.",
-  "the buffered assembly path is internal to the host", [f"{RH}::stream::tests::buffered_stream_assembled_before_post_model"])
+  "the buffered assembly path is internal to the host",
+  ["reference-host/tests/integration/agent_loop.rs::buffered_output_assembles_a_stream_into_one_emission"])
 c("12.1-b", "MUST", "Content that no emission evaluated fails closed at end of stream with host_error:streaming_unsupported and is not used.")
 c("12.1-c", "MUST", "An incremental host releases nothing beyond its declared bound ahead of a verdict that covers it.")
 c("12.1-d", "MUST", "An incremental deny ends the stream and withholds everything not yet released.")
 c("12.1-e", "MUST", "Withheld or unevaluated streamed content is never persisted.")
 c("12.1-f", "MUST", "A model call that errors is not followed by a post_model_call and nothing partial persists.",
-  "the mock model cannot fail a call", [f"{RH}::stream::tests::errored_model_call_not_mediated"])
+  "the vector grammar has no capability-gated way to make the mock model fail a call (respond.error is a reference-host scenario extension, DECISIONS D-22)",
+  ["reference-host/tests/integration/agent_loop.rs::errored_model_call_is_not_mediated"])
 c("12.1-g", "MUST", "A host that cannot assemble a stream emits post_model_call with finish_reason stream_incomplete and a self-deny host_error:streaming_unsupported, and does not use the partial response.",
-  "only incremental hosts receive chunked mock streams", [f"{RH}::stream::tests::unassembled_stream_self_denies"])
+  "only incremental hosts receive chunked mock streams",
+  ["reference-host/tests/integration/agent_loop.rs::buffered_output_fails_closed_on_a_truncated_stream"])
 c("12.1a-a", "MUST", "Caller-bound output is held until the output verdict permits it, unless the host declares buffered_output false.")
 c("12.1a-b", "MUST", "Released content is exactly the verdicted content, after any transform.")
 c("12.1a-c", "MUST", "A host with buffered_output false states in its claim that an output deny cannot retract streamed content.",
-  "a property of the claim text", [f"{RN}::claim::tests::unbuffered_claim_states_no_retraction"])
+  "a property of the claim text",
+  ["runner/tests/integration/reports.rs::passing_report_carries_the_claim_row"])
 c("12.1a-d", "MUST", "A host that mediates incrementally states its exposure bound in its declaration and claim.",
-  "a property of the declaration and claim text", [f"{RN}::claim::tests::incremental_claim_states_exposure_bound"])
+  "a property of the declaration and claim text",
+  ["runner/tests/integration/reports.rs::passing_report_carries_the_claim_row"])
 c("12.2-a", "MUST", "Each of several concurrent tool calls gets its own pre_tool_call and post_tool_call pair with a distinct tool_call.id.")
 c("12.2-b", "MUST", "A concurrent tool starts only after its own pre_tool_call composition permits it.")
 c("12.2-c", "MUST", "Sequence values stay unique and totally ordered under concurrency.",
-  "interleaving is not deterministic", [f"{RH}::emitter::tests::sequence_assignment_is_atomic"])
+  "interleaving is not deterministic",
+  ["reference-host/tests/integration/composition.rs::concurrent_emissions_get_unique_sequences",
+   "reference-host/tests/integration/agent_loop.rs::interceptors_see_strictly_increasing_sequences_under_parallel_tool_calls",
+   "runner/tests/integration/expect_keys.rs::parallel_tool_calls_may_interleave_but_never_repeat_or_invert_a_pair"])
 c("12.2-d", "MUST", "Interceptors tolerate concurrent calls.",
-  "a property of interceptor code", [f"{RH}::emitter::tests::concurrent_dispatch_is_isolated"])
+  "a property of interceptor code",
+  ["reference-host/tests/integration/composition.rs::parallel_profiles_dispatch_concurrently",
+   "reference-host/tests/integration/agent_loop.rs::parallel_tool_calls_get_their_own_pairs_and_unique_sequences"])
 c("12.3-a", "MUST", "A context beyond the size or depth bound is denied with host_error:context_invalid, never crashed on or truncated.",
-  "5 MiB contexts do not fit vector files", [f"{RH}::identity::tests::oversized_context_rejected"])
+  "5 MiB contexts do not fit vector files",
+  ["reference-host/src/context/domain.rs::size_beyond_bound_is_refused",
+   "reference-host/src/context/domain.rs::depth_beyond_bound_is_refused",
+   "reference-host/tests/integration/composition.rs::oversized_contexts_are_refused_before_dispatch",
+   "reference-host/tests/integration/composition.rs::a_transform_that_breaks_the_bounds_fails_closed_at_finalize"])
 c("12.3-b", "SHOULD", "The size bound is 5 MiB and the depth bound 128 levels.")
 
 # §13 conformance
 c("13-a", "MUST", "A host is conformant only when every vector applicable to its declared surface passes.",
-  "a property of the runner's verdict over a whole run", [f"{RN}::report::tests::any_failure_blocks_conformance"])
+  "a property of the runner's verdict over a whole run",
+  ["runner/tests/integration/reports.rs::claim_refuses_draft_failures_and_errors"])
 c("13-b", "MUST", "An adapter that implements the contract partially does not claim conformance.",
-  "a property of the claim process", [f"{RN}::claim::tests::claim_refuses_failed_report"])
+  "a property of the claim process",
+  ["runner/tests/integration/reports.rs::claim_refuses_draft_failures_and_errors",
+   "runner/tests/integration/cli.rs::run_writes_reports_that_verify_and_a_narrowed_run_cannot_be_claimed"])
 c("13-c", "MUST", "A claim names framework, adapter version, spec version, capabilities, profiles, identity provider and SDK, and states every non-default posture.",
-  "a property of the claim text", [f"{RN}::claim::tests::claim_row_has_every_tuple_member"])
+  "a property of the claim text",
+  ["runner/tests/integration/reports.rs::passing_report_carries_the_claim_row",
+   "runner/tests/integration/reports.rs::claim_row_states_what_the_surface_obliges"])
 c("13-d", "MUST", "Vectors requiring a capability the host does not declare are skipped with the reason, never failed.",
-  "a property of the runner's surface filter", [f"{RN}::surface::tests::missing_capability_skips_with_reason"])
+  "a property of the runner's surface filter",
+  ["runner/src/surface.rs::every_skip_names_its_reason",
+   "runner/tests/integration/cli.rs::list_shows_skip_reasons_for_a_declaration"])
 c("13-e", "MUST", "A claim names a released specification version; agent-hooks/draft is never claimed.",
-  "a property of the claim tool", [f"{RN}::claim::tests::draft_report_refused"])
+  "a property of the claim tool",
+  ["runner/tests/integration/reports.rs::claim_refuses_draft_failures_and_errors"])
 
 # §14 security
 c("14-a", "MUST", "Refusal findings and host-synthesized messages never echo binding config or payload.",
-  "vector assertions do not inspect refusal detail text", [f"{RH}::declaration::tests::findings_never_echo_config"])
+  "vector assertions do not inspect refusal detail text",
+  ["reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload"])

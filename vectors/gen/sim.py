@@ -226,7 +226,9 @@ def gate(v):
         return None
     if ("transform" in v) != (d == "transform") or ("approval" in v and d != "deny"):
         return None
-    if d == "transform" and (not isinstance(v["transform"], dict) or "path" not in v["transform"]):
+    if d == "transform" and (not isinstance(v["transform"], dict) or not isinstance(v["transform"].get("path"), str)):
+        return None  # a missing or non-string path is a structural fault (D-10 / P-8)
+    if d == "transform" and set(v["transform"]) - {"path", "value"}:
         return None
     w = v.get("warnings")
     if w is not None and (not isinstance(w, list) or not all(isinstance(x, dict) for x in w)):
@@ -310,7 +312,7 @@ class Emitter:
         trial = copy.deepcopy(ctx)
         write_target(trial, t)
         if not typed_ok(trial):
-            return hd("transform_invalid")  # clause 4.3-e; the vectors leave the reason unpinned
+            return hd("context_invalid")  # clause 4.3-e: the composed context fails the envelope check (D-35 / P-3)
         write_target(ctx, t)
         return None
 
@@ -438,9 +440,10 @@ class Emitter:
                         if last_t is not None:
                             combined, decided = results[last_t], last_t
                         else:
-                            combined = results[0] if len(results) == 1 else {"decision": "allow"}
+                            # D-29 / P-2: an all-allow emission's combined verdict is the lowest-index allow
+                            combined = results[0] if (len(results) == 1 or not resolved) and results else {"decision": "allow"}
                 else:  # run_all
-                    win = max(range(len(results)), key=lambda k: (sev(results[k]), -k if sev(results[k]) >= 2 else k))
+                    win = max(range(len(results)), key=lambda k: (sev(results[k]), k if sev(results[k]) == 1 else -k))
                     combined, decided = results[win], win
                     if combined["decision"] == "allow":
                         decided = None
@@ -467,7 +470,7 @@ class Emitter:
             top = max(sev(r) for r in results)
             if prof == "parallel/unanimous":
                 if top == 0:
-                    combined = {"decision": "allow"}
+                    combined = results[0]  # D-29 / P-2
                 else:
                     combined = hd("composition_disagreement")
                     if self.comp["on_disagreement"] == "approval" and seam:
@@ -757,7 +760,7 @@ def main():
     want = sys.argv[1:]
     bad = 0
     for name in sorted(os.listdir(d)):
-        if want and not any(name.startswith(w) for w in want):
+        if not name.endswith(".json") or (want and not any(name.startswith(w) for w in want)):
             continue
         vec = json.load(open(os.path.join(d, name), encoding="utf-8"))
         try:

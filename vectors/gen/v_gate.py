@@ -65,8 +65,8 @@ for slug, what, raw, cov, where in CASES:
       script=[rule(point, raw=raw, raw_set=True)])
 
 # accepted shapes (the gate must not over-refuse)
-# The evidence rides on the winning verdict (a transform, decided_by 0): whether an all-allow emission's
-# combined verdict carries an interceptor's evidence is not settled by the contract (see vectors/DECISIONS-PENDING.md).
+# The evidence rides on the winning verdict (a transform, decided_by 0). The all-allow case (P-2 / D-29: the combined
+# verdict is the lowest-index allow, so its evidence reaches the record) is CTK-0165.
 V(next(n), "gate-evidence-within-cap", "Evidence well under the 10240-byte cap is accepted: the transform carrying it applies and the record keeps the evidence unchanged",
   "5, 5.3, 10.3", ["5-j", "5.3-b", "10.3-b"], GP, tool_scenario(),
   {"interceptions": ix(FULL_TOOL, {5: {"tool_call.args.q": "beta"}}), "tool_invocations": [{"name": "lookup", "args": {"q": "beta"}}],
@@ -90,11 +90,14 @@ V(next(n), "gate-envelope-allow", "A response envelope with a nested allow lets 
    "final_output": "hello there", "run_outcome": "completed"},
   caps=M, script=[rule(OUT, raw={"verdict": {"decision": "allow"}, "extensions": {"acme": {"trace": "t"}}}, raw_set=True)])
 
-# gate: grammar errors in transform paths deny (reason deliberately unpinned)
-for slug, path in [("wildcard", "$target.*"), ("negative-index", "$target.items[-1]"), ("single-quotes", "$target['q']"),
-                   ("no-dollar", "target.q"), ("filter", "$target[?(@.q)]")]:
-    V(next(n), "gate-path-" + slug, "A transform path outside the path grammar (%s) denies the tool call" % path,
-      "5.2", ["5.2-a", "5.2-e"], GP, tool_scenario(args={"q": "alpha", "items": [1, 2]}), at_pre_tool(), caps=MT,
+# gate: grammar errors in transform paths deny. A path not rooted at $target / $policy_target is
+# transform_target_forbidden, any other grammar error transform_invalid (spec/0.1/DECISIONS.md D-10, P-8).
+TI, TF = "host_error:transform_invalid", "host_error:transform_target_forbidden"
+for slug, path, reason in [("wildcard", "$target.*", TI), ("negative-index", "$target.items[-1]", TI),
+                           ("single-quotes", "$target['q']", TI), ("no-dollar", "target.q", TF),
+                           ("filter", "$target[?(@.q)]", TI)]:
+    V(next(n), "gate-path-" + slug, "A transform path outside the path grammar (%s) denies the tool call with %s" % (path, reason),
+      "5.2", ["5.2-a", "5.2-e"], GP, tool_scenario(args={"q": "alpha", "items": [1, 2]}), at_pre_tool(reason), caps=MT,
       script=[rule(PT, transform(path, "x"))])
 
 # every reserved reason is refused when an interceptor claims it
@@ -191,6 +194,24 @@ V(next(n), "gate-envelope-without-extensions", "A response envelope carrying onl
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:wrapped", "decided_by": 0})], "run_outcome": "completed"},
   caps=MT, script=[rule(PT, raw={"verdict": {"decision": "deny", "reason": "ctk:wrapped"}}, raw_set=True)])
-V(next(n), "gate-transform-path-not-string", "A transform whose path is a number is refused: the tool call is denied (reason unpinned, see DECISIONS-PENDING P-8)",
-  "5, 5.2", ["5-e", "5.2-a"], GP, tool_scenario(), at_pre_tool(), caps=MT,
+# P-8: a path that is not a string is a structural fault of the verdict (D-10).
+V(next(n), "gate-transform-path-not-string", "A transform whose path is a number is a structural fault: the tool call is denied with verdict_invalid",
+  "5, 5.2", ["5-e", "5.2-a", "6.3-d"], GP, tool_scenario(), at_pre_tool(VI), caps=MT,
   script=[rule(PT, raw={"decision": "transform", "transform": {"path": 5, "value": 1}}, raw_set=True)])
+
+# ---- decided after the triage (appended; ids continue the block)
+# P-9: a non-string warnings[].message fails the gate like a non-string message (the verdict is closed and typed).
+V(next(n), "gate-warning-message-not-string", "The verdict gate refuses a warning whose message is a number with verdict_invalid at pre_tool_call",
+  "5, 6.3", ["5-g", "6.3-d"], GP, tool_scenario(), at_pre_tool(VI), caps=MT,
+  script=[rule(PT, raw={"decision": "allow", "warnings": [{"reason": "ctk:w", "message": 5}]}, raw_set=True)])
+# P-2 / D-29: when every verdict allows, the combined verdict is the lowest-index allow, so its reason and evidence
+# reach the record unchanged; decided_by stays null (nothing blocked or transformed).
+EV = {"artefact": "first-allow-evidence", "verification_pointers": {"log": "https://audit.invalid/e/2"}}
+V(next(n), "gate-all-allow-keeps-first-evidence", "When every interceptor allows, the record's combined allow is the lowest-index allow with its reason and evidence unchanged",
+  "5.3, 7.3, 10.3", ["5.3-b", "7.3-a", "10.3-b"], GP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PT, {"verdict.decision": "allow", "verdict.reason": "ctk:first-allow", "verdict.evidence": EV,
+                        "decided_by": None, "verdicts[1].reason": "ctk:second-allow"})],
+   "run_outcome": "completed"},
+  caps=MT, scripts=[[rule(PT, {"decision": "allow", "reason": "ctk:first-allow", "evidence": EV})],
+                    [rule(PT, {"decision": "allow", "reason": "ctk:second-allow", "evidence": {"artefact": "second"}})]])

@@ -170,8 +170,10 @@ RF = "record/fields"
 V(next(n), "one-record-per-emission", "Each of the ten emissions of a tool loop writes one record, in order, with its own sequence",
   "10.3, 3.1, 4.1", ["10.3-a", "3.1-f", "4.1-d", "3.1-a", "3.1-b", "3-b", "3-c", "3-d", "3-e", "3-f", "3-g", "3.1-c", "3.1-d", "3.1-e"], RF,
   tool_scenario(),
-  {"interceptions": ix(FULL_TOOL, {i: {"sequence": i} for i in range(10)}),
-   "records": [rec(p, {"sequence": i, "interception_point": p}) for i, p in enumerate(FULL_TOOL)],
+  {"interceptions": ix(FULL_TOOL, {0: {"sequence": 0}}),
+   # P-5: sequences only strictly increase from 0 (checked implicitly on every vector); no exact value past 0 is pinned
+   "records": [rec(p, dict({"interception_point": p}, **({"sequence": 0} if p == SU else {})), present=["sequence"])
+               for p in FULL_TOOL],
    "final_output": "done", "run_outcome": "completed", "identities_equal": True}, caps=MT, script=[])
 V(next(n), "always-present-fields", "Records carry every always-present field, stamp mode and composition, and leave resolved_by out when no seam was consulted",
   "10.3", ["10.3-e", "10.3-f", "8-a"], RF, plain_scenario(),
@@ -196,12 +198,13 @@ V(next(n), "no-tools-empty-calls", "A reply with no tool calls carries an empty 
   "4.2, 3.2", ["4.2-d", "4.2-a", "3.2-e"], "context/points", plain_scenario(),
   {"interceptions": ix(FULL_PLAIN, {0: {"agent_init.tools_registered": []}, 3: {"response.tool_calls": [], "response.finish_reason": "stop"}}),
    "interceptions_absent": [PT, PTT], "final_output": "hello there", "run_outcome": "completed"}, caps=M, script=[])
-V(next(n), "tools-registered-sorted", "agent_startup lists every registered tool by name (registered in sorted order, so any stable listing order agrees)",
+# P-6: tools_registered has no fixed order, so the listing is checked name by name, never as a whole array.
+V(next(n), "tools-registered-any-order", "agent_startup lists every registered tool by name, in any order",
   "4.2", ["4.2-a"], "context/points",
   dict(tool_scenario(), tools=[{"name": "archive", "behavior": [{"return": 1}]},
                               {"name": "lookup", "behavior": [{"return": {"hits": 1}, "is_error": False}]},
                               {"name": "zip", "behavior": [{"return": 2}]}]),
-  {"interceptions": ix(FULL_TOOL, {0: {"agent_init.tools_registered": ["archive", "lookup", "zip"]}}),
+  {"interceptions": ix(FULL_TOOL, {0: {"context_must_contain": ['"archive"', '"lookup"', '"zip"']}}),
    "final_output": "done", "run_outcome": "completed"}, caps=MT, script=[])
 V(next(n), "verdict-projection", "The record keeps reason, short message, warnings and labels, strips approval members and drops the transform value",
   "10.3", ["10.3-b", "10.3-d", "5.1-g"], "record/projection", tool_scenario(),
@@ -243,6 +246,17 @@ V(next(n), "external-role-input", "An input with role external is carried with t
   "4.2", ["4.2-b"], "context/points", plain_scenario(role="external", text="webhook payload"),
   {"interceptions": ix(FULL_PLAIN, {1: {"input.role": "external"}, 2: {"messages[0].role": "external"}}),
    "final_output": "hello there", "run_outcome": "completed"}, caps=M, script=[])
+# 5.4-b: labels of an action that did not proceed are never persisted (a host that reports no persisted state
+# has nothing to show; one that does must not show them). The labelled allow loses to the later deny.
+V(next(n), "labels-not-persisted-when-blocked", "Result labels of an allow that a later deny overrules are neither in the record nor persisted",
+  "5.4, 7.3", ["5.4-b", "7.3-d"], RF, tool_scenario(ret="RAW-RESULT-54"),
+  {"sequence_strict": False, "interceptions": ix([PTT, PM], {1: {"context_must_not_contain": ["RAW-RESULT-54"]}}),
+   "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PTT, {"verdict.decision": "deny", "verdict.reason": "ctk:result-refused", "decided_by": 1},
+                   ["verdict.result_labels"])],
+   "persisted_must_not_contain": ["ctk-withheld-label", "RAW-RESULT-54"], "final_output": "done", "run_outcome": "completed"},
+  caps=MT, scripts=[[rule(PTT, {"decision": "allow", "result_labels": ["ctk-withheld-label"]})],
+                    [rule(PTT, deny("ctk:result-refused"))]])
 
 # ---------------- evaluate_only 0700
 n = iter(range(700, 800))

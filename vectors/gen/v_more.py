@@ -18,12 +18,13 @@ def turns_scen(first="first answer", second="second answer", extra_script=None, 
 
 
 TWO = [SU, IN, PM, PO, OUT, IN, PM, PO, OUT, SD]
-V(next(n), "two-turns-one-session", "Two turns share one agent_startup and one agent_shutdown, with sequence contiguous across them",
+# P-5: sequence starts at 0 and strictly increases across both turns (the runner checks the increase implicitly);
+# exact values past 0 are not pinned.
+V(next(n), "two-turns-one-session", "Two turns share one agent_startup and one agent_shutdown, with sequence increasing across them",
   "3.1, 4.1", ["3.1-h", "3.1-a", "3.1-b", "3.1-f", "3-b", "3-c", "3.1-c"], MTP, turns_scen(),
-  {"interceptions": ix(TWO, {**{i: {"sequence": i} for i in range(10)},
-      1: {"sequence": 1, "input.content": "first question"}, 5: {"sequence": 5, "input.content": "second question"},
-      8: {"sequence": 8, "output.content": "second answer"}}),
-   "records": [rec(OUT, {"sequence": 4}), rec(IN, {"sequence": 5}), rec(SD, {"sequence": 9})],
+  {"interceptions": ix(TWO, {0: {"sequence": 0}, 1: {"input.content": "first question"},
+      5: {"input.content": "second question"}, 8: {"output.content": "second answer"}}),
+   "records": [rec(OUT, present=["sequence"]), rec(IN, present=["sequence"]), rec(SD, present=["sequence"])],
    "run_outcome": "completed"}, caps=MTC, script=[])
 V(next(n), "second-turn-tool-denied", "A tool call denied in the second turn does not run and the second turn still answers",
   "3.1, 6.1", ["3.1-h", "6.1-e"], MTP,
@@ -43,7 +44,8 @@ V(next(n), "second-turn-input-transform", "A transform of the second turn's inpu
 V(next(n), "turn-records-per-emission", "Each turn writes its own records; only one agent_startup and one agent_shutdown record exist",
   "10.3, 3", ["10.3-a", "3-b", "3-g"], MTP, turns_scen(),
   {"interceptions": ix(TWO),
-   "records": [rec(SU, {"sequence": 0}), rec(IN, {"sequence": 1}), rec(IN, {"sequence": 5}), rec(SD, {"sequence": 9})],
+   "records": [rec(SU, {"sequence": 0}), rec(IN, present=["sequence"]), rec(IN, present=["sequence"]),
+               rec(SD, present=["sequence"])],
    "run_outcome": "completed"}, caps=MTC, script=[])
 
 # ---------------- parallel tool calls

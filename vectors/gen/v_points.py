@@ -259,38 +259,40 @@ V(next(n), "transform-index-out-of-range", "A transform addressing a message ind
 
 V(next(n), "transform-rooted-elsewhere", "A transform path rooted outside $target is refused and the output is not released",
   "5.2", ["5.2-e"], TP, plain_scenario(),
-  {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "deny"})],
+  {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "deny",
+                                                       "verdict.reason": "host_error:transform_target_forbidden"})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(OUT, transform("$context.output.content", "sneaky"))])
 
 # A transform must not leave the point's conditional fields with the wrong JSON type (section 4.2 types, section 10.2
-# "presence and JSON type"). Which reserved reason the deny carries (transform_invalid as a type mismatch, or
-# context_invalid from re-checking the envelope) is a pending project decision, so only the deny is pinned.
+# "presence and JSON type"). The composed context fails the section 4 envelope check, so the emission is denied
+# host_error:context_invalid (spec/0.1/DECISIONS.md D-35 / P-3).
+CI = "host_error:context_invalid"
 V(next(n), "transform-args-not-object", "A bare $target transform that makes tool_call.args a string is not applied: the tool does not run and no post_tool_call is emitted",
   "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-e", "4.2-f"], TP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
-   "records": [rec(PT, {"verdict.decision": "deny"})],
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": CI})],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
   caps=MT, script=[rule(PT, transform("$target", "not-an-object"))])
 V(next(n), "transform-messages-not-array", "A bare $target transform that makes messages an object is not applied: the model is not called",
   "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-c", "6.1-c"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO, OUT],
-   "records": [rec(PM, {"verdict.decision": "deny"})], "final_output": None, "run_outcome": "blocked"},
+   "records": [rec(PM, {"verdict.decision": "deny", "verdict.reason": CI})], "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(PM, transform("$target", {"role": "user", "content": "not a list"}))])
 V(next(n), "transform-tool-calls-not-array", "A transform that makes response.tool_calls a string is not applied: the response is discarded and nothing reaches the caller",
   "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-d", "6.1-d"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, PM, PO, SD]), "interceptions_absent": [OUT],
-   "records": [rec(PO, {"verdict.decision": "deny"})], "final_output": None, "run_outcome": "blocked"},
+   "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": CI})], "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(PO, transform("$target.tool_calls", "none"))])
 # The same check does not depend on the identity provider: with the null provider no identity is computed, yet a
 # transform that drops a required conditional member must still be refused.
 V(next(n), "transform-output-shape-null-provider", "With the null provider, a bare $target transform that replaces output with a string is still refused: nothing reaches the caller",
   "4.2, 4.3, 10.1", ["4.3-e", "4.2-g", "6.1-g"], TP, plain_scenario(),
-  {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "deny", "identity_provider": None})],
+  {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "deny", "verdict.reason": CI, "identity_provider": None})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, identity_provider=None, script=[rule(OUT, transform("$target", "plain text"))])
 V(next(n), "transform-input-shape-null-provider", "With the null provider, a bare $target transform that replaces input with a string is still refused: the turn never begins",
   "4.2, 4.3, 10.1", ["4.3-e", "4.2-b", "6.1-b"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, SD]), "interceptions_absent": [PM],
-   "records": [rec(IN, {"verdict.decision": "deny", "identity_provider": None})], "final_output": None, "run_outcome": "blocked"},
+   "records": [rec(IN, {"verdict.decision": "deny", "verdict.reason": CI, "identity_provider": None})], "final_output": None, "run_outcome": "blocked"},
   caps=M, identity_provider=None, script=[rule(IN, transform("$target", "plain text"))])

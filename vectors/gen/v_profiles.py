@@ -134,9 +134,10 @@ V(next(n), "ra-plain-deny-blocks-seam", "run_all: one plain deny among liftable 
   "7.4, 7.3", ["7.4-i", "7.3-a", "10.3-j"], P_RA, tool_scenario(),
   blocked(records=[rec(PT, {"verdict.reason": "ctk:hard-no", "decided_by": 0}, ["resolved_by"])]),
   caps=MT, scripts=[[rule(PT, deny("ctk:hard-no"))], [rule(PT, liftable("ctk:soft"))]], composition=RA, approval_script=APPROVE)
-V(next(n), "ra-liftable-rejected", "run_all: a rejected resolution leaves the aggregate deny standing",
+# P-7: after a reject, under every profile, the combined verdict is the resolver's own deny (its reason).
+V(next(n), "ra-liftable-rejected", "run_all: a rejected resolution blocks the action and its deny, with the resolver's reason, is the combined verdict",
   "7.4, 9", ["7.4-i", "9-d", "9-l"], P_RA, tool_scenario(),
-  blocked(records=[rec(PT, {"verdict.decision": "deny", "resolved_by": "rejection"})]),
+  blocked(records=[rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:operator-said-no", "resolved_by": "rejection"})]),
   caps=MT, scripts=[A(), [rule(PT, liftable("ctk:soft"))]], composition=RA, approval_script=REJECT)
 V(next(n), "ra-approval-keeps-fold", "run_all: a permit resolution lets the action proceed with the args folded before it",
   "7.4, 9", ["7.4-j", "9-n"], P_RA, tool_scenario(),
@@ -259,11 +260,11 @@ V(next(n), "pu-deny-disagrees", "unanimous with knob deny: a plain deny is a dis
   "7.5", ["7.5-g"], P_PU, tool_scenario(),
   hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement", "verdicts[1].reason": "ctk:nope"})]),
   caps=MT, scripts=[A(), [rule(PT, deny("ctk:nope"))]], composition=PU("deny"))
-# Whether a failure under unanimous becomes composition_disagreement (decided_by null) or wins at its slot
-# (interceptor_failed, decided_by 2; reference-host D-16) is a pending project decision: only the slot and the deny are pinned.
+# DECISIONS.md D-16 / P-1: a failure under unanimous is one more disagreement; its reason stays in its slot.
 V(next(n), "pu-failure-disagrees", "unanimous: a raising interceptor is a deny in its slot, the peers still run and the tool is blocked",
   "6.3, 7.5", ["6.3-f", "7.5-g", "6.3-e"], P_PU, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.decision": "deny", "verdicts[2].index": 2, "verdicts[2].decision": "deny",
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement", "decided_by": None,
+                             "verdicts[2].index": 2, "verdicts[2].decision": "deny",
                              "verdicts[2].reason": "host_error:interceptor_failed", "verdicts[0].decision": "allow",
                              "verdicts[1].decision": "allow"})]),
   caps=MT, scripts=[A(), A(), [rule(PT, fault="raise")]], composition=PU("deny"))
@@ -334,9 +335,10 @@ V(next(n), "pu-approval-knob-liftable", "unanimous with knob approval: a liftabl
   ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "decided_by": None})]),
   caps=MT, scripts=[A(), [rule(PT, liftable("ctk:ask"))]], composition=PU("approval"),
   approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}])
-V(next(n), "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a failure keeps its slot and the emission stays denied (an unresolved approver cannot lift it)",
+V(next(n), "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a failure is a disagreement put to the seam; an unresolved approver leaves it denied",
   "7.5, 9", ["7.5-h", "9-e", "6.3-f"], P_PU, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.decision": "deny", "verdicts[0].decision": "allow",
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:approval_unresolved", "resolved_by": "rejection",
+                             "verdicts[0].decision": "allow",
                              "verdicts[1].reason": "host_error:interceptor_failed", "composition.on_disagreement": "approval"})]),
   caps=MT, scripts=[A(), [rule(PT, fault="raise")]], composition=PU("approval"),
   approval_script=[{"resolve": {"outcome": "unresolved"}}])

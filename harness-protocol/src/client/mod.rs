@@ -212,10 +212,10 @@ impl StdioHarnessBuilder {
 pub struct StdioHarness {
     config: StdioHarnessConfig,
     session: Option<Session>,
-    /// Whether a host was ever started.
-    started: bool,
     /// Unplanned restarts so far.
     restarts: u32,
+    /// The last host failed and the next start is a restart.
+    after_failure: bool,
     /// Host failures so far.
     failures: u32,
     host_info: Option<HostInfo>,
@@ -237,8 +237,8 @@ impl StdioHarness {
         Self {
             config,
             session: None,
-            started: false,
             restarts: 0,
+            after_failure: false,
             failures: 0,
             host_info: None,
             last_failure: None,
@@ -320,15 +320,13 @@ impl StdioHarness {
         if self.session.is_some() {
             return Ok(());
         }
-        if self.failures > 0 {
+        if self.after_failure {
             if self.restarts >= self.config.restart_budget {
                 return Err(self.budget_spent());
             }
-            if self.started && !self.config.isolate {
-                self.restarts += 1;
-            }
+            self.restarts += 1;
+            self.after_failure = false;
         }
-        self.started = true;
         let process = HostProcess::spawn(&self.config).map_err(|e| {
             let err = HarnessError::new(
                 Phase::Spawn,
@@ -362,6 +360,7 @@ impl StdioHarness {
 
     fn record_failure(&mut self, err: &HarnessError) {
         self.failures += 1;
+        self.after_failure = true;
         self.last_failure = Some((err.to_string(), err.stderr_tail.clone()));
     }
 

@@ -44,6 +44,33 @@ pub fn kill_all_hosts() {
     }
 }
 
+extern "C" fn kill_all_hosts_at_exit() {
+    // Never block at exit: a thread holding the lock simply wins the race.
+    let Ok(groups) = LIVE_GROUPS.try_lock() else {
+        return;
+    };
+    for pgid in groups.iter().copied() {
+        kill_group(pgid);
+    }
+}
+
+/// Kill every live host group when the runner exits, even through
+/// `std::process::exit`, which runs no destructors.
+#[expect(
+    unsafe_code,
+    reason = "atexit has no safe wrapper; the handler only sends signals"
+)]
+fn kill_hosts_at_exit() {
+    static REGISTERED: std::sync::Once = std::sync::Once::new();
+    REGISTERED.call_once(|| {
+        // SAFETY: the handler is a plain `extern "C" fn` that takes no locks
+        // it could wait on and only calls killpg.
+        unsafe {
+            libc::atexit(kill_all_hosts_at_exit);
+        }
+    });
+}
+
 /// What the stdout reader saw.
 #[derive(Debug)]
 pub(crate) enum Incoming {
@@ -143,6 +170,7 @@ impl HostProcess {
         if let Some(dir) = &config.current_dir {
             cmd.current_dir(dir);
         }
+        kill_hosts_at_exit();
         let mut child = cmd.spawn()?;
         let pgid = child.id().and_then(|pid| i32::try_from(pid).ok());
         if let Some(pgid) = pgid {

@@ -23,6 +23,10 @@ use crate::wire::methods::{self, InterceptParams, InterceptResult, RedactParams,
 use crate::wire::methods::{ResolveApprovalParams, ResolveApprovalResult};
 use crate::wire::Schemas;
 
+/// The most callbacks a host may have open at once during one run; more is
+/// a protocol violation (it bounds the runner's memory).
+pub(crate) const MAX_OPEN_CALLBACKS: usize = 1024;
+
 /// How a call failed.
 #[derive(Debug)]
 pub(crate) enum CallError {
@@ -176,10 +180,16 @@ impl Session {
                     let Some(callbacks) = callbacks else {
                         return Err(protocol(format!("the host sent request `{m}` while {method}, not vector/run, was open")));
                     };
-                    let known = [methods::CALLBACK_INTERCEPT, methods::CALLBACK_RESOLVE_APPROVAL, methods::CALLBACK_REDACT];
+                    let known = methods::CALLBACK_METHODS;
                     let Some(m) = known.into_iter().find(|k| *k == m) else {
                         return Err(protocol(format!("the host sent request `{m}`, which is not a callback")));
                     };
+                    while tasks.try_join_next().is_some() {}
+                    if tasks.len() >= MAX_OPEN_CALLBACKS {
+                        return Err(protocol(format!(
+                            "the host has more than {MAX_OPEN_CALLBACKS} callbacks open at once"
+                        )));
+                    }
                     schemas.check_params(m, &params).map_err(|e| protocol(e.to_string()))?;
                     let callbacks = Arc::clone(callbacks);
                     let tx = answers_tx.clone();

@@ -266,36 +266,53 @@ struct ErrorOut<'a> {
     error: &'a ErrorObject,
 }
 
+/// Make serialised JSON one line. JSON strings cannot hold a raw line break,
+/// so any `\n` or `\r` in the text is whitespace between tokens (it comes
+/// from raw JSON embedded as written, e.g. a pretty-printed scenario) and
+/// becomes a space; every token, integer literals included, is unchanged.
+fn one_line(mut text: String) -> String {
+    if text.contains(['\n', '\r']) {
+        text = text.replace(['\n', '\r'], " ");
+    }
+    text
+}
+
 /// Serialise a request as one line (no newline). Params are serialised
-/// directly, so raw JSON inside them (a vector's scenario) survives unchanged.
+/// directly, so raw JSON inside them (a vector's scenario) keeps every token.
 pub fn encode_request<P: Serialize + ?Sized>(id: &Id, method: &str, params: &P) -> String {
-    serde_json::to_string(&RequestOut {
-        jsonrpc: "2.0",
-        id,
-        method,
-        params,
-    })
-    .expect("wire params serialise to JSON")
+    one_line(
+        serde_json::to_string(&RequestOut {
+            jsonrpc: "2.0",
+            id,
+            method,
+            params,
+        })
+        .expect("wire params serialise to JSON"),
+    )
 }
 
 /// Serialise a result response as one line (no newline).
 pub fn encode_result<R: Serialize + ?Sized>(id: &Id, result: &R) -> String {
-    serde_json::to_string(&ResultOut {
-        jsonrpc: "2.0",
-        id,
-        result,
-    })
-    .expect("wire results serialise to JSON")
+    one_line(
+        serde_json::to_string(&ResultOut {
+            jsonrpc: "2.0",
+            id,
+            result,
+        })
+        .expect("wire results serialise to JSON"),
+    )
 }
 
 /// Serialise an error response as one line (no newline).
 pub fn encode_error(id: Option<&Id>, error: &ErrorObject) -> String {
-    serde_json::to_string(&ErrorOut {
-        jsonrpc: "2.0",
-        id,
-        error,
-    })
-    .expect("wire errors serialise to JSON")
+    one_line(
+        serde_json::to_string(&ErrorOut {
+            jsonrpc: "2.0",
+            id,
+            error,
+        })
+        .expect("wire errors serialise to JSON"),
+    )
 }
 
 #[cfg(test)]
@@ -357,6 +374,20 @@ mod tests {
             Message::decode("nope"),
             Err(WireError::NotJson(_))
         ));
+    }
+
+    #[test]
+    fn raw_json_with_line_breaks_stays_on_one_line() {
+        let raw = serde_json::value::RawValue::from_string(
+            "{\r\n  \"big\": 123456789012345678901234567890,\n  \"s\": \"a\\nb\"\n}".to_owned(),
+        )
+        .unwrap();
+        let line = encode_request(&Id::Int(1), "vector/setup", &raw);
+        assert!(!line.contains(['\n', '\r']), "{line}");
+        assert!(
+            line.contains("123456789012345678901234567890") && line.contains(r#""a\nb""#),
+            "{line}"
+        );
     }
 
     #[test]

@@ -24,6 +24,22 @@ pub const CALLBACK_RESOLVE_APPROVAL: &str = "callback/resolve_approval";
 /// Host to runner, during `vector/run`: redaction.
 pub const CALLBACK_REDACT: &str = "callback/redact";
 
+/// The methods a host serves (runner to host).
+pub const HOST_METHODS: [&str; 5] = [
+    INITIALIZE,
+    VECTOR_SETUP,
+    VECTOR_RUN,
+    VECTOR_TEARDOWN,
+    SHUTDOWN,
+];
+
+/// The methods the runner serves (host to runner, during `vector/run`).
+pub const CALLBACK_METHODS: [&str; 3] = [
+    CALLBACK_INTERCEPT,
+    CALLBACK_RESOLVE_APPROVAL,
+    CALLBACK_REDACT,
+];
+
 /// Every method, runner-to-host first.
 pub const ALL: [&str; 8] = [
     INITIALIZE,

@@ -90,8 +90,84 @@ fn exited(e: &HarnessError, phase: Phase) -> bool {
     e.phase == phase && matches!(e.kind, HarnessErrorKind::Exited { .. })
 }
 
+/// The environment variable naming a scenario this binary runs alone.
+pub(crate) const SCENARIO_ENV: &str = "CTK_TEST_SCENARIO";
+
+/// Run scenario `name` in this process; never returns.
+pub(crate) fn run_scenario(name: &str) -> ! {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let result = match name {
+        "kill_all_hosts" => rt.block_on(kill_all_hosts_scenario()),
+        "exit_without_drop" => rt.block_on(async {
+            let mut host = harness("stubborn").build();
+            host.info().await.map_err(|e| e.to_string())?;
+            println!("{}", host.host_pid().ok_or("no host pid")?);
+            // No destructor runs: only the exit hook can kill the host.
+            std::process::exit(0)
+        }),
+        other => Err(format!("no scenario {other}")),
+    };
+    if let Err(e) = &result {
+        eprintln!("{e}");
+    }
+    std::process::exit(i32::from(result.is_err()));
+}
+
+/// Ctrl-C cleanup kills the host; the next vector restarts it.
+async fn kill_all_hosts_scenario() -> Result<(), String> {
+    let mut host = harness("serve").build();
+    host.info().await.map_err(|e| e.to_string())?;
+    kill_all_hosts();
+    let err = vector(&mut host, "v")
+        .await
+        .err()
+        .ok_or("a killed host reported success")?;
+    ensure(err.phase == Phase::Setup, || format!("{err:?}"))?;
+    vector(&mut host, "v")
+        .await
+        .map_err(|e| format!("no restart after Ctrl-C cleanup: {e}"))?;
+    host.shutdown().await;
+    Ok(())
+}
+
+/// Whether process `pid` is gone (or a zombie), waiting up to 5 s.
+fn process_ends(pid: &str) -> Result<(), String> {
+    let started = Instant::now();
+    loop {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rsplit(')')
+            .next()
+            .and_then(|r| r.split_whitespace().next())
+            .unwrap_or("gone");
+        if matches!(state, "gone" | "Z" | "X") {
+            return Ok(());
+        }
+        ensure(started.elapsed() < Duration::from_secs(5), || {
+            format!("process {pid} survives: {state}")
+        })?;
+        std::thread::yield_now();
+    }
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
+        Trial::test("faults::hosts_die_when_the_runner_exits", || {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            let out = std::process::Command::new(exe)
+                .env(SCENARIO_ENV, "exit_without_drop")
+                .stderr(std::process::Stdio::inherit())
+                .output()
+                .map_err(|e| e.to_string())?;
+            let pid = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            ensure(out.status.success() && !pid.is_empty(), || {
+                format!("{}: {pid:?}", out.status)
+            })?;
+            process_ends(&pid).map_err(Into::into)
+        }),
         fault_trial(
             "crash_on_setup",
             "crash_on_setup",
@@ -164,6 +240,110 @@ pub(crate) fn trials() -> Vec<Trial> {
             |e| exited(e, Phase::Run) && e.kind.to_string().contains("exit status: 0"),
             "exiting 0 mid-vector",
         ),
+        fault_trial(
+            "callback_outside_run",
+            "callback_in_setup",
+            same,
+            |e| {
+                e.phase == Phase::Setup
+                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("not vector/run"))
+            },
+            "calling back during setup",
+        ),
+        fault_trial(
+            "unknown_notification",
+            "notification",
+            same,
+            |e| {
+                e.phase == Phase::Setup
+                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("notification"))
+            },
+            "sending a notification",
+        ),
+        fault_trial(
+            "result_breaking_its_schema",
+            "schema_violation",
+            same,
+            |e| {
+                e.phase == Phase::Setup
+                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("vector/setup"))
+            },
+            "bad result",
+        ),
+        fault_trial(
+            "callback_flood",
+            "callback_flood",
+            same,
+            |e| {
+                e.phase == Phase::Run
+                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("callbacks open"))
+            },
+            "flooding callbacks",
+        ),
+        async_trial("faults::exit_before_handshake", || async {
+            let mut host = harness("exit_at_start").build();
+            let err = host
+                .info()
+                .await
+                .err()
+                .ok_or("a dead host reported success")?;
+            ensure(
+                err.phase == Phase::Handshake
+                    && matches!(&err.kind, HarnessErrorKind::Exited { status } if status.contains('4')),
+                || format!("{err:?}"),
+            )?;
+            ensure(
+                err.stderr_tail
+                    .iter()
+                    .any(|l| l.contains("before the handshake")),
+                || format!("{err:?}"),
+            )
+        }),
+        async_trial("faults::handshake_failure", || async {
+            let mut host = harness("bad_handshake").restart_budget(1).build();
+            let err = host
+                .info()
+                .await
+                .err()
+                .ok_or("a bad handshake reported success")?;
+            ensure(
+                err.phase == Phase::Handshake
+                    && matches!(&err.kind, HarnessErrorKind::Protocol(m) if m.contains("initialize")),
+                || format!("{err:?}"),
+            )?;
+            ensure(
+                err.stderr_tail
+                    .iter()
+                    .any(|l| l.contains("another protocol")),
+                || format!("{err:?}"),
+            )?;
+            let err = vector(&mut host, "v")
+                .await
+                .err()
+                .ok_or("a bad handshake reported success")?;
+            ensure(err.phase == Phase::Handshake, || format!("{err:?}"))?;
+            let err = vector(&mut host, "v")
+                .await
+                .err()
+                .ok_or("a spent host reported success")?;
+            ensure(err.phase == Phase::Spawn, || format!("{err:?}"))
+        }),
+        async_trial("faults::isolate_restarts_within_the_budget", || async {
+            let mut host = harness("crash_on_setup_always")
+                .isolate(true)
+                .restart_budget(1)
+                .build();
+            for expected in [Phase::Setup, Phase::Setup, Phase::Spawn, Phase::Spawn] {
+                let err = vector(&mut host, "v")
+                    .await
+                    .err()
+                    .ok_or("a crashing host reported success")?;
+                ensure(err.phase == expected, || {
+                    format!("expected {expected}: {err:?}")
+                })?;
+            }
+            Ok(())
+        }),
         async_trial(
             "faults::stderr_flood_does_not_block_a_good_answer",
             || async {
@@ -265,20 +445,15 @@ pub(crate) fn trials() -> Vec<Trial> {
             }
             Ok(())
         }),
-        async_trial("faults::kill_all_hosts_on_ctrl_c", || async {
-            let mut host = harness("serve").build();
-            host.info().await.map_err(|e| e.to_string())?;
-            kill_all_hosts();
-            let err = vector(&mut host, "v")
-                .await
-                .err()
-                .ok_or("a killed host reported success")?;
-            ensure(err.phase == Phase::Setup, || format!("{err:?}"))?;
-            vector(&mut host, "v")
-                .await
-                .map_err(|e| format!("no restart after Ctrl-C cleanup: {e}"))?;
-            host.shutdown().await;
-            Ok(())
+        Trial::test("faults::kill_all_hosts_on_ctrl_c", || {
+            // kill_all_hosts is process-wide: run it apart from parallel trials.
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            let out = std::process::Command::new(exe)
+                .env(SCENARIO_ENV, "kill_all_hosts")
+                .output()
+                .map_err(|e| e.to_string())?;
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            ensure(out.status.success(), || format!("{}: {stderr}", out.status)).map_err(Into::into)
         }),
     ]
 }

@@ -212,6 +212,10 @@ fn reply(out: &mut impl Write, id: &Value, result: Value) {
 /// A host speaking the protocol by hand that misbehaves as `fault` says
 /// during the vector named `victim` (every vector for `*_always` faults).
 fn raw_host(fault: &str) -> ! {
+    if fault == "exit_at_start" {
+        eprintln!("fault host: giving up before the handshake");
+        std::process::exit(4);
+    }
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
@@ -220,11 +224,23 @@ fn raw_host(fault: &str) -> ! {
     loop {
         line.clear();
         if input.read_line(&mut line).unwrap_or(0) == 0 {
+            if fault == "stubborn" {
+                // Silent: the runner may be gone, and so may its stderr pipe.
+                hang();
+            }
             std::process::exit(0);
         }
         let msg: Value = serde_json::from_str(&line).expect("the runner sends JSON");
         let id = msg["id"].clone();
         match msg["method"].as_str().unwrap_or("") {
+            "initialize" if fault == "bad_handshake" => {
+                eprintln!("fault host: speaking another protocol");
+                reply(
+                    &mut out,
+                    &id,
+                    json!({"protocol": "ctk-harness/2", "host": {"name": "x", "version": "0", "spec_versions": []}}),
+                );
+            }
             "initialize" => {
                 eprintln!("fault host {fault}: started");
                 reply(
@@ -238,6 +254,28 @@ fn raw_host(fault: &str) -> ! {
                 if armed && fault.starts_with("crash_on_setup") {
                     eprintln!("fault host: crashing in setup");
                     std::process::exit(3);
+                }
+                if armed && fault == "callback_in_setup" {
+                    eprintln!("fault host: calling back during setup");
+                    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "callback/intercept", "params": {"index": 0, "context": {}}});
+                    let _ = writeln!(out, "{request}");
+                    let _ = out.flush();
+                    continue;
+                }
+                if armed && fault == "notification" {
+                    eprintln!("fault host: sending a notification");
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        json!({"jsonrpc": "2.0", "method": "log", "params": {"text": "hi"}})
+                    );
+                    let _ = out.flush();
+                    continue;
+                }
+                if armed && fault == "schema_violation" {
+                    eprintln!("fault host: answering setup with a bad result");
+                    reply(&mut out, &id, json!({"ok": true}));
+                    continue;
                 }
                 if armed && fault == "wrong_id" {
                     let wrong = json!(id.as_i64().unwrap_or(0) + 1000);
@@ -323,6 +361,15 @@ fn misbehave(fault: &str, input: &mut impl BufRead, out: &mut impl Write, id: &V
                 id,
                 json!({"outcome": "completed", "final_output": "flooded"}),
             );
+        }
+        "callback_flood" => {
+            eprintln!("fault host: flooding callbacks");
+            for i in 0..2000 {
+                let request = json!({"jsonrpc": "2.0", "id": i, "method": "callback/intercept", "params": {"index": 2, "context": {}}});
+                let _ = writeln!(out, "{request}");
+            }
+            let _ = out.flush();
+            hang();
         }
         "exit0" => {
             eprintln!("fault host: exiting 0 mid-vector");

@@ -14,8 +14,7 @@ use serde_json::value::RawValue;
 use crate::hosts::{harness, FakeHarness, ScriptedCallbacks};
 use crate::{async_trial, ensure};
 
-const SCENARIO: &str =
-    r#"{"input": "hi", "big": 123456789012345678901234567890, "neg": -0, "f": 1.0e400}"#;
+const SCENARIO: &str = "{\"input\": \"hi\",\n  \"big\": 123456789012345678901234567890,\r\n  \"neg\": -0, \"f\": 1.0e400}";
 
 fn setup(id: &str) -> VectorSetup {
     let scenario = RawValue::from_string(SCENARIO.to_owned()).expect("valid JSON text");
@@ -41,11 +40,99 @@ async fn one_vector<H: Harness>(host: &mut H, id: &str) -> Result<RunRecord, Str
     Ok(record)
 }
 
+/// The Python example host through the stdio client: every message it
+/// sends passes the schemas, and a simple vector runs to completion.
+fn python_example_host() -> Trial {
+    let available = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let trial = async_trial("loopback::python_example_host", || async {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/python-host/host.py"
+        );
+        let mut host = ctk_harness_protocol::StdioHarness::builder("python3")
+            .arg(script)
+            .build();
+        let info = host.info().await.map_err(|e| e.to_string())?;
+        ensure(
+            info.name == "python-example-host" && info.declaration.is_some(),
+            || format!("{info:?}"),
+        )?;
+        let scenario = RawValue::from_string(
+            r#"{"input":{"content":"hi","role":"user"},"tools":[{"name":"echo","behavior":[{"return":"ok"}]}],
+               "model_script":[{"respond":{"content":null,"tool_calls":[{"id":"t1","name":"echo","args":{"x":1}}],"finish_reason":"tool_calls"}},
+                               {"respond":{"content":"done","tool_calls":[],"finish_reason":"stop"}}]}"#
+                .to_owned(),
+        )
+        .map_err(|e| e.to_string())?;
+        let mut setup = VectorSetup::new("py", "agent-hooks/0.1", scenario);
+        setup.interceptors = vec![InterceptorBinding::everywhere()];
+        host.setup(setup).await.map_err(|e| e.to_string())?;
+        let record = host
+            .run(Arc::new(AllowAll))
+            .await
+            .map_err(|e| e.to_string())?;
+        host.teardown().await.map_err(|e| e.to_string())?;
+        host.shutdown().await;
+        ensure(record.outcome == RunOutcome::Completed, || {
+            format!("{record:?}")
+        })?;
+        ensure(record.final_output == json!("done"), || {
+            format!("{record:?}")
+        })?;
+        ensure(record.records.len() == 10, || {
+            format!("{} records", record.records.len())
+        })?;
+        ensure(record.tool_invocations.len() == 1, || format!("{record:?}"))
+    });
+    trial.with_ignored_flag(!available)
+}
+
+/// Allows everything, changes nothing.
+struct AllowAll;
+
+impl Callbacks for AllowAll {
+    fn intercept<'a>(
+        &'a self,
+        _index: usize,
+        _context: &'a mut serde_json::Value,
+    ) -> ctk_harness_protocol::BoxFuture<'a, ctk_harness_protocol::InterceptorReply> {
+        Box::pin(async {
+            ctk_harness_protocol::InterceptorReply::Response(json!({"decision": "allow"}))
+        })
+    }
+    fn resolve_approval<'a>(
+        &'a self,
+        _request: &'a serde_json::Value,
+    ) -> ctk_harness_protocol::BoxFuture<'a, ctk_harness_protocol::ResolverReply> {
+        Box::pin(async {
+            ctk_harness_protocol::ResolverReply::Raised {
+                message: "none".into(),
+            }
+        })
+    }
+    fn redact<'a>(
+        &'a self,
+        _context: &'a serde_json::Value,
+    ) -> ctk_harness_protocol::BoxFuture<'a, ctk_harness_protocol::RedactorReply> {
+        Box::pin(async {
+            ctk_harness_protocol::RedactorReply::Raised {
+                message: "none".into(),
+            }
+        })
+    }
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
+        python_example_host(),
         async_trial("loopback::stdio_matches_linked", || async {
             let mut linked = FakeHarness::default();
-            let expected = one_vector(&mut linked, "v1").await?;
+            let mut expected = one_vector(&mut linked, "v1").await?;
+            // The wire turns line breaks between tokens into spaces.
+            expected.final_output["scenario_text"] = json!(SCENARIO.replace(['\n', '\r'], " "));
             let mut remote = harness("serve").build();
             let info = remote.info().await.map_err(|e| e.to_string())?;
             ensure(
@@ -91,9 +178,11 @@ pub(crate) fn trials() -> Vec<Trial> {
                 r[5]["resolution"]["request"] == json!({"reason": "policy:ask"}),
                 || r[5].to_string(),
             )?;
-            ensure(got.final_output["scenario_text"] == SCENARIO, || {
-                format!("scenario text changed: {}", got.final_output)
-            })
+            let on_one_line = SCENARIO.replace(['\n', '\r'], " ");
+            ensure(
+                got.final_output["scenario_text"] == on_one_line.as_str(),
+                || format!("scenario text changed: {}", got.final_output),
+            )
         }),
         async_trial("loopback::host_error_keeps_the_host", || async {
             let mut remote = harness("serve").build();

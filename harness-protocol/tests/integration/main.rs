@@ -15,6 +15,9 @@ fn main() {
     if let Ok(host) = std::env::var(hosts::HOST_ENV) {
         hosts::run_host(&host);
     }
+    if let Ok(scenario) = std::env::var(faults::SCENARIO_ENV) {
+        faults::run_scenario(&scenario);
+    }
     let args = Arguments::from_args();
     let mut trials: Vec<Trial> = Vec::new();
     trials.extend(loopback::trials());

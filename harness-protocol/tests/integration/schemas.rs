@@ -183,11 +183,7 @@ fn round_trips() -> Result<(), String> {
 fn schema_rejects() -> Result<(), String> {
     let s = Schemas::get();
     let bad = [
-        (
-            methods::INITIALIZE,
-            json!({"protocol": "ctk-harness/2"}),
-            true,
-        ),
+        (methods::INITIALIZE, json!({"protocol": "lsp/3"}), true),
         (
             methods::VECTOR_SETUP,
             json!({"vector_id": "v", "spec": "s", "scenario": {}, "interceptors": [], "identity_provider": null, "expect": {}}),

@@ -1,5 +1,7 @@
 //! The only file that names concrete hosts.
 
+use ctk_harness_protocol::StdioHarness;
+
 use crate::cli::run::{drive, Job, RunResult};
 use crate::cli::CliError;
 use crate::errors::UsageError;
@@ -27,9 +29,24 @@ pub async fn run(
 ) -> Result<RunResult, CliError> {
     match choice {
         HostChoice::Reference => drive(ctk_reference_host::ReferenceHost::new, job, on_event).await,
-        HostChoice::Stdio { command, .. } => Err(CliError::Usage(UsageError(format!(
-            "stdio hosts are not available yet in this build (asked to run {:?}); run without `-- CMD` to use the bundled reference host",
-            command.join(" ")
-        )))),
+        HostChoice::Stdio { command, isolate } => {
+            let Some((program, args)) = command.split_first() else {
+                return Err(CliError::Usage(UsageError(
+                    "the host command after `--` is empty".into(),
+                )));
+            };
+            // A host process must never outlive an interrupted run.
+            tokio::spawn(async {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    ctk_harness_protocol::kill_all_hosts();
+                    std::process::exit(i32::from(crate::exit_code::HARNESS));
+                }
+            });
+            let builder = StdioHarness::builder(program)
+                .args(args)
+                .vector_timeout(job.vector_timeout)
+                .isolate(*isolate);
+            drive(move || builder.clone().build(), job, on_event).await
+        }
     }
 }

@@ -67,18 +67,18 @@ fn zero_vectors_is_an_error_never_a_pass() {
 }
 
 #[test]
-fn stdio_host_is_a_usage_error_for_now() {
+fn a_stdio_host_that_cannot_start_is_a_harness_error() {
     let out = ctk(&[
         "run",
         "--vectors",
         &data("engine"),
         "--",
-        "my-host",
+        "ctk-no-such-host-program",
         "--flag",
     ]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("not available yet"),
+        stderr(&out).contains("ctk-no-such-host-program"),
         "{}",
         stderr(&out)
     );

@@ -1,0 +1,906 @@
+#!/usr/bin/env python3
+"""A small Agent Hooks host in Python 3.11, standard library only, speaking the
+ctk stdio harness protocol (ctk-harness/1, see harness-protocol/PROTOCOL.md).
+
+The agent loop is genuine: a scripted model and mock tools (the only mocked
+I/O) driven through the host's own emitter, which builds each context,
+validates its envelope (with the §4.2 types of the point's members) and
+bounds, computes jcs-sha256 identities (RFC 8785), dispatches to the
+interceptors (scripted in the runner and reached through callbacks), gates
+their verdicts (closed at every level; bare or in a response envelope),
+composes them with sequential/first_deny (on_approval: stop), consults the
+approval seam, applies transforms with write-back, checks the composed
+context again before a permitted action proceeds, and writes one
+payload-free interception record per emission.
+
+stdout carries only protocol messages; stderr is this host's log.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import decimal
+import hashlib
+import itertools
+import json
+import math
+import os
+import queue
+import re
+import sys
+import threading
+
+PROTOCOL = "ctk-harness/1"
+SPEC = "agent-hooks/0.1"
+POINTS = [
+    "agent_startup", "input", "pre_model_call", "post_model_call",
+    "pre_tool_call", "post_tool_call", "output", "agent_shutdown",
+]
+CONDITIONAL = {
+    "agent_startup": {"agent_init": ["tools_registered"]},
+    "input": {"input": ["content", "role"]},
+    "pre_model_call": {"model": ["id"], "messages": None},
+    "post_model_call": {"model": ["id"], "response": ["content", "tool_calls", "finish_reason"]},
+    "pre_tool_call": {"tool_call": ["id", "name", "args"]},
+    "post_tool_call": {"tool_call": ["id", "name", "args"], "tool_result": ["value", "is_error"]},
+    "output": {"output": ["content"]},
+    "agent_shutdown": {"summary": ["reason"]},
+}
+# Where a point's target lives, for write-back (None: not transformable).
+WRITE_BACK = {
+    "agent_startup": None, "input": ("input",), "pre_model_call": ("messages",),
+    "post_model_call": ("response",), "pre_tool_call": ("tool_call", "args"),
+    "post_tool_call": ("tool_result", "value"), "output": ("output",),
+    "agent_shutdown": None,
+}
+MAX_SAFE_INTEGER = 2**53 - 1
+EVIDENCE_MAX_BYTES = 10240
+MAX_CONTEXT_BYTES = 5 * 1024 * 1024
+DEFAULT_TIMEOUT_MS = 5000
+HOST_DECLARATION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host.json")
+
+
+def log(*parts):
+    print("python-host:", *parts, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- identity
+
+class DomainError(Exception):
+    """The context cannot be identified (§10.2): fail closed, context_invalid."""
+
+
+def es_number(f: float) -> str:
+    """ECMA-262 Number::toString, as RFC 8785 requires."""
+    if not math.isfinite(f):
+        raise DomainError("non-finite number")
+    if f == 0:
+        return "0"
+    sign = "-" if f < 0 else ""
+    d = decimal.Decimal(repr(abs(f)))
+    digits = "".join(map(str, d.as_tuple().digits)).rstrip("0") or "0"
+    exponent = d.as_tuple().exponent + len("".join(map(str, d.as_tuple().digits)))
+    k, n = len(digits), exponent
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        mant = digits[0] + ("." + digits[1:] if k > 1 else "")
+        body = f"{mant}e{'+' if e >= 0 else '-'}{abs(e)}"
+    return sign + body
+
+
+def jcs(value) -> str:
+    """RFC 8785 canonical JSON text."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return es_number(value)
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise DomainError("lone surrogate in a string") from e
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, list):
+        return "[" + ",".join(jcs(v) for v in value) + "]"
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=lambda kv: kv[0].encode("utf-16-be"))
+        return "{" + ",".join(jcs(k) + ":" + jcs(v) for k, v in items) + "}"
+    raise DomainError(f"not a JSON value: {type(value).__name__}")
+
+
+def check_domain(value, depth=0):
+    """I-JSON domain (§4.4, §10.2) and the depth bound (§12.3)."""
+    if depth > 128:
+        raise DomainError("context nesting deeper than 128 levels")
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return
+    if isinstance(value, int):
+        if abs(value) > MAX_SAFE_INTEGER:
+            raise DomainError("integer exceeds 2^53; string-encode 64-bit identifiers, see spec §4.4")
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise DomainError("non-finite number")
+        return
+    children = value.values() if isinstance(value, dict) else value
+    for child in children:
+        check_domain(child, depth + 1)
+
+
+def validate_envelope(ctx):
+    """The §4 envelope checks every emission passes before dispatch."""
+    def need(cond, what):
+        if not cond:
+            raise DomainError(f"context envelope invalid: {what}")
+    need(isinstance(ctx, dict), "not an object")
+    need(isinstance(ctx.get("spec"), str) and re.fullmatch(r"agent-hooks/\d+\.\d+", ctx["spec"]), "spec")
+    point = ctx.get("interception_point")
+    need(point in POINTS, "interception_point")
+    need(isinstance(ctx.get("timestamp"), str), "timestamp")
+    seq = ctx.get("sequence")
+    need(isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0, "sequence")
+    agent = ctx.get("agent")
+    need(isinstance(agent, dict) and isinstance(agent.get("id"), str) and agent["id"], "agent.id")
+    need(isinstance(agent.get("framework"), str) and re.fullmatch(r"[a-z0-9_-]+", agent["framework"]), "agent.framework")
+    session = ctx.get("session")
+    need(isinstance(session, dict) and isinstance(session.get("id"), str) and session["id"], "session.id")
+    need("target" in ctx, "target")
+    for key, subfields in CONDITIONAL[point].items():
+        need(key in ctx, key)
+        if subfields is not None:
+            need(isinstance(ctx[key], dict) and all(s in ctx[key] for s in subfields), key)
+        need(conditional_types_hold(key, ctx[key]), f"{key} (§4.2 types)")
+
+
+def conditional_types_hold(key, member):
+    """The §4.2 JSON types of a conditional member (D-35): checked before
+    dispatch and again on the composed context, so that a transform can never
+    hand the next step of the loop a value of the wrong shape."""
+    def field(name):
+        return member.get(name) if isinstance(member, dict) else None
+
+    def string(x):
+        return isinstance(x, str)
+
+    if key == "agent_init":
+        tools = field("tools_registered")
+        return isinstance(tools, list) and all(map(string, tools))
+    if key == "input":
+        return field("role") in ("user", "system", "external") and isinstance(field("content"), (str, dict))
+    if key == "model":
+        return string(field("id"))
+    if key == "messages":
+        return isinstance(member, list) and all(isinstance(m, dict) for m in member)
+    if key == "response":
+        return isinstance(field("tool_calls"), list) and string(field("finish_reason"))
+    if key == "tool_call":
+        return string(field("id")) and string(field("name")) and isinstance(field("args"), dict)
+    if key == "tool_result":
+        return isinstance(field("is_error"), bool)
+    if key == "summary":
+        return field("reason") in ("completed", "error", "cancelled")
+    return True
+
+
+def check_bounds(ctx):
+    """The §12.3 bounds, whatever the provider: nesting depth, then the
+    canonical size."""
+    def depth(value, level):
+        if level > 128:
+            raise DomainError("context nesting deeper than 128 levels")
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        for child in children:
+            depth(child, level + 1)
+
+    depth(ctx, 1)
+    if len(jcs(ctx).encode("utf-8")) > MAX_CONTEXT_BYTES:
+        raise DomainError("context larger than 5 MiB in canonical form")
+
+
+def projection(ctx):
+    """The closed whitelist the jcs-sha256 identity is computed over."""
+    out = {k: ctx[k] for k in ("spec", "interception_point", "timestamp", "sequence", "target")}
+    out["agent"] = {"id": ctx["agent"]["id"], "framework": ctx["agent"]["framework"]}
+    out["session"] = {"id": ctx["session"]["id"]}
+    for key, subfields in CONDITIONAL[ctx["interception_point"]].items():
+        out[key] = ctx[key] if subfields is None else {s: ctx[key][s] for s in subfields}
+    return out
+
+
+def identity(provider, ctx):
+    """The context identity under `provider`; DomainError fails closed."""
+    if provider is None:
+        return None
+    if provider != "jcs-sha256":
+        # This host registers no custom provider: the kit's `ctk-fault` (and
+        # any other name) fails every compute, and must fail closed.
+        raise DomainError(f"identity provider {provider!r} failed")
+    validate_envelope(ctx)
+    proj = projection(ctx)
+    check_domain(proj)
+    return "sha256:" + hashlib.sha256(jcs(proj).encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------- verdicts
+
+class GateError(Exception):
+    """A verdict or transform failed; `reason` is the host_error to deny with."""
+
+    def __init__(self, reason, message):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+PATH_SEGMENT = re.compile(r'\.([A-Za-z0-9_-]+)|\[(\d+)\]|\["([A-Za-z0-9_-]+)"\]')
+
+
+def parse_path(path):
+    """§5.2 path grammar: $target (or $policy_target) then segments."""
+    if not isinstance(path, str):
+        raise GateError("host_error:verdict_invalid", "transform path is not a string")
+    m = re.match(r"\$(policy_target|target)(?![A-Za-z0-9_-])", path)
+    if not m:
+        raise GateError("host_error:transform_target_forbidden", "transform path is not rooted at $target")
+    segments, pos = [], m.end()
+    while pos < len(path):
+        seg = PATH_SEGMENT.match(path, pos)
+        if not seg:
+            raise GateError("host_error:transform_invalid", "transform path does not parse")
+        name, index, quoted = seg.groups()
+        segments.append(int(index) if index is not None else (name if name is not None else quoted))
+        pos = seg.end()
+    return segments
+
+
+def apply_transform(target, transform):
+    """Replace the value at the path inside `target`; returns the new target."""
+    segments = parse_path(transform.get("path"))
+    value = copy.deepcopy(transform.get("value"))
+    if not segments:
+        return value
+    node = target
+    for i, seg in enumerate(segments):
+        last = i == len(segments) - 1
+        if isinstance(seg, int):
+            ok = isinstance(node, list) and seg < len(node)
+        else:
+            ok = isinstance(node, dict) and seg in node
+        if not ok:
+            raise GateError("host_error:transform_invalid", "transform path does not resolve in the target")
+        if last:
+            node[seg] = value
+        else:
+            node = node[seg]
+    return target
+
+
+VERDICT_MEMBERS = {"decision", "reason", "message", "warnings", "approval", "transform", "evidence", "result_labels"}
+
+
+def gate(answer):
+    """The §5 verdict gate: the verdict (null members dropped), or GateError.
+    Accepts a bare verdict or the response envelope {"verdict": {...},
+    "extensions": {...}} (an object with `verdict` and no `decision`); only
+    the nested verdict is judged and enforced, `extensions` is dropped."""
+    bad = GateError("host_error:verdict_invalid", "the verdict is invalid")
+    if not isinstance(answer, dict):
+        raise bad
+    if "verdict" in answer and "decision" not in answer:
+        for key, value in answer.items():
+            if not (key == "verdict" or (key == "extensions" and isinstance(value, dict))):
+                raise GateError("host_error:verdict_invalid", "the response envelope has an unknown or mistyped member")
+        answer = answer["verdict"]
+        if not isinstance(answer, dict):
+            raise GateError("host_error:verdict_invalid", "the response envelope's verdict is not an object")
+    # The verdict is closed at every level; a null member counts as absent.
+    if not set(answer) <= VERDICT_MEMBERS:
+        raise GateError("host_error:verdict_invalid", "the verdict has an unknown member")
+    v = {k: x for k, x in answer.items() if x is not None}
+    decision = v.get("decision")
+    if decision not in ("allow", "deny", "transform"):
+        raise bad
+
+    def text_ok(obj, key, reason=False):
+        x = obj.get(key)
+        return x is None or (isinstance(x, str) and not (reason and x.startswith("host_error:")))
+
+    if not text_ok(v, "reason", True) or not text_ok(v, "message"):
+        raise bad
+    warnings = v.get("warnings")
+    if warnings is not None:
+        if not isinstance(warnings, list):
+            raise bad
+        for w in warnings:
+            if not isinstance(w, dict) or not set(w) <= {"reason", "message"}:
+                raise bad
+            if not text_ok(w, "reason", True) or not text_ok(w, "message"):
+                raise bad
+    approval = v.get("approval")
+    if approval is not None and (not isinstance(approval, dict) or decision != "deny"):
+        raise bad
+    transform = v.get("transform")
+    if (transform is not None) != (decision == "transform"):
+        raise bad
+    if transform is not None:
+        if not isinstance(transform, dict) or not set(transform) <= {"path", "value"} or "path" not in transform:
+            raise bad
+        parse_path(transform["path"])  # a non-string path is verdict_invalid (P-8)
+    evidence = v.get("evidence")
+    if evidence is not None:
+        if not isinstance(evidence, dict):
+            raise bad
+        for key, x in evidence.items():
+            if key == "artefact":
+                ok = x is None or isinstance(x, str)
+            elif key == "verification_pointers":
+                ok = isinstance(x, dict) and all(isinstance(u, str) for u in x.values())
+            else:
+                ok = False
+            if not ok:
+                raise bad
+        try:
+            if len(jcs(evidence).encode("utf-8")) > EVIDENCE_MAX_BYTES:
+                raise bad
+        except DomainError as e:
+            raise bad from e
+    labels = v.get("result_labels")
+    if labels is not None and (not isinstance(labels, list) or not all(isinstance(x, str) for x in labels)):
+        raise bad
+    return v
+
+
+def host_deny(reason, message):
+    return {"decision": "deny", "reason": reason, "message": message}
+
+
+def is_host_error(v):
+    return isinstance(v.get("reason"), str) and v["reason"].startswith("host_error:")
+
+
+def truncate(text, limit=256):
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    cut = raw[: limit - len("…".encode("utf-8"))].decode("utf-8", errors="ignore")
+    return cut + "…"
+
+
+def project_verdict(v):
+    """The payload-free projection a record carries (§10.3)."""
+    out = {"decision": v["decision"]}
+    if v.get("reason") is not None:
+        out["reason"] = v["reason"]
+    if v.get("message") is not None:
+        out["message"] = truncate(v["message"])
+    if v.get("warnings"):
+        ws = []
+        for w in v["warnings"]:
+            pw = {}
+            if w.get("reason") is not None:
+                pw["reason"] = w["reason"]
+            if w.get("message") is not None:
+                pw["message"] = truncate(w["message"])
+            ws.append(pw)
+        out["warnings"] = ws
+    if v.get("approval") is not None:
+        out["approval"] = {}
+    if v.get("transform") is not None:
+        out["transform"] = {"path": v["transform"]["path"]}
+    if v.get("evidence") is not None:
+        out["evidence"] = v["evidence"]
+    if v.get("result_labels"):
+        out["result_labels"] = v["result_labels"]
+    return out
+
+
+# ---------------------------------------------------------------- the link
+
+class Link:
+    """Both directions of the stdio link: requests from the runner are queued
+    for the main thread; answers to this host's callbacks wake their waiter."""
+
+    def __init__(self):
+        self.out_lock = threading.Lock()
+        self.pending = {}
+        self.pending_lock = threading.Lock()
+        self.ids = itertools.count(1)
+        self.requests = queue.Queue()
+        threading.Thread(target=self._read, name="stdin-reader", daemon=True).start()
+
+    def write(self, message):
+        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        with self.out_lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+    def _read(self):
+        for line in sys.stdin:
+            try:
+                msg = json.loads(line)
+            except ValueError as e:
+                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": str(e)}})
+                continue
+            if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}})
+                continue
+            if "method" in msg:
+                self.requests.put(msg)
+                continue
+            with self.pending_lock:
+                waiter = self.pending.pop(json.dumps(msg.get("id")), None)
+            if waiter is not None:  # otherwise: a late answer, ignored
+                waiter["message"] = msg
+                waiter["event"].set()
+        self.requests.put(None)
+
+    def call(self, method, params, timeout_ms):
+        """Send a callback; its result, or None on timeout / error / close."""
+        rid = next(self.ids)
+        waiter = {"event": threading.Event(), "message": None}
+        with self.pending_lock:
+            self.pending[json.dumps(rid)] = waiter
+        self.write({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        answered = waiter["event"].wait(None if timeout_ms is None else timeout_ms / 1000)
+        if not answered:
+            with self.pending_lock:
+                self.pending.pop(json.dumps(rid), None)
+            return None
+        msg = waiter["message"]
+        if "result" not in msg or not isinstance(msg["result"], dict):
+            log(f"{method}: the runner answered with an error: {msg.get('error')}")
+            return None
+        return msg["result"]
+
+
+# ---------------------------------------------------------------- emitter
+
+class Emitter:
+    """Builds contexts, dispatches, composes (sequential/first_deny, stop),
+    consults the approval seam and records one record per emission."""
+
+    def __init__(self, link, setup, session_n):
+        self.link = link
+        self.setup = setup
+        self.mode = setup.get("mode", "enforce")
+        self.provider = setup.get("identity_provider")
+        self.bindings = setup.get("interceptors", [])
+        self.timeout_ms = setup.get("interceptor_timeout_ms") or DEFAULT_TIMEOUT_MS
+        self.approval_timeout_ms = setup.get("approval_timeout_ms") or self.timeout_ms
+        comp = setup.get("composition") or {}
+        self.on_approval = comp.get("on_approval") or "stop"
+        self.sequence = 0
+        self.session = f"sess-{session_n}"
+        self.records = []
+
+    def context(self, point, conditional, target):
+        now = datetime.datetime.now(datetime.timezone.utc)
+        ctx = {
+            "spec": self.setup.get("spec", SPEC),
+            "interception_point": point,
+            "timestamp": now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z",
+            "sequence": self.sequence,
+            "agent": {"id": "py-agent", "framework": "python-example"},
+            "session": {"id": self.session},
+            "target": target,
+        }
+        ctx.update(conditional)
+        self.sequence += 1
+        return ctx
+
+    def bound(self, point):
+        return [i for i, b in enumerate(self.bindings) if b.get("at") is None or point in b["at"]]
+
+    def intercept(self, index, ctx):
+        """Interceptor `index` on its own copy: the verdict after the gate."""
+        result = self.link.call("callback/intercept", {"index": index, "context": copy.deepcopy(ctx)}, self.timeout_ms)
+        if result is None:
+            return host_deny("host_error:interceptor_timeout", "the interceptor did not answer in time")
+        if result.get("outcome") == "raised":
+            return host_deny("host_error:interceptor_failed", "the interceptor raised")
+        # A changed copy (`context` in the result) belonged to the interceptor
+        # alone: the live context is never shared, so it changes nothing here.
+        try:
+            return gate(result.get("response"))
+        except GateError as e:
+            return host_deny(e.reason, e.message)
+
+    def write_target(self, ctx, point, target):
+        if WRITE_BACK[point] is None:
+            raise GateError("host_error:transform_target_forbidden", f"{point} does not allow transforms")
+        ctx["target"] = target
+        path = WRITE_BACK[point]
+        holder = ctx
+        for key in path[:-1]:
+            holder = holder[key]
+        holder[path[-1]] = target
+
+    def fold(self, ctx, point, verdict):
+        """Apply a permit's transform to the live context (enforce) or only
+        check it on a copy (evaluate_only)."""
+        if verdict["decision"] != "transform":
+            return
+        if WRITE_BACK[point] is None:
+            raise GateError("host_error:transform_target_forbidden", f"{point} does not allow transforms")
+        if self.mode == "evaluate_only":
+            apply_transform(copy.deepcopy(ctx["target"]), verdict["transform"])
+            return
+        self.write_target(ctx, point, apply_transform(copy.deepcopy(ctx["target"]), verdict["transform"]))
+
+    def consult(self, ctx, point, deny):
+        """The approval seam (§9): ('approval', permit) or ('rejection', deny)."""
+        request_ctx = copy.deepcopy(ctx)
+        if self.setup.get("redactor"):
+            redacted = self.link.call("callback/redact", {"context": request_ctx}, self.approval_timeout_ms)
+            if redacted is None or redacted.get("outcome") != "redacted":
+                return "rejection", host_deny("host_error:approval_resolver_failed", "the redactor failed")
+            request_ctx = redacted["context"]
+        try:
+            request_identity = identity(self.provider, request_ctx) if isinstance(request_ctx, dict) else None
+        except DomainError:
+            return "rejection", host_deny("host_error:context_invalid", "the approval context cannot be identified")
+        request = {"context_identity": request_identity, "interception_point": point,
+                   "verdict": deny, "context": request_ctx}
+        reply = self.link.call("callback/resolve_approval", {"request": request}, self.approval_timeout_ms)
+        if reply is None or reply.get("outcome") != "resolution":
+            return "rejection", host_deny("host_error:approval_resolver_failed", "the approval resolver failed")
+        res = reply.get("resolution")
+        if not isinstance(res, dict):
+            return "rejection", host_deny("host_error:approval_resolver_failed", "the resolution is not an object")
+        if "context_identity" not in res or res["context_identity"] != request_identity:
+            return "rejection", host_deny("host_error:approval_identity_mismatch", "the resolution does not echo the request identity")
+        outcome = res.get("outcome")
+        has_verdict = res.get("verdict") is not None
+        if (not set(res) <= {"outcome", "context_identity", "verdict"}
+                or outcome not in ("approve", "reject", "unresolved") or has_verdict == (outcome == "unresolved")):
+            return "rejection", host_deny("host_error:approval_resolver_failed", "the resolution is malformed")
+        if outcome == "unresolved":
+            return "rejection", host_deny("host_error:approval_unresolved", "the approval is unresolved")
+        try:
+            verdict = gate(res["verdict"])
+        except GateError as e:
+            return "rejection", host_deny(e.reason, "the resolution's verdict: " + e.message)
+        permit = verdict["decision"] in ("allow", "transform")
+        if (outcome == "approve") != permit:
+            return "rejection", host_deny("host_error:verdict_invalid", "the resolution's verdict contradicts its outcome")
+        return ("approval", verdict) if permit else ("rejection", verdict)
+
+    def emit(self, point, conditional, target):
+        """One emission: returns (permitted, ctx) with the ctx as enforced."""
+        ctx = self.context(point, conditional, target)
+        bound = self.bound(point)
+        record = {
+            "interception_point": point,
+            "mode": self.mode,
+            "identity_provider": self.provider,
+            "session_id": ctx["session"]["id"],
+            "sequence": ctx["sequence"],
+            "timestamp": ctx["timestamp"],
+            "composition": {"profile": "sequential/first_deny", "on_approval": self.on_approval},
+            "interceptors_registered": len(bound),
+        }
+        try:
+            # The §4 envelope (with the §4.2 types) and the §12.3 bounds,
+            # whatever the provider; then the provider's own checks.
+            validate_envelope(ctx)
+            check_bounds(ctx)
+            input_identity = identity(self.provider, ctx)
+        except DomainError as e:
+            combined = host_deny("host_error:context_invalid", str(e))
+            record.update(verdict=project_verdict(combined), input_identity=None,
+                          enforced_identity=None, decided_by=None)
+            self.records.append(record)
+            return self.permitted(combined), ctx
+
+        verdicts, seen = [], []
+        decided_by, resolved_by, truncated = None, None, False
+        combined = None
+        last_transform = None
+        if not bound:
+            combined = host_deny("host_error:no_interceptor", "no interceptor is bound at this point")
+        for slot, index in enumerate(bound):
+            v = self.intercept(index, ctx)
+            seen.append(v)
+            entry = {"index": slot, "decision": v["decision"]}
+            if v.get("reason") is not None:
+                entry["reason"] = v["reason"]
+            if self.bindings[index].get("name") is not None:
+                entry["name"] = self.bindings[index]["name"]
+            verdicts.append(entry)
+            rest = slot < len(bound) - 1
+            if v["decision"] == "deny":
+                liftable = (v.get("approval") is not None and not is_host_error(v)
+                            and self.setup.get("approval_resolver") and self.mode == "enforce"
+                            and point != "agent_shutdown")
+                if not liftable:
+                    combined, decided_by, truncated = v, slot, rest
+                    break
+                resolved_by, resolution = self.consult(ctx, point, v)
+                seen.append(resolution)
+                if resolved_by == "rejection":
+                    combined, truncated = resolution, rest
+                    decided_by = None if is_host_error(resolution) else slot
+                    break
+                try:
+                    self.fold(ctx, point, resolution)
+                except GateError as e:
+                    combined, decided_by, truncated = host_deny(e.reason, e.message), None, rest
+                    break
+                combined, decided_by, truncated = resolution, slot, rest
+                break  # on_approval: stop
+            if v["decision"] == "transform":
+                try:
+                    self.fold(ctx, point, v)
+                except GateError as e:
+                    combined, decided_by, truncated = host_deny(e.reason, e.message), None, rest
+                    break
+                last_transform = (slot, v)
+        if combined is None:
+            if last_transform is not None:
+                decided_by, combined = last_transform
+            elif seen:
+                # Every verdict allowed: the lowest-index allow is the winner,
+                # so its reason, message and evidence reach the record (D-29).
+                combined = dict(seen[0])
+            else:
+                combined = {"decision": "allow"}
+        combined = self.unions(combined, seen)
+
+        if self.mode == "evaluate_only":
+            enforced_identity = input_identity  # nothing was applied
+        elif combined["decision"] == "deny":
+            # The deny stands; the identity of the composed context is
+            # recorded when it can be computed.
+            try:
+                enforced_identity = identity(self.provider, ctx)
+            except DomainError:
+                enforced_identity = None
+        else:
+            # What the next step would use must still be a context of the
+            # point (D-35) inside the bounds: otherwise fail closed here.
+            try:
+                validate_envelope(ctx)
+                check_bounds(ctx)
+                enforced_identity = identity(self.provider, ctx)
+            except DomainError as e:
+                combined = host_deny("host_error:context_invalid", str(e))
+                enforced_identity, decided_by = None, None
+        record.update(verdict=project_verdict(combined), input_identity=input_identity,
+                      enforced_identity=enforced_identity, decided_by=decided_by,
+                      fold_truncated=truncated)
+        if verdicts:
+            record["verdicts"] = verdicts
+        if resolved_by is not None:
+            record["resolved_by"] = resolved_by
+        self.records.append(record)
+        return self.permitted(combined), ctx
+
+    @staticmethod
+    def unions(combined, seen):
+        """Warnings: first-seen union over every verdict; result labels:
+        union over permit verdicts, kept only when the combined permits."""
+        out = dict(combined)
+        warnings = []
+        for v in seen:
+            for w in v.get("warnings") or []:
+                if not any(x.get("reason") == w.get("reason") and x.get("message") == w.get("message") for x in warnings):
+                    warnings.append(w)
+        if warnings:
+            out["warnings"] = warnings
+        if combined["decision"] == "deny":
+            out.pop("result_labels", None)
+        else:
+            labels = []
+            for v in seen:
+                if v["decision"] != "deny":
+                    for label in v.get("result_labels") or []:
+                        if label not in labels:
+                            labels.append(label)
+            if labels:
+                out["result_labels"] = labels
+        return out
+
+    def permitted(self, combined):
+        self.last_reason = combined.get("reason")
+        return self.mode == "evaluate_only" or combined["decision"] != "deny"
+
+
+# ---------------------------------------------------------------- agent loop
+
+class ScenarioError(Exception):
+    """The script cannot go on (no model response left, or no behaviour clause
+    of a mock tool matches): the run ends with outcome `error`."""
+
+
+def run_agent(emitter, scenario):
+    """The agent loop; returns the run record."""
+    tools = {t["name"]: t for t in scenario.get("tools", [])}
+    model_script = scenario.get("model_script", [])
+    invocations = []
+    run = {"outcome": "completed", "final_output": None, "tool_invocations": invocations}
+
+    def shutdown(reason):
+        summary = {"reason": reason}
+        emitter.emit("agent_shutdown", {"summary": summary}, summary)
+
+    def block():
+        run["outcome"], run["final_output"] = "blocked", None
+        shutdown("error")
+        return run
+
+    names = sorted(tools)
+    agent_init = {"tools_registered": names}
+    ok, _ = emitter.emit("agent_startup", {"agent_init": agent_init}, agent_init)
+    if not ok:
+        return block()
+    given = scenario["input"]
+    user_input = {"content": given.get("content"), "role": given.get("role", "user")}
+    ok, ctx = emitter.emit("input", {"input": user_input}, user_input)
+    if not ok:
+        return block()
+    user_input = ctx["input"]
+    messages = [{"role": user_input["role"], "content": user_input["content"]}]
+    final = None
+    try:
+        for n in itertools.count():
+            ok, ctx = emitter.emit("pre_model_call", {"model": {"id": "mock"}, "messages": messages}, messages)
+            if not ok:
+                return block()
+            messages = ctx["messages"]
+            if n >= len(model_script):
+                raise ScenarioError("the model script has no response left")
+            scripted = model_script[n]["respond"]
+            response = {"content": scripted.get("content"), "tool_calls": scripted.get("tool_calls", []),
+                        "finish_reason": scripted.get("finish_reason")}
+            ok, ctx = emitter.emit("post_model_call", {"model": {"id": "mock"}, "response": response}, response)
+            if not ok:
+                return block()
+            response = ctx["response"]
+            if not response.get("tool_calls"):
+                final = response.get("content")
+                break
+            for call in response["tool_calls"]:
+                messages.append(tool_turn(emitter, tools, call, invocations))
+            content = response.get("content")
+            messages.append({"role": "assistant", "content": "" if content is None else content})
+    except ScenarioError as e:
+        run.update(outcome="error", error=str(e))
+        shutdown("error")
+        return run
+    if final is not None:
+        output = {"content": final}
+        ok, ctx = emitter.emit("output", {"output": output}, output)
+        if not ok:
+            return block()
+        final = ctx["output"]["content"]
+    run["final_output"] = final
+    shutdown("completed")
+    return run
+
+
+def tool_turn(emitter, tools, call, invocations):
+    """One tool call through pre_tool_call, the mock, post_tool_call; the
+    message it contributes to the conversation."""
+    # Read defensively: a permitted transform of the response only guarantees
+    # that `tool_calls` is an array; a malformed call then fails the
+    # pre_tool_call envelope (context_invalid) instead of crashing the loop.
+    call = call if isinstance(call, dict) else {}
+    tool_call = {"id": call.get("id"), "name": call.get("name"), "args": copy.deepcopy(call.get("args", {}))}
+    ok, ctx = emitter.emit("pre_tool_call", {"tool_call": tool_call}, tool_call["args"])
+    if not ok:
+        return blocked_message(emitter.last_reason)
+    tool_call = ctx["tool_call"]
+    args = tool_call["args"]
+    tool = tools.get(tool_call["name"]) if isinstance(tool_call["name"], str) else None
+    if tool is None:  # not registered: an error result, no invocation
+        result = {"value": "unknown tool", "is_error": True}
+    else:
+        clause = next((b for b in tool["behavior"] if "when_args" not in b or b["when_args"] == args), None)
+        if clause is None:
+            raise ScenarioError(f"no behaviour of {tool_call['name']!r} matches its arguments")
+        invocations.append({"name": tool_call["name"], "args": copy.deepcopy(args)})
+        result = {"value": copy.deepcopy(clause["return"]), "is_error": bool(clause.get("is_error", False))}
+    ok, ctx = emitter.emit("post_tool_call", {"tool_call": copy.deepcopy(tool_call), "tool_result": result}, result["value"])
+    if not ok:
+        return blocked_message(emitter.last_reason)
+    return {"role": "tool", "content": ctx["tool_result"]["value"]}
+
+
+def blocked_message(reason):
+    """What the model sees of a denied tool call or a discarded result."""
+    return {"role": "tool", "content": f"blocked: {reason}" if reason is not None else "denied"}
+
+
+# ---------------------------------------------------------------- serving
+
+class Host:
+    def __init__(self, link):
+        self.link = link
+        self.setup = None
+        self.sessions = itertools.count(1)
+
+    def info(self):
+        with open(HOST_DECLARATION, encoding="utf-8") as f:
+            declaration = json.load(f)
+        return {"name": "python-example-host", "version": "0.1.0", "spec_versions": [SPEC],
+                "declaration": declaration}
+
+    def handle(self, method, params):
+        if method == "initialize":
+            if params.get("protocol") != PROTOCOL:
+                raise RpcError(-32001, f"this host speaks {PROTOCOL}")
+            return {"protocol": PROTOCOL, "host": self.info()}
+        if method == "vector/setup":
+            return self.vector_setup(params)
+        if method == "vector/run":
+            if self.setup is None:
+                raise RpcError(-32000, "vector/run before vector/setup", "run")
+            setup, scenario = self.setup
+            emitter = Emitter(self.link, setup, next(self.sessions))
+            run = run_agent(emitter, scenario)
+            run["records"] = emitter.records
+            return run
+        if method == "vector/teardown":
+            self.setup = None
+            return {}
+        raise RpcError(-32601, f"no method {method!r}")
+
+    def vector_setup(self, params):
+        if params.get("spec") != SPEC:
+            raise RpcError(-32000, f"this host emits {SPEC} only", "setup")
+        comp = params.get("composition") or {}
+        if comp.get("profile", "sequential/first_deny") != "sequential/first_deny" or comp.get("on_approval", "stop") != "stop":
+            raise RpcError(-32000, "this host composes with sequential/first_deny, on_approval stop, only", "setup")
+        if params.get("declaration") is not None:
+            raise RpcError(-32000, "this host does not build emitters from declarations", "setup")
+        self.setup = (params, params["scenario"])
+        return {}
+
+
+class RpcError(Exception):
+    def __init__(self, code, message, phase=None):
+        super().__init__(message)
+        self.code, self.message, self.phase = code, message, phase
+
+
+def main():
+    link = Link()
+    host = Host(link)
+    while True:
+        msg = link.requests.get()
+        if msg is None:
+            return 0
+        rid, method = msg.get("id"), msg.get("method")
+        if rid is None:
+            continue  # notifications: none are defined
+        if method == "shutdown":
+            link.write({"jsonrpc": "2.0", "id": rid, "result": {}})
+            return 0
+        try:
+            result = host.handle(method, msg.get("params") or {})
+            link.write({"jsonrpc": "2.0", "id": rid, "result": result})
+        except RpcError as e:
+            error = {"code": e.code, "message": e.message}
+            if e.phase:
+                error["data"] = {"phase": e.phase}
+            link.write({"jsonrpc": "2.0", "id": rid, "error": error})
+        except Exception as e:  # the host itself failed: a harness error, logged
+            log(f"{method} failed: {type(e).__name__}: {e}")
+            link.write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": f"{type(e).__name__}: {e}"}})
+
+
+if __name__ == "__main__":
+    sys.exit(main())
