@@ -177,6 +177,15 @@ impl Catalogs {
     pub fn get(&self, spec: SpecVersion) -> Option<&Catalog> {
         self.0.get(&spec)
     }
+
+    /// Whether `id` is a clause of `spec`: in its catalog, or, for the
+    /// draft, in the 0.1 catalog (every 0.1 clause the draft does not change
+    /// holds under the draft).
+    pub fn knows(&self, spec: SpecVersion, id: &str) -> bool {
+        self.get(spec).is_some_and(|c| c.contains(id))
+            || (spec == SpecVersion::Draft
+                && self.get(SpecVersion::V0_1).is_some_and(|c| c.contains(id)))
+    }
 }
 
 /// A well-formed unit-test reference.

@@ -9,7 +9,8 @@
 //! * **error**: a unit-test reference that is not `<file>::<fn name>`
 //!   ([`catalog::unit_test_ref`]), or, inside a checkout, whose file is
 //!   missing or defines no `fn <name>(`;
-//! * **error**: a vector naming a clause id the catalog lacks;
+//! * **error**: a vector naming a clause id the catalog lacks (for the
+//!   draft, a clause of the 0.1 catalog it extends is no error);
 //! * **error**: a project vector covering nothing (an upstream vector, id
 //!   `AH-CTK-NNN` with no `covers`, is counted apart and is not an error);
 //! * **warning**: a clause marked `not_vector_testable` that a vector covers
@@ -143,6 +144,9 @@ pub struct CoverageTotals {
     pub upstream_vectors: usize,
     /// Vectors left out because they are for another spec.
     pub other_spec_vectors: usize,
+    /// Distinct clauses of the inherited (0.1) catalog that draft vectors
+    /// cover; they hold under the draft but are not rows of its matrix.
+    pub inherited_clauses_covered: usize,
 }
 
 /// The matrix and its findings.
@@ -184,6 +188,9 @@ pub struct Inputs<'a> {
     pub spec: SpecVersion,
     /// The catalog.
     pub catalog: &'a Catalog,
+    /// A catalog whose clauses also hold (the 0.1 catalog under the draft):
+    /// vectors may name them without an error.
+    pub inherited: Option<&'a Catalog>,
     /// Display name of the catalog file.
     pub catalog_source: &'a str,
     /// Every loaded vector (other specs are left out).
@@ -211,6 +218,11 @@ pub fn compute(inputs: Inputs<'_>) -> Coverage {
         .iter()
         .map(|c| c.id.as_str())
         .collect();
+    let inherited: BTreeSet<&str> = inputs
+        .inherited
+        .map(|c| c.clauses.iter().map(|c| c.id.as_str()).collect())
+        .unwrap_or_default();
+    let mut inherited_covered: BTreeSet<&str> = BTreeSet::new();
     let mut covering: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for v in inputs.vectors {
         if !v.vector.spec_versions().contains(&inputs.spec) {
@@ -237,6 +249,8 @@ pub fn compute(inputs: Inputs<'_>) -> Coverage {
                 if !list.contains(&v.vector.id) {
                     list.push(v.vector.id.clone());
                 }
+            } else if let Some(id) = inherited.get(id.as_str()) {
+                inherited_covered.insert(id);
             } else {
                 errors.push(Finding {
                     file: file.clone(),
@@ -343,6 +357,7 @@ pub fn compute(inputs: Inputs<'_>) -> Coverage {
         });
     }
     totals.clauses = rows.len();
+    totals.inherited_clauses_covered = inherited_covered.len();
     Coverage {
         spec: inputs.spec.wire().to_owned(),
         catalog: inputs.catalog_source.to_owned(),
@@ -390,6 +405,13 @@ pub fn render_markdown(coverage: &Coverage) -> String {
         t.clauses, t.must, t.covered, t.unit_tested, t.uncovered, t.uncovered_must,
         t.project_vectors, t.upstream_vectors, t.other_spec_vectors
     );
+    if t.inherited_clauses_covered > 0 {
+        let _ = writeln!(
+            s,
+            "Draft vectors also cover {} clauses of the agent-hooks/0.1 catalog, which hold under the draft.\n",
+            t.inherited_clauses_covered
+        );
+    }
     let _ = writeln!(
         s,
         "| clause | keyword | section | vectors | unit tests | status |\n| --- | --- | --- | --- | --- | --- |"

@@ -9,6 +9,7 @@ use crate::coverage::{self, Inputs};
 use crate::errors::UsageError;
 use crate::exit_code;
 use crate::vector::load;
+use crate::vector::model::SpecVersion;
 
 /// The checkout unit tests are looked up in: `--repo`, else the current
 /// directory when it holds `Cargo.toml` and `runner/`.
@@ -55,10 +56,16 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
     };
     let source = plan::source(&select);
     let vectors = load::load(&source)?;
+    // Every 0.1 clause the draft does not change holds under the draft.
+    let inherited = match spec {
+        SpecVersion::Draft => catalog::embedded(SpecVersion::V0_1).ok(),
+        SpecVersion::V0_1 => None,
+    };
     let repo = repo(args.repo.as_deref())?;
     let result = coverage::compute(Inputs {
         spec,
         catalog: &catalog,
+        inherited: inherited.as_ref(),
         catalog_source: &catalog_source,
         vectors: &vectors,
         vector_source: &source.to_string(),

@@ -298,7 +298,7 @@ pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
             if !valid_clause(clause) {
                 errors.push(at(
                     &format!("/covers/{i}"),
-                    format!("clause id {clause:?} is not <section>-<letter>"),
+                    format!("clause id {clause:?} is not [d-]<section>-<letter>"),
                 ));
             }
         }
@@ -315,10 +315,18 @@ pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
                     continue;
                 };
                 for (i, clause) in v.vector.covers.iter().enumerate() {
-                    if valid_clause(clause) && !catalog.contains(clause) {
+                    if valid_clause(clause) && !catalogs.knows(spec, clause) {
                         errors.push(at(
                             &format!("/covers/{i}"),
-                            format!("clause {clause:?} is not in the {} catalog", catalog.spec),
+                            format!(
+                                "clause {clause:?} is not in the {} catalog{}",
+                                catalog.spec,
+                                if spec == SpecVersion::Draft {
+                                    " nor in the agent-hooks/0.1 catalog it extends"
+                                } else {
+                                    ""
+                                }
+                            ),
                         ));
                     }
                 }
@@ -418,8 +426,10 @@ pub fn valid_section(text: &str) -> bool {
         })
 }
 
-/// Whether `text` is a clause id: a section number, `-`, one lower-case letter.
+/// Whether `text` is a clause id: a section number, `-`, one lower-case
+/// letter; a draft clause carries the prefix `d-` (`d-6.3.1-a`).
 pub fn valid_clause(text: &str) -> bool {
+    let text = text.strip_prefix("d-").unwrap_or(text);
     let Some((section, letter)) = text.rsplit_once('-') else {
         return false;
     };
@@ -549,6 +559,20 @@ mod tests {
     }
 
     #[test]
+    fn covers_need_a_catalog_for_every_spec_of_the_vector() {
+        let text = r#"{"id":"CTK-D900","title":"t","spec_clause":"6.3.1","spec_versions":["0.1","draft"],"covers":["d-6.3.1-a"],
+            "scenario":{"input":{"content":"x","role":"user"}},"interceptor_script":[],"expect":{"interceptions":[],"run_outcome":"completed"}}"#;
+        let v = parse_vector(Path::new("d.json"), text).expect("vector");
+        let errors: Vec<String> = lint(&[v], &Catalogs::default())
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].starts_with("d.json at /covers: no clause catalog for spec 0.1"));
+        assert!(errors[1].starts_with("d.json at /covers: no clause catalog for spec draft"));
+    }
+
+    #[test]
     fn schemas_are_self_contained() {
         fn refs(v: &Value, out: &mut Vec<String>) {
             match v {
@@ -598,6 +622,8 @@ mod tests {
     #[test]
     fn clause_ids() {
         assert!(valid_clause("6.3-c"));
+        assert!(valid_clause("d-6.3.1-a") && valid_clause("d-11-c"));
+        assert!(!valid_clause("d-") && !valid_clause("x-6.3-c") && !valid_clause("d-d-6.3-c"));
         assert!(valid_clause("12.1a-b"));
         assert!(!valid_clause("6.3"));
         assert!(!valid_clause("6.3-cc"));

@@ -192,13 +192,21 @@ fn vector_lint_names_file_and_pointer_for_every_rule() {
         .collect();
     files.sort();
     let clauses = data("clauses-good.json");
-    let mut args = vec!["validate", "vector", "--clauses", clauses.as_str()];
+    let draft_clauses = data("clauses-draft.json");
+    let mut args = vec![
+        "validate",
+        "vector",
+        "--clauses",
+        clauses.as_str(),
+        "--clauses",
+        draft_clauses.as_str(),
+    ];
     args.extend(files.iter().map(String::as_str));
     let out = ctk(&args);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     let every = data("lint/CTK-9101-every-lint.json");
-    let draft = data("lint/CTK-D002-draft.json");
+    let draft = data("lint/CTK-D003-unknown-draft-clause.json");
     for want in [
         format!("{} at /id: duplicate vector id", data("lint/CTK-9102-duplicate.json")),
         format!("{every} at /title: title is blank"),
@@ -207,7 +215,7 @@ fn vector_lint_names_file_and_pointer_for_every_rule() {
         format!("{every} at /expect/interceptions/0/context/timestamp: \"timestamp\" pins a timestamp"),
         format!("{every} at /expect/records/0/assert/input_identity: \"input_identity\" pins an identity value"),
         format!("{every} at /interceptor_script/0/match/timestamp: \"timestamp\" pins a timestamp"),
-        format!("{draft} at /covers: no clause catalog for spec draft"),
+        format!("{draft} at /covers/0: clause \"d-9-z\" is not in the agent-hooks/draft catalog nor in the agent-hooks/0.1 catalog it extends"),
     ] {
         assert!(err.contains(&want), "missing {want}\nin\n{err}");
     }
@@ -216,6 +224,10 @@ fn vector_lint_names_file_and_pointer_for_every_rule() {
         "null identities may be pinned: {err}"
     );
     assert!(!err.contains("CTK-9103"), "{err}");
+    assert!(
+        !err.contains("CTK-D002"),
+        "a draft vector may cover 0.1 clauses: {err}"
+    );
     assert_eq!(err.lines().count(), 8, "{err}");
     let out = ctk(&[
         "validate",
@@ -225,4 +237,31 @@ fn vector_lint_names_file_and_pointer_for_every_rule() {
         &data("lint/CTK-9103-clean.json"),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn draft_coverage_counts_the_0_1_clauses_it_inherits() {
+    let out = ctk(&[
+        "coverage",
+        "--spec",
+        "draft",
+        "--clauses",
+        &data("clauses-draft.json"),
+        "--vectors",
+        &data("draft"),
+        "--repo",
+        &data("repo"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["spec"], "agent-hooks/draft");
+    assert_eq!(
+        json["clauses"][0]["vectors"],
+        serde_json::json!(["CTK-D001"])
+    );
+    assert_eq!(json["clauses"][1]["status"], "uncovered");
+    assert_eq!(json["totals"]["inherited_clauses_covered"], 2);
+    assert_eq!(json["totals"]["project_vectors"], 2);
 }
