@@ -16,7 +16,9 @@ use crate::vector::model::{SpecVersion, Vector};
 /// The vector schema, compiled into the binary.
 pub const VECTOR_SCHEMA: &str = include_str!("../../../schemas/vector.schema.json");
 
-/// Parts a vector may name; `ctk validate vector` refuses any other.
+/// Parts a vector may name; `ctk validate vector` refuses any other. The
+/// draft line uses `draft/*` (and the `declaration/draft`,
+/// `fail_closed/best_effort` spellings are accepted too).
 pub const KNOWN_PARTS: &[&str] = &[
     "approval_seam",
     "verdict/warnings",
@@ -52,6 +54,9 @@ pub const KNOWN_PARTS: &[&str] = &[
     "loop/parallel_tool_calls",
     "declaration/draft",
     "fail_closed/best_effort",
+    "draft/best_effort",
+    "draft/declaration",
+    "draft/reserved_namespace",
 ];
 
 /// Where vectors come from.
@@ -269,12 +274,12 @@ pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
                 errors.push(at("/part", format!("unknown part {part:?}")));
             }
         }
-        if !v
-            .vector
-            .spec_clause
-            .split(',')
-            .all(|s| valid_section(s.trim()))
-        {
+        // A draft vector may say which text it cites: "draft 6.3.1, 7.7.5".
+        let sections = match v.vector.spec_clause.strip_prefix("draft ") {
+            Some(rest) if v.vector.spec_versions().contains(&SpecVersion::Draft) => rest,
+            _ => v.vector.spec_clause.as_str(),
+        };
+        if !sections.split(',').all(|s| valid_section(s.trim())) {
             errors.push(at(
                 "/spec_clause",
                 format!(
@@ -570,6 +575,26 @@ mod tests {
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert!(errors[0].starts_with("d.json at /covers: no clause catalog for spec 0.1"));
         assert!(errors[1].starts_with("d.json at /covers: no clause catalog for spec draft"));
+    }
+
+    #[test]
+    fn draft_vectors_may_prefix_spec_clause_with_draft() {
+        let text = |specs: &str| {
+            format!(
+                r#"{{"id":"CTK-D901","title":"t","spec_clause":"draft 6.3.1, 7.7.5","spec_versions":{specs},"part":"draft/best_effort",
+            "scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_script":[],"expect":{{"interceptions":[],"run_outcome":"completed"}}}}"#
+            )
+        };
+        let draft = parse_vector(Path::new("d.json"), &text(r#"["draft"]"#)).expect("vector");
+        assert!(lint(&[draft], &Catalogs::default()).is_empty());
+        let released = parse_vector(Path::new("r.json"), &text(r#"["0.1"]"#)).expect("vector");
+        let errors = lint(&[released], &Catalogs::default());
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0].to_string().contains("r.json at /spec_clause"),
+            "{}",
+            errors[0]
+        );
     }
 
     #[test]
