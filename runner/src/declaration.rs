@@ -526,19 +526,20 @@ mod tests {
         // Asking for no more than the host offers passes, and so does the
         // host's own document.
         assert!(unsupported(&minimal_host(), &minimal_host()).is_empty());
-        let reference: Value =
-            serde_json::from_str(ctk_reference_host::HOST_DECLARATION).expect("json");
-        assert!(unsupported(&reference, &reference).is_empty());
-        let mut more = reference.clone();
-        more["surface"]["capabilities"]
+        let full: Value =
+            serde_json::from_str(include_str!("../tests/data/declarations/host-full.json"))
+                .expect("json");
+        assert!(unsupported(&full, &full).is_empty());
+        let mut less = full.clone();
+        less["surface"]["capabilities"]
             .as_array_mut()
             .expect("capabilities")
-            .push("host_declaration".into());
+            .retain(|c| c != "bigint_json");
         assert_eq!(
-            unsupported(&more, &reference),
+            unsupported(&full, &less),
             [(
-                "/surface/capabilities/8".to_owned(),
-                "the host lacks capability \"host_declaration\"".to_owned()
+                "/surface/capabilities/6".to_owned(),
+                "the host lacks capability \"bigint_json\"".to_owned()
             )]
         );
     }
