@@ -36,7 +36,9 @@
 //! unit-test reference that is not `<repo-relative file>::<fn name>` or (in a
 //! checkout) does not exist, on a vector naming an unknown clause, and on a
 //! project vector covering nothing. Upstream vectors (`AH-CTK-NNN`, no
-//! `covers`) are counted apart.
+//! `covers`) are counted apart. Draft clause ids carry the prefix `d-`; under
+//! the draft, the 0.1 clauses it does not change hold as well, so draft
+//! vectors may name them.
 //!
 //! # Vector lint (`ctk validate vector`)
 //!
