@@ -58,14 +58,61 @@ fn canonical_pair(ctx: &Value) -> Option<(String, String)> {
 /// to fix in `reference-host/src/identity/jcs.rs`.
 const TIE_CASE: f64 = 161_838_657_819_348.62;
 
-/// Whether the two canonical forms differ only in how numbers are spelled,
-/// every number still denoting the same double (the [`TIE_CASE`] class).
+/// Whether the runner and the reference host differ on `ctx` only by the
+/// [`TIE_CASE`] class: with every number replaced by `null` both write the
+/// same canonical bytes, and every number they spell differently is spelled
+/// with the same digits but the last, which differs by one, the runner's
+/// being even (ECMA-262's tie rule).
 fn only_tie_spellings_differ(ctx: &Value) -> bool {
-    let Some((ours, theirs)) = canonical_pair(ctx) else {
+    fn numbers<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+        match v {
+            Value::Number(_) => out.push(v),
+            Value::Array(items) => items.iter().for_each(|i| numbers(i, out)),
+            Value::Object(map) => map.values().for_each(|i| numbers(i, out)),
+            _ => {}
+        }
+    }
+    fn nulled(v: &Value) -> Value {
+        match v {
+            Value::Number(_) => Value::Null,
+            Value::Array(items) => Value::Array(items.iter().map(nulled).collect()),
+            Value::Object(map) => {
+                Value::Object(map.iter().map(|(k, v)| (k.clone(), nulled(v))).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    let theirs_of = ctk_reference_host::identity::jcs::to_canonical_string;
+    let Ok(projected) = digest::projection(ctx) else {
         return false;
     };
-    let parse = |t: &str| serde_json::from_str::<Value>(t).ok();
-    ours != theirs && parse(&ours).is_some() && parse(&ours) == parse(&theirs)
+    let skeleton = nulled(&projected);
+    if digest::canonical(&skeleton).ok().as_deref() != Some(theirs_of(&skeleton).as_str()) {
+        return false;
+    }
+    let mut found = Vec::new();
+    numbers(&projected, &mut found);
+    let mut ties = 0;
+    for n in found {
+        let (Ok(ours), theirs) = (digest::canonical(n), theirs_of(n)) else {
+            return false;
+        };
+        if ours == theirs {
+            continue;
+        }
+        let (ob, tb) = (ours.as_bytes(), theirs.as_bytes());
+        let tie = ob.len() == tb.len()
+            && ob[..ob.len() - 1] == tb[..tb.len() - 1]
+            && ob[ob.len() - 1].is_ascii_digit()
+            && tb[tb.len() - 1].is_ascii_digit()
+            && ob[ob.len() - 1].abs_diff(tb[tb.len() - 1]) == 1
+            && (ob[ob.len() - 1] - b'0').is_multiple_of(2);
+        if !tie {
+            return false;
+        }
+        ties += 1;
+    }
+    ties > 0
 }
 
 fn leaf() -> impl Strategy<Value = Value> {
@@ -230,7 +277,9 @@ proptest! {
     #[test]
     fn identities_ignore_members_outside_the_projection(p in parts(), noise in any_json()) {
         let ctx = assemble(p);
-        prop_assume!(runner(&ctx).is_some());
+        if runner(&ctx).is_none() {
+            return Ok(()); // out of the integer domain: nothing to compare
+        }
         let mut noisy = ctx.clone();
         noisy["agent"]["name"] = noise.clone();
         noisy["trace"] = noise.clone();
@@ -255,6 +304,22 @@ fn the_runner_breaks_spelling_ties_to_even_as_ecma_262_does() {
     if theirs != "[161838657819348.62]" {
         eprintln!("known reference-host divergence: {theirs} (ECMA-262: [161838657819348.62])");
     }
+    // The tolerance of the proptest is exactly this class, nothing wider.
+    let mut ctx = assemble(Parts {
+        point: 6,
+        core: ("t".into(), 1, "a".into(), "f".into(), "s".into()),
+        target: json!({}),
+        payload: (json!(null), json!(TIE_CASE), Map::new(), vec![]),
+        choice: (0, false, vec![]),
+        extras: (None, None, None),
+    });
+    assert_eq!(
+        only_tie_spellings_differ(&ctx),
+        runner(&ctx) != reference(&ctx)
+    );
+    ctx["output"]["content"] = json!(0.5);
+    assert!(!only_tie_spellings_differ(&ctx));
+    assert_eq!(runner(&ctx), reference(&ctx));
 }
 
 #[test]
