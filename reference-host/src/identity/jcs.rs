@@ -333,6 +333,13 @@ pub fn hash_projection(context: &Map<String, Value>, point: Point) -> String {
     format!("sha256:{}", hex::encode(hasher.finalize()))
 }
 
+/// `sha256:<hex>` of the RFC 8785 canonical bytes of `value`.
+pub fn hash_canonical(value: &Value) -> String {
+    let mut hasher = Sha256::new();
+    write_canonical(value, &mut hasher);
+    format!("sha256:{}", hex::encode(hasher.finalize()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
