@@ -493,6 +493,55 @@ fn wrong_values_are_invalid_fields() {
     );
 }
 
+#[test]
+fn findings_never_echo_config() {
+    let r = reference_registry();
+    let secret = json!({"token": "s3cr3t-value", "nested": ["s3cr3t-value"]});
+    let docs = [
+        // invalid_field on the binding that holds the config
+        with(
+            minimal(),
+            "/bindings/0",
+            json!({"id": "Bad", "kind": ALLOW_ALL, "config": secret}),
+        ),
+        // unknown_field beside it
+        with(
+            minimal(),
+            "/bindings/0",
+            json!({"id": "b", "kind": ALLOW_ALL, "config": secret, "x": 1}),
+        ),
+        // kind_unknown
+        with(
+            minimal(),
+            "/bindings/0",
+            json!({"id": "b", "kind": "com.example.none", "config": secret}),
+        ),
+        // binding_rejected by each shipped kind
+        with(
+            minimal(),
+            "/bindings/0",
+            json!({"id": "b", "kind": ALLOW_ALL, "config": secret}),
+        ),
+        with(
+            minimal(),
+            "/bindings/0",
+            json!({"id": "b", "kind": TOOL_DENY_LIST, "config": secret}),
+        ),
+    ];
+    for doc in docs {
+        let e = refused(&r, &doc);
+        assert!(!e.detail().contains("s3cr3t"), "{}", e.detail());
+        for f in &e.findings {
+            assert!(!f.detail.contains("s3cr3t") && !f.pointer.contains("s3cr3t"));
+        }
+    }
+    // A malformed text never quotes the document either.
+    let text = r#"{"declaration": "agent-hooks-declaration/1.0", "spec": "agent-hooks/0.1",
+        "bindings": [{"id": "b", "kind": "reference.allow-all", "config": {"k": "s3cr3t", "k": "s3cr3t"}}]}"#;
+    let e = Loader::new(&r).load_text(text).expect_err("duplicate");
+    assert!(!e.detail().contains("s3cr3t"));
+}
+
 // ---- step 7: consistency ----
 
 #[test]
