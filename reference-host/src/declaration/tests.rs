@@ -1267,3 +1267,23 @@ fn the_load_is_logged_once_with_version_id_and_digest() {
     );
     assert!(d.digest().starts_with("sha256:"));
 }
+
+#[test]
+fn host_json_loads_against_the_reference_code_surface() {
+    let r = reference_registry();
+    let doc: Value = serde_json::from_str(crate::HOST_DECLARATION).expect("host.json is JSON");
+    let d = Loader::new(&r)
+        .for_spec(SpecVersion::V0_1)
+        .load_value(&doc)
+        .expect("host.json loads");
+    let surface = &d.resolved().surface;
+    assert!(surface.capabilities.contains("host_declaration"));
+    assert!(!surface.buffered_output);
+    assert_eq!(
+        surface.exposure_bound.as_deref(),
+        Some(registry::REFERENCE_EXPOSURE_BOUND)
+    );
+    assert_eq!(surface.interception_points, Point::ALL.to_vec());
+    assert_eq!(d.output_mode(), crate::output::OutputMode::Incremental);
+    assert!(d.resolved().bindings.is_empty());
+}
