@@ -198,7 +198,11 @@ fn write_f64(f: f64, out: &mut NumBuf) {
             k += 1;
         }
     }
-    let digits = &digits[..k];
+    let mut digits = &digits[..k];
+    let even = break_tie_to_even(f.abs(), digits, exp);
+    if let Some(alt) = &even {
+        digits = alt.as_slice();
+    }
     let n = exp + 1; // position of the decimal point relative to the digits
     let k_i = k as i32;
     if k_i <= n && n <= 21 {
@@ -228,6 +232,65 @@ fn write_f64(f: f64, out: &mut NumBuf) {
         out.push(if e < 0 { b"-" } else { b"+" });
         let _ = write!(out, "{}", e.unsigned_abs());
     }
+}
+
+/// ECMA-262 Number::toString step 5: when two shortest digit strings of the
+/// same length are equally close to the double, the even one is chosen.
+/// Rust's shortest formatting does not promise that tie-break, so when the
+/// exact value lies exactly halfway between `digits` and its neighbour (and
+/// the neighbour also round-trips), the neighbour is returned if it is the
+/// even one. `None` keeps `digits`.
+fn break_tie_to_even(f: f64, digits: &[u8], exp: i32) -> Option<Vec<u8>> {
+    let k = digits.len();
+    if k == 0 || digits[k - 1] % 2 == 0 {
+        return None;
+    }
+    // The exact decimal expansion of a double has at most 767 significant
+    // digits, so 800 fractional digits print it without rounding.
+    let exact = format!("{f:.800e}");
+    let (mantissa, e) = exact.split_once('e')?;
+    if e.parse::<i32>().ok()? != exp {
+        return None;
+    }
+    let mut exact_digits: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    while exact_digits.len() > 1 && exact_digits.last() == Some(&b'0') {
+        exact_digits.pop();
+    }
+    // A tie: the exact value has k + 1 digits and ends in 5.
+    if exact_digits.len() != k + 1 || exact_digits[k] != b'5' {
+        return None;
+    }
+    let low = exact_digits[..k].to_vec();
+    let mut high = low.clone();
+    let mut i = k;
+    loop {
+        if i == 0 {
+            return None; // 99..9 + 1 changes the length: no same-length neighbour
+        }
+        i -= 1;
+        if high[i] == b'9' {
+            high[i] = b'0';
+        } else {
+            high[i] += 1;
+            break;
+        }
+    }
+    let alt = if digits == low.as_slice() {
+        high
+    } else if digits == high.as_slice() {
+        low
+    } else {
+        return None;
+    };
+    if alt[k - 1] % 2 != 0 {
+        return None;
+    }
+    let text = format!(
+        "{}.{}e{exp}",
+        alt[0] as char,
+        std::str::from_utf8(&alt[1..]).ok()?
+    );
+    (text.parse::<f64>().ok()? == f).then_some(alt)
 }
 
 /// The canonical JSON of `value` as a string (tests and diagnostics).
@@ -347,6 +410,18 @@ mod tests {
 
     fn canon(text: &str) -> String {
         to_canonical_string(&serde_json::from_str(text).expect("json"))
+    }
+
+    #[test]
+    fn spelling_ties_break_to_the_even_digit() {
+        // 161838657819348.625 lies halfway between two 17-digit spellings
+        // that both round-trip; ECMA-262 (and so RFC 8785) picks the even one.
+        let v = serde_json::json!([161_838_657_819_348.62_f64]);
+        assert_eq!(to_canonical_string(&v), "[161838657819348.62]");
+        assert_eq!(
+            to_canonical_string(&serde_json::json!([0.1, 1.5, 2.5e-7])),
+            "[0.1,1.5,2.5e-7]"
+        );
     }
 
     #[test]
