@@ -242,7 +242,7 @@ fn write_f64(f: f64, out: &mut NumBuf) {
 /// even one. `None` keeps `digits`.
 fn break_tie_to_even(f: f64, digits: &[u8], exp: i32) -> Option<Vec<u8>> {
     let k = digits.len();
-    if k == 0 || digits[k - 1] % 2 == 0 {
+    if k == 0 || digits[k - 1] & 1 == 0 {
         return None;
     }
     // The exact decimal expansion of a double has at most 767 significant
@@ -282,7 +282,7 @@ fn break_tie_to_even(f: f64, digits: &[u8], exp: i32) -> Option<Vec<u8>> {
     } else {
         return None;
     };
-    if alt[k - 1] % 2 != 0 {
+    if alt[k - 1] & 1 != 0 {
         return None;
     }
     let text = format!(
