@@ -288,6 +288,13 @@ pub fn hash_projection(context: &Map<String, Value>, point: Point) -> String {
     format!("sha256:{}", hex::encode(hasher.finalize()))
 }
 
+/// `sha256:<hex>` of the RFC 8785 canonical bytes of `value`.
+pub fn hash_canonical(value: &Value) -> String {
+    let mut hasher = Sha256::new();
+    write_canonical(value, &mut hasher);
+    format!("sha256:{}", hex::encode(hasher.finalize()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,6 +302,18 @@ mod tests {
 
     fn canon(text: &str) -> String {
         to_canonical_string(&serde_json::from_str(text).expect("json"))
+    }
+
+    #[test]
+    fn spelling_ties_break_to_the_even_digit() {
+        // 161838657819348.625 lies halfway between two 17-digit spellings
+        // that both round-trip; ECMA-262 (and so RFC 8785) picks the even one.
+        let v = serde_json::json!([161_838_657_819_348.62_f64]);
+        assert_eq!(to_canonical_string(&v), "[161838657819348.62]");
+        assert_eq!(
+            to_canonical_string(&serde_json::json!([0.1, 1.5, 2.5e-7])),
+            "[0.1,1.5,2.5e-7]"
+        );
     }
 
     #[test]
@@ -307,13 +326,6 @@ mod tests {
             canon("[0.1,-1.5e-10,5e-324,1.7976931348623157e308]"),
             "[0.1,-1.5e-10,5e-324,1.7976931348623157e+308]"
         );
-    }
-
-    #[test]
-    fn equally_close_shortest_spellings_take_the_even_digit() {
-        // 161838657819348.625 is a double: .62 and .63 are equally short and
-        // equally close; ECMA-262 recommends the even one.
-        assert_eq!(canon("[161838657819348.625]"), "[161838657819348.62]");
     }
 
     #[test]
