@@ -115,7 +115,8 @@ c("5.2-f", "MUST", "A path that does not resolve, or meets a value of the wrong 
 c("5.2-g", "MUST", "A transform with no value sets the addressed location to null.")
 c("5.2-h", "MUST", "In evaluate_only a transform is checked exactly as in enforce but not applied.")
 c("5.3-a", "MUST", "The host never dereferences evidence.verification_pointers.",
-  "vectors cannot observe outbound network access", [])  # no unit test pins it yet
+  "vectors cannot observe outbound network access",
+  ["reference-host/tests/integration/composition.rs::evidence_pointers_are_never_dereferenced"])
 c("5.3-b", "MUST", "Evidence passes to the record unchanged.")
 c("5.4-a", "MUST", "Result labels of a permitted action are persisted with the data the point produced.",
   "the vector grammar can only say what persisted state must not contain (persisted_must_not_contain), not that labels were persisted",
