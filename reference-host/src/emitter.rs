@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 use crate::compose::dispatch::Registration;
 use crate::compose::fold::{with_unions, Composed, Step};
@@ -15,6 +15,7 @@ use crate::compose::{parallel, sequential};
 use crate::context::build::{build_context, now_rfc3339, AgentIdentity};
 use crate::context::domain::check_bounds;
 use crate::context::envelope::validate_envelope;
+use crate::declaration::error::Sealed;
 use crate::identity::provider::IdentityProvider;
 use crate::point::Point;
 use crate::reason::ReservedReason;
@@ -41,6 +42,8 @@ pub struct EmitterBuilder {
     interceptor_timeout: Option<Duration>,
     approval_timeout: Option<Option<Duration>>,
     surface: BTreeSet<Point>,
+    max_buffered: Option<usize>,
+    declaration: Option<String>,
 }
 
 impl EmitterBuilder {
@@ -58,7 +61,27 @@ impl EmitterBuilder {
             interceptor_timeout: Some(DEFAULT_INTERCEPTOR_TIMEOUT),
             approval_timeout: None,
             surface: Point::ALL.into_iter().collect(),
+            max_buffered: None,
+            declaration: None,
         }
+    }
+
+    /// Bound on the records buffered and not yet drained; `None` is
+    /// unbounded. When the buffer is full the oldest record is dropped and
+    /// counted ([`Emitter::dropped_records`]); an emission never waits.
+    #[must_use]
+    pub fn max_buffered(mut self, bound: Option<usize>) -> Self {
+        self.max_buffered = bound;
+        self
+    }
+
+    /// Build a sealed emitter whose records carry `declaration` (the
+    /// loader's last step; code-built emitters never carry one).
+    pub(crate) fn build_declared(mut self, declaration: &str) -> Emitter {
+        self.declaration = Some(declaration.to_owned());
+        let mut e = self.build();
+        e.sealed = true;
+        e
     }
 
     /// Enforcement mode.
@@ -146,7 +169,39 @@ impl EmitterBuilder {
             sequence: AtomicU64::new(0),
             records: Mutex::new(Vec::new()),
             gate: tokio::sync::Mutex::new(()),
+            max_buffered: self.max_buffered,
+            dropped: AtomicU64::new(0),
+            notices: Mutex::new(Vec::new()),
+            declaration: self.declaration,
+            sealed: false,
         }
+    }
+}
+
+/// What the host tells the principal when a best-effort binding failed and
+/// an allow was substituted (draft §6.3.1): one notice per substitution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrincipalNotice {
+    /// The point of the emission.
+    pub interception_point: String,
+    /// The failing binding's id (`None` for an anonymous code registration).
+    pub binding: Option<String>,
+    /// Always `host_warning:control_failed`.
+    pub warning: String,
+    /// The reserved reason the failure would have been denied with.
+    pub substituted_for: String,
+}
+
+impl PrincipalNotice {
+    /// The wire form: exactly `interception_point`, `binding`, `warning`,
+    /// `substituted_for`.
+    pub fn to_value(&self) -> Value {
+        json!({
+            "interception_point": self.interception_point,
+            "binding": self.binding,
+            "warning": self.warning,
+            "substituted_for": self.substituted_for,
+        })
     }
 }
 
@@ -195,6 +250,11 @@ pub struct Emitter {
     sequence: AtomicU64,
     records: Mutex<Vec<Value>>,
     gate: tokio::sync::Mutex<()>,
+    max_buffered: Option<usize>,
+    dropped: AtomicU64,
+    notices: Mutex<Vec<PrincipalNotice>>,
+    declaration: Option<String>,
+    sealed: bool,
 }
 
 /// Best-effort fields of a context that may be invalid, for its record.
@@ -246,6 +306,102 @@ impl Emitter {
     /// Enforcement mode.
     pub fn mode(&self) -> Mode {
         self.mode
+    }
+
+    /// The declaration contract version stamped on every record, when a
+    /// declaration built this emitter.
+    pub fn declaration(&self) -> Option<&str> {
+        self.declaration.as_deref()
+    }
+
+    /// Whether the emitter is sealed (built from a declaration, §7.7.7).
+    pub fn is_sealed(&self) -> bool {
+        self.sealed
+    }
+
+    fn unsealed(&self, what: &'static str) -> Result<(), Sealed> {
+        if self.sealed {
+            Err(Sealed(what))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Register one more interceptor (dispatch order: last). Refused when sealed.
+    pub fn register(&mut self, registration: Registration) -> Result<(), Sealed> {
+        self.unsealed("the interceptor registrations")?;
+        self.registrations.push(registration);
+        Ok(())
+    }
+
+    /// Change the enforcement mode. Refused when sealed.
+    pub fn set_mode(&mut self, mode: Mode) -> Result<(), Sealed> {
+        self.unsealed("the mode")?;
+        self.mode = mode;
+        Ok(())
+    }
+
+    /// Change the composition profile. Refused when sealed.
+    pub fn set_composition(&mut self, composition: Composition) -> Result<(), Sealed> {
+        self.unsealed("the composition")?;
+        self.composition = composition;
+        Ok(())
+    }
+
+    /// Change the identity provider. Refused when sealed.
+    pub fn set_identity_provider(&mut self, provider: IdentityProvider) -> Result<(), Sealed> {
+        self.unsealed("the identity provider")?;
+        self.seam.provider = provider.clone();
+        self.provider = provider;
+        Ok(())
+    }
+
+    /// Change the interceptor timeout. Refused when sealed.
+    pub fn set_interceptor_timeout(&mut self, timeout: Option<Duration>) -> Result<(), Sealed> {
+        self.unsealed("the interceptor timeout")?;
+        self.interceptor_timeout = timeout;
+        Ok(())
+    }
+
+    /// Change the approval resolver timeout. Refused when sealed.
+    pub fn set_approval_timeout(&mut self, timeout: Option<Duration>) -> Result<(), Sealed> {
+        self.unsealed("the approval resolver timeout")?;
+        self.seam.timeout = timeout;
+        Ok(())
+    }
+
+    /// Replace the approval resolver. Refused when sealed.
+    pub fn set_approval_resolver(
+        &mut self,
+        resolver: Option<Arc<dyn ApprovalResolver>>,
+    ) -> Result<(), Sealed> {
+        self.unsealed("the approval resolver")?;
+        self.seam.resolver = resolver;
+        Ok(())
+    }
+
+    /// Replace the redactor. Refused when sealed.
+    pub fn set_redactor(&mut self, redactor: Option<Arc<dyn Redactor>>) -> Result<(), Sealed> {
+        self.unsealed("the redactor")?;
+        self.seam.redactor = redactor;
+        Ok(())
+    }
+
+    /// Change the record buffer bound. Refused when sealed.
+    pub fn set_max_buffered(&mut self, bound: Option<usize>) -> Result<(), Sealed> {
+        self.unsealed("the record bound")?;
+        self.max_buffered = bound;
+        Ok(())
+    }
+
+    /// Records dropped because the buffer was full.
+    pub fn dropped_records(&self) -> u64 {
+        self.dropped.load(Ordering::SeqCst)
+    }
+
+    /// Every notice given to the principal so far, in order (draft §6.3.1).
+    pub fn notices(&self) -> Vec<PrincipalNotice> {
+        self.notices.lock().map(|n| n.clone()).unwrap_or_default()
     }
 
     /// Build the next context of the session for `point`. The sequence is
@@ -307,9 +463,36 @@ impl Emitter {
     fn write(&self, record: InterceptionRecord) -> Value {
         let value = record.to_value();
         if let Ok(mut r) = self.records.lock() {
+            if let Some(bound) = self.max_buffered {
+                while r.len() >= bound.max(1) {
+                    r.remove(0);
+                    self.dropped.fetch_add(1, Ordering::SeqCst);
+                }
+            }
             r.push(value.clone());
         }
         value
+    }
+
+    /// Tell the principal about every best-effort substitution of an emission.
+    fn notify(&self, point: Point, summaries: &[crate::compose::fold::Summary]) {
+        let new: Vec<PrincipalNotice> = summaries
+            .iter()
+            .filter_map(|s| {
+                s.substituted_for.map(|r| PrincipalNotice {
+                    interception_point: point.as_str().into(),
+                    binding: s.name.clone(),
+                    warning: crate::reason::CONTROL_FAILED.into(),
+                    substituted_for: r.as_str().into(),
+                })
+            })
+            .collect();
+        if new.is_empty() {
+            return;
+        }
+        if let Ok(mut n) = self.notices.lock() {
+            n.extend(new);
+        }
     }
 
     fn record_for(
@@ -335,7 +518,7 @@ impl Emitter {
             fold_truncated: None,
             resolved_by: None,
             interceptors_registered: registered,
-            declaration: None,
+            declaration: self.declaration.clone(),
         }
     }
 
@@ -425,6 +608,7 @@ impl Emitter {
             bound: &bound,
             timeout: self.interceptor_timeout,
             seam: &self.seam,
+            version: self.version,
         };
         let composed = match self.composition {
             Composition::FirstDeny { on_approval } => {
@@ -448,6 +632,7 @@ impl Emitter {
             pool,
         } = composed;
         let mut combined = with_unions(combined, &pool);
+        self.notify(point, &summaries);
         record.verdicts = Some(summaries);
         record.fold_truncated = fold_truncated;
         record.resolved_by = resolved_by;

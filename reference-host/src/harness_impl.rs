@@ -9,16 +9,23 @@ use std::time::Duration;
 
 use ctk_harness_protocol::{
     Callbacks, Composition as WireComposition, Harness, HarnessError, HarnessErrorKind, HostInfo,
-    InterceptorReply, Knob as WireKnob, Mode as WireMode, OnApproval as WireOnApproval, Phase,
-    Profile, RedactorReply, ResolverReply, RunOutcome, RunRecord, ToolInvocation, VectorSetup,
+    InterceptorReply, Knob as WireKnob, LoadRecord, Mode as WireMode, OnApproval as WireOnApproval,
+    Phase, Profile, RedactorReply, ResolverReply, RunOutcome, RunRecord, ToolInvocation,
+    VectorSetup,
 };
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::agent_loop::run::{run_scenario, Ending, LoopConfig};
 use crate::agent_loop::scenario::Scenario;
+use crate::compose::dispatch::BindingTimeout;
 use crate::compose::dispatch::{BoxFuture, Interceptor, InterceptorAnswer, Registration};
 use crate::compose::profile::{Composition, Knob, Mode, OnApproval};
 use crate::context::build::AgentIdentity;
+use crate::declaration::kinds::with_reference_kinds;
+use crate::declaration::{
+    BindingContext, Declaration, DeclarationBuilder, DeclarationError, HostRegistry, HostSurface,
+    Loader,
+};
 use crate::emitter::{Emitter, DEFAULT_INTERCEPTOR_TIMEOUT};
 use crate::identity::provider::{IdentityProvider, ProviderRegistry};
 use crate::output::OutputMode;
@@ -37,10 +44,19 @@ pub const FRAMEWORK: &str = "reference-agent";
 
 static SESSIONS: AtomicU64 = AtomicU64::new(1);
 
+/// Kind of the kit's scripted bindings: config `{"script": i}` binds
+/// interceptor `i` of the vector (§7.7.9).
+pub const CTK_SCRIPTED_KIND: &str = "ctk.scripted";
+/// Name of the kit's approval resolver in a conformance registry.
+pub const CTK_SCRIPTED_RESOLVER: &str = "ctk-scripted";
+/// Name of the kit's redactor in a conformance registry.
+pub const CTK_REDACTOR: &str = "ctk-redact";
+
 /// One vector, prepared by `setup`.
 #[derive(Debug)]
 struct Prepared {
     version: SpecVersion,
+    declaration: Option<Value>,
     scenario: Scenario,
     interceptors: Vec<(Option<String>, Option<Vec<Point>>)>,
     composition: Composition,
@@ -121,11 +137,6 @@ fn prepare(setup: &VectorSetup) -> Result<Prepared, HarnessError> {
             )))
         }
     };
-    if setup.declaration.is_some() {
-        return Err(setup_error(
-            "building the emitter from a declaration is not supported yet",
-        ));
-    }
     let scenario = Scenario::parse(setup.scenario.get()).map_err(|e| setup_error(e.to_string()))?;
     let mut interceptors = Vec::with_capacity(setup.interceptors.len());
     for b in &setup.interceptors {
@@ -152,6 +163,7 @@ fn prepare(setup: &VectorSetup) -> Result<Prepared, HarnessError> {
         .map_or(DEFAULT_INTERCEPTOR_TIMEOUT, Duration::from_millis);
     Ok(Prepared {
         version,
+        declaration: setup.declaration.clone(),
         scenario,
         interceptors,
         composition: composition(&setup.composition)?,
@@ -219,12 +231,143 @@ impl Redactor for CallbackRedactor {
     }
 }
 
-fn build_emitter(p: &Prepared, callbacks: &Arc<dyn Callbacks>) -> Emitter {
-    let who = AgentIdentity {
+fn next_session() -> AgentIdentity {
+    AgentIdentity {
         agent_id: AGENT_ID.into(),
         framework: FRAMEWORK.into(),
         session_id: format!("sess-{}", SESSIONS.fetch_add(1, Ordering::SeqCst)),
+    }
+}
+
+/// The conformance registry of a declaration vector (facts B9 step 3b): the
+/// reference host's code surface and kinds, the kit's `ctk.scripted` kind
+/// over `scripts` interceptor scripts, the `ctk-fault` identity provider,
+/// and the kit's resolver `ctk-scripted` and redactor `ctk-redact`, all
+/// reaching the runner through `callbacks`.
+pub fn conformance_registry(
+    callbacks: &Arc<dyn Callbacks>,
+    scripts: usize,
+) -> Result<HostRegistry, String> {
+    let scripted = {
+        let callbacks = callbacks.clone();
+        move |config: &Value,
+              _binding: &BindingContext|
+              -> Result<Arc<dyn crate::compose::dispatch::Interceptor>, String> {
+            let index = config
+                .as_object()
+                .filter(|m| m.len() == 1)
+                .and_then(|m| m.get("script"))
+                .and_then(Value::as_u64)
+                .ok_or("config must be {\"script\": <unsigned integer>}")?;
+            let index = usize::try_from(index)
+                .ok()
+                .filter(|i| *i < scripts)
+                .ok_or("the script index names no interceptor script of this vector")?;
+            Ok(Arc::new(CallbackInterceptor {
+                callbacks: callbacks.clone(),
+                index,
+            }))
+        }
     };
+    let registry = HostRegistry::for_conformance(HostSurface::reference())
+        .kind(CTK_SCRIPTED_KIND, Arc::new(scripted))
+        .and_then(|r| {
+            r.approval_resolver(
+                CTK_SCRIPTED_RESOLVER,
+                Arc::new(CallbackResolver(callbacks.clone())),
+            )
+        })
+        .and_then(|r| {
+            r.approval_redactor(CTK_REDACTOR, Arc::new(CallbackRedactor(callbacks.clone())))
+        })
+        .and_then(with_reference_kinds)
+        .map_err(|e| e.to_string())?;
+    Ok(registry)
+}
+
+/// What loading a declaration vector's document came to on every
+/// construction path.
+#[derive(Debug)]
+pub struct PathsOutcome {
+    /// The value path's result, the one the run uses.
+    pub loaded: Result<Declaration, DeclarationError>,
+    /// Whether file, text, value and builder agree: equal canonical resolved
+    /// forms, or the same refusal class.
+    pub equivalent: bool,
+    /// Where they disagree, when they do.
+    pub detail: Option<String>,
+}
+
+static TEMP_FILES: AtomicU64 = AtomicU64::new(0);
+
+/// Load `document` through the file, text, value and builder paths and
+/// compare the outcomes (§7.7.7).
+pub fn load_on_every_path(loader: &Loader<'_>, document: &Value) -> PathsOutcome {
+    let text = serde_json::to_string(document).unwrap_or_default();
+    let file = {
+        let path = std::env::temp_dir().join(format!(
+            "ctk-reference-host-{}-{}.json",
+            std::process::id(),
+            TEMP_FILES.fetch_add(1, Ordering::SeqCst)
+        ));
+        let loaded = match std::fs::write(&path, text.as_bytes()) {
+            Ok(()) => loader.load_path(&path),
+            Err(e) => Err(DeclarationError::one(
+                crate::declaration::RefusalClass::Unreadable,
+                "",
+                format!("cannot write the temporary file: {}", e.kind()),
+            )),
+        };
+        let _ = std::fs::remove_file(&path);
+        loaded
+    };
+    let outcomes = [
+        ("file", file),
+        ("text", loader.load_text(&text)),
+        (
+            "builder",
+            loader.load_builder(&DeclarationBuilder::from_document(document)),
+        ),
+    ];
+    let loaded = loader.load_value(document);
+    let summary = |r: &Result<Declaration, DeclarationError>| match r {
+        Ok(d) => format!("accepted {}", d.canonical_json()),
+        Err(e) => format!("refused {}", e.class),
+    };
+    let reference = summary(&loaded);
+    let mut detail = None;
+    for (name, outcome) in &outcomes {
+        let other = summary(outcome);
+        if other != reference {
+            let at = reference
+                .bytes()
+                .zip(other.bytes())
+                .position(|(a, b)| a != b)
+                .unwrap_or_else(|| reference.len().min(other.len()));
+            detail = Some(format!(
+                "the {name} path differs from the value path at byte {at}: value path {reference}; {name} path {other}"
+            ));
+            break;
+        }
+    }
+    PathsOutcome {
+        loaded,
+        equivalent: detail.is_none(),
+        detail,
+    }
+}
+
+fn load_record(value: Value) -> Result<LoadRecord, HarnessError> {
+    serde_json::from_value(value).map_err(|e| {
+        HarnessError::new(
+            Phase::Run,
+            HarnessErrorKind::Host(format!("load record: {e}")),
+        )
+    })
+}
+
+fn build_emitter(p: &Prepared, callbacks: &Arc<dyn Callbacks>) -> Emitter {
+    let who = next_session();
     let mut b = Emitter::builder(p.version, who)
         .mode(p.mode)
         .composition(p.composition)
@@ -237,7 +380,8 @@ fn build_emitter(p: &Prepared, callbacks: &Arc<dyn Callbacks>) -> Emitter {
         b = b.interceptor(Registration {
             name: name.clone(),
             at: at.clone(),
-            timeout: None,
+            timeout: BindingTimeout::Inherit,
+            on_error: crate::compose::dispatch::OnError::Deny,
             interceptor: Arc::new(CallbackInterceptor {
                 callbacks: callbacks.clone(),
                 index,
@@ -281,12 +425,55 @@ impl Harness for ReferenceHost {
                 HarnessErrorKind::Host("run before setup".into()),
             )
         })?;
-        let emitter = Arc::new(build_emitter(p, &callbacks));
-        // host.json declares buffered_output false and incremental_output,
-        // with the continue posture.
-        let config = LoopConfig {
-            posture: ToolSeamPosture::Continue,
-            output: OutputMode::Incremental,
+        let mut load = None;
+        let (emitter, config) = match &p.declaration {
+            None => (
+                Arc::new(build_emitter(p, &callbacks)),
+                // host.json declares buffered_output false and
+                // incremental_output, with the continue posture.
+                LoopConfig {
+                    posture: ToolSeamPosture::Continue,
+                    output: OutputMode::Incremental,
+                },
+            ),
+            Some(document) => {
+                let registry = conformance_registry(&callbacks, p.interceptors.len())
+                    .map_err(|e| HarnessError::new(Phase::Run, HarnessErrorKind::Host(e)))?;
+                let loader = Loader::new(&registry).for_spec(p.version);
+                let paths = load_on_every_path(&loader, document);
+                match paths.loaded {
+                    Err(refusal) => {
+                        // A refusal is a load outcome, never a run: no
+                        // emitter, no context, no record.
+                        let mut record = RunRecord::new(RunOutcome::Error);
+                        record.error = Some(refusal.detail());
+                        record.load = Some(load_record(json!({
+                            "outcome": "refused",
+                            "class": refusal.class.as_str(),
+                            "paths_equivalent": paths.equivalent,
+                            "detail": paths.detail.unwrap_or_else(|| refusal.detail()),
+                        }))?);
+                        return Ok(record);
+                    }
+                    Ok(declared) => {
+                        let mut accepted = json!({
+                            "outcome": "accepted",
+                            "paths_equivalent": paths.equivalent,
+                        });
+                        if let Some(d) = paths.detail {
+                            accepted["detail"] = Value::String(d);
+                        }
+                        load = Some(load_record(accepted)?);
+                        (
+                            Arc::new(declared.emitter(next_session())),
+                            LoopConfig {
+                                posture: declared.posture(),
+                                output: declared.output_mode(),
+                            },
+                        )
+                    }
+                }
+            }
         };
         let outcome = run_scenario(emitter.clone(), &p.scenario, config).await;
         let mut record = RunRecord::new(match outcome.ending {
@@ -304,6 +491,8 @@ impl Harness for ReferenceHost {
         record.released_output = outcome.released_output.map(Value::String);
         record.persisted = Some(outcome.persisted);
         record.error = outcome.error;
+        record.principal_notices = emitter.notices().iter().map(|n| n.to_value()).collect();
+        record.load = load;
         Ok(record)
     }
 

@@ -20,6 +20,8 @@
 //! | §11 reserved reasons | [`reason`] |
 //! | §12.1 output mediation | [`output`] |
 //! | §12.2 sequences under concurrency | [`emitter`] |
+//! | §7.7 host declarations, kinds, sealing | [`declaration`] |
+//! | draft §6.3.1 best-effort bindings | [`compose::dispatch`], [`emitter`] |
 //! | spec versions | [`spec_version`] |
 //! | the agent loop | [`agent_loop`] |
 //! | `impl Harness` | [`harness_impl`] |
@@ -32,6 +34,7 @@
 pub mod agent_loop;
 pub mod compose;
 pub mod context;
+pub mod declaration;
 pub mod emitter;
 pub mod errors;
 pub mod harness_impl;
@@ -45,7 +48,7 @@ pub mod seam;
 pub mod spec_version;
 pub mod verdict;
 
-pub use emitter::{Emitted, Emitter, EmitterBuilder};
+pub use emitter::{Emitted, Emitter, EmitterBuilder, PrincipalNotice};
 pub use harness_impl::{ReferenceHost, HOST_DECLARATION};
 pub use spec_version::{
     SpecVersion, SPEC_VERSION_0_1, SPEC_VERSION_DRAFT, SUPPORTED_SPEC_VERSIONS,

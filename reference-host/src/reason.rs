@@ -90,6 +90,23 @@ pub fn is_reserved(reason: &str) -> bool {
     reason.starts_with(HOST_ERROR_PREFIX)
 }
 
+/// Prefix of the host's warnings; reserved under `agent-hooks/draft` only.
+pub const HOST_WARNING_PREFIX: &str = "host_warning:";
+
+/// The one host warning the draft defines: a best-effort binding failed and
+/// the host substituted an allow (draft §6.3.1).
+pub const CONTROL_FAILED: &str = "host_warning:control_failed";
+
+/// Whether an interceptor may not use `reason` (as a verdict reason or a
+/// warning reason) under `version`: `host_error:*` always, `host_warning:*`
+/// under the draft. Under 0.1 a `host_warning:` reason is an ordinary
+/// string: 0.1 defines no such namespace (draft DECISIONS DD-05).
+pub fn is_reserved_under(reason: &str, version: crate::spec_version::SpecVersion) -> bool {
+    is_reserved(reason)
+        || (version == crate::spec_version::SpecVersion::Draft
+            && reason.starts_with(HOST_WARNING_PREFIX))
+}
+
 impl fmt::Display for ReservedReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

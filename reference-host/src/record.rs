@@ -105,6 +105,9 @@ impl InterceptionRecord {
                     if let Some(n) = &s.name {
                         o.insert("name".into(), Value::String(n.clone()));
                     }
+                    if let Some(r) = s.substituted_for {
+                        o.insert("substituted_for".into(), Value::String(r.as_str().into()));
+                    }
                     Value::Object(o)
                 })
                 .collect();

@@ -115,7 +115,8 @@ c("5.2-f", "MUST", "A path that does not resolve, or meets a value of the wrong 
 c("5.2-g", "MUST", "A transform with no value sets the addressed location to null.")
 c("5.2-h", "MUST", "In evaluate_only a transform is checked exactly as in enforce but not applied.")
 c("5.3-a", "MUST", "The host never dereferences evidence.verification_pointers.",
-  "vectors cannot observe outbound network access", [])  # no unit test pins it yet
+  "vectors cannot observe outbound network access",
+  ["reference-host/tests/integration/composition.rs::evidence_pointers_are_never_dereferenced"])
 c("5.3-b", "MUST", "Evidence passes to the record unchanged.")
 c("5.4-a", "MUST", "Result labels of a permitted action are persisted with the data the point produced.",
   "the vector grammar can only say what persisted state must not contain (persisted_must_not_contain), not that labels were persisted",
@@ -150,7 +151,8 @@ c("6.3-f", "MUST", "Under sequential/run_all and the parallel profiles the other
 c("6.3-g", "MUST", "Under sequential/first_deny a failure ends the fold like any deny.")
 c("6.3-h", "MUST", "A host-synthesized message never contains content derived from the target.",
   "record assertions compare whole values and cannot search the message text",
-  ["reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload"])
+  ["reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload",
+   "reference-host/src/declaration/tests.rs::findings_never_echo_config"])
 
 # §7 composition
 c("7-a", "MUST", "Every interceptor returns a verdict; there is no observe-only interceptor.")
@@ -196,14 +198,14 @@ c("7.7.1-b", "MUST", "A loader never narrows, over-defaults or partly applies a 
 c("7.7.2-a", "MUST", "A declaration version that is missing, not a string or not accepted is refused with declaration_error:version_unsupported.")
 c("7.7.2-b", "MUST", "Declaration major version 0 is never accepted.")
 c("7.7.2-c", "MUST", "A higher minor of an accepted major is refused even when no new member is used.",
-  "which minors a loader accepts depends on the host build", [])  # no unit test pins it yet
+  "which minors a loader accepts depends on the host build", ["reference-host/src/declaration/tests.rs::higher_minor_refused"])
 c("7.7.2-d", "MUST", "Records of a declaration-built emitter carry the document's own declaration version.")
 c("7.7.3-a", "MUST", "The members declaration and bindings are required.")
 c("7.7.3-b", "MUST", "Every member left out takes the default the specification names.")
 c("7.7.3-c", "MUST", "A knob the configured profile does not consult is refused with declaration_error:inconsistent, never silently dropped.")
 c("7.7.3-d", "MUST", "Integer members are JSON integers within range; 5000.0 and out-of-range values are refused with declaration_error:invalid_field.")
 c("7.7.3-e", "MUST", "A member that breaks a bound is refused, never truncated.",
-  "1 MiB and depth bounds do not fit a vector file", [])  # no unit test pins it yet
+  "1 MiB and depth bounds do not fit a vector file", ["reference-host/src/declaration/tests.rs::oversized_document_refused_not_truncated"])
 c("7.7.4-a", "MUST", "A stated surface keeps the four floor points and omits points only in pairs, else declaration_error:inconsistent.")
 c("7.7.4-b", "MUST", "incremental_output in a stated surface requires buffered_output false, else declaration_error:inconsistent.")
 c("7.7.4-c", "MUST", "A stated surface or configuration that exceeds the host code is refused with declaration_error:surface_unsupported.")
@@ -220,13 +222,13 @@ c("7.7.6-d", "MUST", "A spec member that is not a string, is malformed, names an
 c("7.7.6-e", "MUST", "A named identity provider, approval resolver or redactor that is not registered is refused with declaration_error:reference_unresolved.")
 c("7.7.6-f", "MUST", "A binding kind with no registered resolver is refused with declaration_error:kind_unknown, checked before any resolver runs.")
 c("7.7.6-g", "MUST", "A declaration path that is not a readable regular UTF-8 file within 1 MiB is refused with declaration_error:unreadable.",
-  "vectors carry documents as JSON values, never as files", [])  # no unit test pins it yet
+  "vectors carry documents as JSON values, never as files", ["reference-host/src/declaration/tests.rs::unreadable_path_refused"])
 c("7.7.6-h", "MUST", "Text that is not one JSON object, or has duplicate keys, trailing content or excessive depth, is refused with declaration_error:malformed.",
-  "a vector's document has already been parsed into a JSON value", [])  # no unit test pins it yet
+  "a vector's document has already been parsed into a JSON value", ["reference-host/src/declaration/tests.rs::duplicate_key_text_refused_malformed"])
 c("7.7.6-i", "MUST", "A wrong type, enum value, pattern, range or required-iff member is refused with declaration_error:invalid_field.")
 c("7.7.7-a", "MUST", "The file, text, value and builder paths resolve an equal document to the same resolved form or the same refusal class.")
 c("7.7.7-b", "MUST", "A declaration-built emitter is sealed: later registration or reconfiguration is refused.",
-  "vectors have no step after construction to attempt it", [])  # no unit test pins it yet
+  "vectors have no step after construction to attempt it", ["reference-host/src/declaration/tests.rs::sealed_emitter_refuses_registration"])
 c("7.7.8-a", "MUST", "With bindings, interceptors_registered counts the bindings at the point and verdicts[].name is the binding id; no other declaration content reaches records.")
 c("7.7.8-b", "SHOULD", "The loader logs the contract version, document id and document digest once at load, outside the record stream.")
 c("7.7.9-a", "MUST", "A host_declaration host builds its emitter from the CTK document and registry and reports a refusal as a load outcome, never as a run.")
@@ -388,4 +390,5 @@ c("13-e", "MUST", "A claim names a released specification version; agent-hooks/d
 # §14 security
 c("14-a", "MUST", "Refusal findings and host-synthesized messages never echo binding config or payload.",
   "vector assertions do not inspect refusal detail text",
-  ["reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload"])
+  ["reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload",
+   "reference-host/src/declaration/tests.rs::findings_never_echo_config"])

@@ -13,7 +13,8 @@ use tokio::time::Instant;
 
 use crate::point::Point;
 use crate::reason::ReservedReason;
-use crate::verdict::gate::gate;
+use crate::spec_version::SpecVersion;
+use crate::verdict::gate::{gate, gate_for};
 use crate::verdict::model::Verdict;
 
 /// A boxed, sendable future that owns everything it needs.
@@ -35,15 +36,64 @@ pub trait Interceptor: Send + Sync {
     fn intercept(&self, context: Value) -> BoxFuture<InterceptorAnswer>;
 }
 
+/// A binding's failure posture (declaration 1.1, `agent-hooks/draft` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum OnError {
+    /// An interceptor failure is the §6.3 deny (the only posture of 0.1).
+    #[default]
+    Deny,
+    /// Best effort: under the draft, an interceptor failure (raise, timeout,
+    /// invalid verdict) substitutes an allow carrying
+    /// `host_warning:control_failed` (draft §6.3.1). An emitter for 0.1
+    /// treats it as [`OnError::Deny`]: 0.1 has no failure posture.
+    Continue,
+}
+
+impl OnError {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnError::Deny => "deny",
+            OnError::Continue => "continue",
+        }
+    }
+}
+
+/// A registration's own time limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BindingTimeout {
+    /// The emitter's interceptor timeout.
+    #[default]
+    Inherit,
+    /// No limit.
+    Unbounded,
+    /// This limit.
+    After(Duration),
+}
+
+impl BindingTimeout {
+    /// The limit in force, given the emitter's default.
+    pub fn limit(self, default: Option<Duration>) -> Option<Duration> {
+        match self {
+            BindingTimeout::Inherit => default,
+            BindingTimeout::Unbounded => None,
+            BindingTimeout::After(d) => Some(d),
+        }
+    }
+}
+
 /// One registered interceptor with its binding.
 #[derive(Clone)]
 pub struct Registration {
-    /// Registration name, reported as `verdicts[].name`.
+    /// Registration name (a declaration's binding id), reported as
+    /// `verdicts[].name`.
     pub name: Option<String>,
     /// Points it is bound at; `None` means every point.
     pub at: Option<Vec<Point>>,
-    /// Per-binding timeout; `None` inherits the emitter's.
-    pub timeout: Option<Duration>,
+    /// Per-binding timeout.
+    pub timeout: BindingTimeout,
+    /// Failure posture.
+    pub on_error: OnError,
     /// The interceptor.
     pub interceptor: Arc<dyn Interceptor>,
 }
@@ -53,6 +103,8 @@ impl std::fmt::Debug for Registration {
         f.debug_struct("Registration")
             .field("name", &self.name)
             .field("at", &self.at)
+            .field("timeout", &self.timeout)
+            .field("on_error", &self.on_error)
             .finish()
     }
 }
@@ -63,7 +115,8 @@ impl Registration {
         Registration {
             name: None,
             at: None,
-            timeout: None,
+            timeout: BindingTimeout::Inherit,
+            on_error: OnError::Deny,
             interceptor,
         }
     }
@@ -129,7 +182,7 @@ pub fn start(
 ) -> Pending<InterceptorAnswer> {
     spawn_guarded(
         reg.interceptor.intercept(context.clone()),
-        reg.timeout.or(default_timeout),
+        reg.timeout.limit(default_timeout),
     )
 }
 
@@ -143,6 +196,56 @@ pub fn judge(outcome: Guarded<InterceptorAnswer>) -> Verdict {
             Verdict::host_deny(ReservedReason::InterceptorFailed)
         }
         Guarded::TimedOut => Verdict::host_deny(ReservedReason::InterceptorTimeout),
+    }
+}
+
+/// What one interceptor's call came to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judged {
+    /// The verdict that composes: the gated verdict, the §6.3 substituted
+    /// deny, or (best effort, draft) the substituted allow.
+    pub verdict: Verdict,
+    /// When a best-effort binding failed: the reserved reason its failure
+    /// would have been denied with.
+    pub substituted_for: Option<ReservedReason>,
+}
+
+/// [`judge`] for one registration under `version`: the §5 gate of that
+/// version, and the binding's failure posture. Under the draft a binding
+/// with `on_error: continue` whose interceptor raised, timed out or answered
+/// something the gate refuses gets an allow carrying
+/// `host_warning:control_failed` instead of the deny, and the deny's reason
+/// is kept as `substituted_for`.
+pub fn judge_binding(
+    reg: &Registration,
+    outcome: Guarded<InterceptorAnswer>,
+    version: SpecVersion,
+) -> Judged {
+    let (verdict, failure) = match outcome {
+        Guarded::Done(InterceptorAnswer::Returned(v)) => match gate_for(&v, version) {
+            Ok(v) => (v, None),
+            Err(r) => (Verdict::host_deny(r), Some(r)),
+        },
+        Guarded::Done(InterceptorAnswer::Raised) | Guarded::Panicked => (
+            Verdict::host_deny(ReservedReason::InterceptorFailed),
+            Some(ReservedReason::InterceptorFailed),
+        ),
+        Guarded::TimedOut => (
+            Verdict::host_deny(ReservedReason::InterceptorTimeout),
+            Some(ReservedReason::InterceptorTimeout),
+        ),
+    };
+    match failure {
+        Some(reason) if reg.on_error == OnError::Continue && version == SpecVersion::Draft => {
+            Judged {
+                verdict: Verdict::control_failed(),
+                substituted_for: Some(reason),
+            }
+        }
+        _ => Judged {
+            verdict,
+            substituted_for: None,
+        },
     }
 }
 

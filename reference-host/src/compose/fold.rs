@@ -5,12 +5,13 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::compose::dispatch::Registration;
+use crate::compose::dispatch::{Judged, Registration};
 use crate::compose::profile::Mode;
 use crate::context::build::write_back;
 use crate::point::Point;
 use crate::reason::ReservedReason;
 use crate::seam::approval::Seam;
+use crate::spec_version::SpecVersion;
 use crate::verdict::model::{Decision, Verdict, Warning};
 
 /// The inputs of one composition.
@@ -26,6 +27,8 @@ pub struct Step<'a> {
     pub timeout: Option<Duration>,
     /// The approval seam.
     pub seam: &'a Seam,
+    /// The spec version whose rules apply.
+    pub version: SpecVersion,
 }
 
 impl Step<'_> {
@@ -97,6 +100,9 @@ pub struct Summary {
     pub reason: Option<String>,
     /// Its registration name.
     pub name: Option<String>,
+    /// Draft, best effort: the reserved reason the substituted allow
+    /// stands for.
+    pub substituted_for: Option<ReservedReason>,
 }
 
 impl Summary {
@@ -107,6 +113,15 @@ impl Summary {
             decision: v.decision,
             reason: v.reason.clone(),
             name: reg.name.clone(),
+            substituted_for: None,
+        }
+    }
+
+    /// Summarize interceptor `index`'s judged call.
+    pub fn of_judged(index: usize, reg: &Registration, j: &Judged) -> Summary {
+        Summary {
+            substituted_for: j.substituted_for,
+            ..Summary::of(index, reg, &j.verdict)
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::compose::dispatch::{judge, start};
+use crate::compose::dispatch::{judge_binding, start};
 use crate::compose::fold::{first_allow, Composed, ResolvedBy, Step, Summary};
 use crate::compose::profile::Knob;
 use crate::reason::ReservedReason;
@@ -20,9 +20,9 @@ async fn gather(step: Step<'_>, snapshot: &Value) -> (Vec<Verdict>, Vec<Summary>
     let mut verdicts = Vec::with_capacity(pending.len());
     let mut summaries = Vec::with_capacity(pending.len());
     for (i, (p, reg)) in pending.into_iter().zip(step.bound).enumerate() {
-        let v = judge(p.wait().await);
-        summaries.push(Summary::of(i, reg, &v));
-        verdicts.push(v);
+        let j = judge_binding(reg, p.wait().await, step.version);
+        summaries.push(Summary::of_judged(i, reg, &j));
+        verdicts.push(j.verdict);
     }
     (verdicts, summaries)
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::compose::dispatch::{judge, start};
+use crate::compose::dispatch::{judge_binding, start};
 use crate::compose::fold::{first_allow, Composed, ResolvedBy, Step, Summary};
 use crate::compose::profile::OnApproval;
 use crate::seam::approval::Consultation;
@@ -48,8 +48,13 @@ pub async fn first_deny(step: Step<'_>, on_approval: OnApproval, context: Value)
     let mut resumed: Option<(usize, Verdict)> = None;
     let mut first_allow: Option<Verdict> = None;
     for (i, reg) in step.bound.iter().enumerate() {
-        let v = judge(start(reg, &work, step.timeout).wait().await);
-        run.summaries.push(Summary::of(i, reg, &v));
+        let j = judge_binding(
+            reg,
+            start(reg, &work, step.timeout).wait().await,
+            step.version,
+        );
+        run.summaries.push(Summary::of_judged(i, reg, &j));
+        let v = j.verdict;
         run.pool.push(v.clone());
         let truncated = i + 1 < n;
         match v.decision {
@@ -110,8 +115,13 @@ pub async fn run_all(step: Step<'_>, context: Value) -> Composed {
     };
     let mut verdicts: Vec<Verdict> = Vec::with_capacity(n);
     for (i, reg) in step.bound.iter().enumerate() {
-        let v = judge(start(reg, &work, step.timeout).wait().await);
-        run.summaries.push(Summary::of(i, reg, &v));
+        let j = judge_binding(
+            reg,
+            start(reg, &work, step.timeout).wait().await,
+            step.version,
+        );
+        run.summaries.push(Summary::of_judged(i, reg, &j));
+        let v = j.verdict;
         run.pool.push(v.clone());
         if v.decision == Decision::Transform {
             if let Err(reason) = step.fold(&mut work, &v) {

@@ -169,65 +169,20 @@ fn write_number<S: CanonicalSink + ?Sized>(n: &Number, sink: &mut S) {
 }
 
 /// ECMA-262 Number::toString for a finite double (RFC 8785 §3.2.2.3).
+///
+/// ryu-js implements exactly that algorithm, including the choice between two
+/// equally short digit strings equally close to the double (ties go to the
+/// even digit, as ECMA-262 recommends and the RFC 8785 test corpus expects).
+/// Rust's own shortest formatting breaks such ties the other way, so it
+/// cannot be used here.
 fn write_f64(f: f64, out: &mut NumBuf) {
-    use std::fmt::Write as _;
     if f == 0.0 || !f.is_finite() {
         // -0 serializes as 0; non-finite values cannot reach here from serde_json.
         out.push(b"0");
         return;
     }
-    if f < 0.0 {
-        out.push(b"-");
-    }
-    // Rust's `{:e}` prints the shortest digits that round-trip, which is the
-    // digit string ECMA-262 asks for; only the layout differs.
-    let mut sci = NumBuf::new();
-    let _ = write!(sci, "{:e}", f.abs());
-    let text = sci.as_bytes();
-    let e_pos = text.iter().position(|&c| c == b'e').unwrap_or(text.len());
-    let mantissa = &text[..e_pos];
-    let exp: i32 = std::str::from_utf8(text.get(e_pos + 1..).unwrap_or(b"0"))
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let mut digits = [0u8; 32];
-    let mut k = 0usize;
-    for &c in mantissa {
-        if c.is_ascii_digit() && k < digits.len() {
-            digits[k] = c;
-            k += 1;
-        }
-    }
-    let digits = &digits[..k];
-    let n = exp + 1; // position of the decimal point relative to the digits
-    let k_i = k as i32;
-    if k_i <= n && n <= 21 {
-        out.push(digits);
-        for _ in 0..(n - k_i) {
-            out.push(b"0");
-        }
-    } else if 0 < n && n <= 21 {
-        let split = n as usize;
-        out.push(&digits[..split]);
-        out.push(b".");
-        out.push(&digits[split..]);
-    } else if -6 < n && n <= 0 {
-        out.push(b"0.");
-        for _ in 0..(-n) {
-            out.push(b"0");
-        }
-        out.push(digits);
-    } else {
-        out.push(&digits[..1]);
-        if k > 1 {
-            out.push(b".");
-            out.push(&digits[1..]);
-        }
-        out.push(b"e");
-        let e = n - 1;
-        out.push(if e < 0 { b"-" } else { b"+" });
-        let _ = write!(out, "{}", e.unsigned_abs());
-    }
+    let mut buffer = ryu_js::Buffer::new();
+    out.push(buffer.format_finite(f).as_bytes());
 }
 
 /// The canonical JSON of `value` as a string (tests and diagnostics).
@@ -333,6 +288,13 @@ pub fn hash_projection(context: &Map<String, Value>, point: Point) -> String {
     format!("sha256:{}", hex::encode(hasher.finalize()))
 }
 
+/// `sha256:<hex>` of the RFC 8785 canonical bytes of `value`.
+pub fn hash_canonical(value: &Value) -> String {
+    let mut hasher = Sha256::new();
+    write_canonical(value, &mut hasher);
+    format!("sha256:{}", hex::encode(hasher.finalize()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,6 +302,18 @@ mod tests {
 
     fn canon(text: &str) -> String {
         to_canonical_string(&serde_json::from_str(text).expect("json"))
+    }
+
+    #[test]
+    fn spelling_ties_break_to_the_even_digit() {
+        // 161838657819348.625 lies halfway between two 17-digit spellings
+        // that both round-trip; ECMA-262 (and so RFC 8785) picks the even one.
+        let v = serde_json::json!([161_838_657_819_348.62_f64]);
+        assert_eq!(to_canonical_string(&v), "[161838657819348.62]");
+        assert_eq!(
+            to_canonical_string(&serde_json::json!([0.1, 1.5, 2.5e-7])),
+            "[0.1,1.5,2.5e-7]"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::point::Point;
 use crate::reason::ReservedReason;
 use crate::seam::redaction::{Redactor, RedactorAnswer};
 use crate::spec_version::SpecVersion;
-use crate::verdict::gate::gate;
+use crate::verdict::gate::gate_for;
 use crate::verdict::model::Verdict;
 
 /// What the resolver did.
@@ -113,13 +113,22 @@ impl Seam {
             Guarded::Done(ResolverAnswer::Resolution(v)) => v,
             _ => return failed(ReservedReason::ApprovalResolverFailed),
         };
-        validate_resolution(&resolution, &identity)
+        validate_resolution_for(&resolution, &identity, self.version)
     }
 }
 
 /// Validate a resolution in the §9 order; the first failure wins:
 /// echo, shape, the carried verdict's §5 gate, outcome/decision agreement.
 pub fn validate_resolution(resolution: &Value, request_identity: &Value) -> Consultation {
+    validate_resolution_for(resolution, request_identity, SpecVersion::V0_1)
+}
+
+/// [`validate_resolution`] with the §5 rules of `version` for the carried verdict.
+pub fn validate_resolution_for(
+    resolution: &Value,
+    request_identity: &Value,
+    version: SpecVersion,
+) -> Consultation {
     let Some(obj) = resolution.as_object() else {
         return failed(ReservedReason::ApprovalResolverFailed);
     };
@@ -144,7 +153,7 @@ pub fn validate_resolution(resolution: &Value, request_identity: &Value) -> Cons
         return failed(ReservedReason::ApprovalUnresolved);
     };
     // 3. The carried verdict passes §5.
-    let verdict = match gate(verdict) {
+    let verdict = match gate_for(verdict, version) {
         Ok(v) => v,
         Err(reason) => return failed(reason),
     };

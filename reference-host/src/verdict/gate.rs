@@ -6,7 +6,8 @@
 use serde_json::{Map, Value};
 
 use crate::identity::jcs::{write_canonical, ByteCounter};
-use crate::reason::{is_reserved, ReservedReason};
+use crate::reason::{is_reserved_under, ReservedReason};
+use crate::spec_version::SpecVersion;
 use crate::verdict::model::{Decision, Transform, Verdict, Warning};
 use crate::verdict::path::TransformPath;
 
@@ -28,14 +29,24 @@ const VERDICT_MEMBERS: [&str; 8] = [
 /// `verdict_invalid` for a §5 failure, or the §5.2 reason of a path the
 /// grammar refuses.
 pub fn gate(answer: &Value) -> Result<Verdict, ReservedReason> {
-    let obj = answer.as_object().ok_or(ReservedReason::VerdictInvalid)?;
-    if obj.contains_key("verdict") && !obj.contains_key("decision") {
-        return gate_envelope(obj);
-    }
-    gate_verdict(obj)
+    gate_for(answer, SpecVersion::V0_1)
 }
 
-fn gate_envelope(obj: &Map<String, Value>) -> Result<Verdict, ReservedReason> {
+/// [`gate`] with the rules of `version`: under the draft an interceptor may
+/// not use the reserved `host_warning:*` namespace either, as a verdict
+/// reason or as a warning reason.
+pub fn gate_for(answer: &Value, version: SpecVersion) -> Result<Verdict, ReservedReason> {
+    let obj = answer.as_object().ok_or(ReservedReason::VerdictInvalid)?;
+    if obj.contains_key("verdict") && !obj.contains_key("decision") {
+        return gate_envelope(obj, version);
+    }
+    gate_verdict(obj, version)
+}
+
+fn gate_envelope(
+    obj: &Map<String, Value>,
+    version: SpecVersion,
+) -> Result<Verdict, ReservedReason> {
     for (k, v) in obj {
         match k.as_str() {
             "verdict" => {}
@@ -47,7 +58,7 @@ fn gate_envelope(obj: &Map<String, Value>) -> Result<Verdict, ReservedReason> {
         .get("verdict")
         .and_then(Value::as_object)
         .ok_or(ReservedReason::VerdictInvalid)?;
-    gate_verdict(inner)
+    gate_verdict(inner, version)
 }
 
 /// `null` for an optional member means the member is absent.
@@ -63,7 +74,7 @@ fn opt_string(obj: &Map<String, Value>, key: &str) -> Result<Option<String>, Res
     }
 }
 
-fn gate_verdict(obj: &Map<String, Value>) -> Result<Verdict, ReservedReason> {
+fn gate_verdict(obj: &Map<String, Value>, version: SpecVersion) -> Result<Verdict, ReservedReason> {
     const INVALID: ReservedReason = ReservedReason::VerdictInvalid;
     if obj.keys().any(|k| !VERDICT_MEMBERS.contains(&k.as_str())) {
         return Err(INVALID);
@@ -75,13 +86,19 @@ fn gate_verdict(obj: &Map<String, Value>) -> Result<Verdict, ReservedReason> {
         _ => return Err(INVALID),
     };
     let reason = opt_string(obj, "reason")?;
-    if reason.as_deref().is_some_and(is_reserved) {
+    if reason
+        .as_deref()
+        .is_some_and(|r| is_reserved_under(r, version))
+    {
         return Err(INVALID);
     }
     let message = opt_string(obj, "message")?;
     let warnings = match opt(obj, "warnings") {
         None => Vec::new(),
-        Some(Value::Array(items)) => items.iter().map(gate_warning).collect::<Result<_, _>>()?,
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|w| gate_warning(w, version))
+            .collect::<Result<_, _>>()?,
         Some(_) => return Err(INVALID),
     };
     let approval = match opt(obj, "approval") {
@@ -120,13 +137,16 @@ fn gate_verdict(obj: &Map<String, Value>) -> Result<Verdict, ReservedReason> {
     })
 }
 
-fn gate_warning(w: &Value) -> Result<Warning, ReservedReason> {
+fn gate_warning(w: &Value, version: SpecVersion) -> Result<Warning, ReservedReason> {
     let obj = w.as_object().ok_or(ReservedReason::VerdictInvalid)?;
     if obj.keys().any(|k| k != "reason" && k != "message") {
         return Err(ReservedReason::VerdictInvalid);
     }
     let reason = opt_string(obj, "reason")?;
-    if reason.as_deref().is_some_and(is_reserved) {
+    if reason
+        .as_deref()
+        .is_some_and(|r| is_reserved_under(r, version))
+    {
         return Err(ReservedReason::VerdictInvalid);
     }
     Ok(Warning {

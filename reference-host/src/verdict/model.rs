@@ -102,6 +102,19 @@ impl Verdict {
         }
     }
 
+    /// The allow a best-effort binding's failure becomes under the draft
+    /// (§6.3.1): it carries the warning `host_warning:control_failed` and
+    /// nothing else.
+    pub fn control_failed() -> Verdict {
+        Verdict {
+            warnings: vec![Warning {
+                reason: Some(crate::reason::CONTROL_FAILED.into()),
+                message: None,
+            }],
+            ..Verdict::allow()
+        }
+    }
+
     /// A host-synthesized liftable deny (§7.5 knob `approval`).
     pub fn host_liftable(reason: ReservedReason) -> Verdict {
         Verdict {

@@ -636,3 +636,26 @@ async fn a_panicking_redactor_denies_with_resolver_failed() {
     );
     assert_eq!(out.record["resolved_by"], "rejection");
 }
+
+#[tokio::test]
+async fn evidence_pointers_are_never_dereferenced() {
+    // A listener the pointers name: if the host followed them, a connection
+    // would be waiting here after the emission (§5.3, §14: no SSRF).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    listener.set_nonblocking(true).expect("non-blocking");
+    let addr = listener.local_addr().expect("address");
+    let evidence = json!({
+        "artefact": "sha256:00",
+        "verification_pointers": {"log": format!("http://{addr}/audit"), "raw": format!("{addr}")}
+    });
+    let b = returning(
+        builder(),
+        json!({"decision": "allow", "reason": "ctk:pointed", "evidence": evidence}),
+    );
+    let out = b.build().emit_fields(Point::PreToolCall).await;
+    assert_eq!(out.record["verdict"]["evidence"], evidence);
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("the host contacted a verification pointer: {other:?}"),
+    }
+}

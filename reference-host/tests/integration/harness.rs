@@ -115,13 +115,25 @@ async fn setup_refuses_what_the_host_cannot_honour() {
         host.setup(s).await.is_err(),
         "an unconsulted knob is refused, not cleared"
     );
-    let mut s = minimal_setup();
-    s.declaration = Some(json!({}));
-    assert!(
-        host.setup(s).await.is_err(),
-        "declaration loading is not implemented yet"
-    );
     assert!(host.setup(minimal_setup()).await.is_ok());
+}
+
+#[tokio::test]
+async fn a_refused_declaration_is_a_load_outcome_never_a_run() {
+    let v = load("AH-CTK-003");
+    let (_, script) = prepare(&v);
+    let mut s = minimal_setup();
+    s.declaration = Some(json!({"declaration": "agent-hooks-declaration/1.1",
+        "spec": "agent-hooks/0.1", "bindings": []}));
+    let record = run(s, script.clone()).await;
+    let load = record.load.expect("load outcome");
+    assert_eq!(
+        load.class.as_deref(),
+        Some("declaration_error:version_unsupported")
+    );
+    assert_eq!(load.paths_equivalent, Some(true));
+    assert!(record.records.is_empty());
+    assert!(script.seen.lock().expect("lock").is_empty());
 }
 
 #[tokio::test]

@@ -1,6 +1,7 @@
 //! The reference host's integration tests: one binary, modules only.
 
 mod agent_loop;
+mod best_effort;
 mod composition;
 mod driver;
 mod golden;

@@ -31,6 +31,16 @@ where
     }
 }
 
+impl<F> FnInterceptor<F> {
+    /// An interceptor answering with `f`.
+    pub(crate) fn new(f: F) -> Self {
+        FnInterceptor {
+            f,
+            calls: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+}
+
 /// Register an interceptor built from `f`; returns its call counter.
 pub(crate) fn with_fn<F>(b: EmitterBuilder, f: F) -> (EmitterBuilder, Arc<AtomicUsize>)
 where
