@@ -611,7 +611,10 @@ mod tests {
                 _ => {}
             }
         }
-        for text in [VECTOR_SCHEMA, crate::declaration::DECLARATION_SCHEMA] {
+        for text in [VECTOR_SCHEMA, crate::declaration::DECLARATION_SCHEMA]
+            .into_iter()
+            .chain(crate::declaration::DECLARATION_SCHEMA_1_1)
+        {
             let mut out = Vec::new();
             refs(&serde_json::from_str(text).expect("json"), &mut out);
             assert!(
