@@ -43,11 +43,12 @@ pub fn digest_value(value: &Value) -> Result<String, IdentityError> {
 }
 
 /// A member name and its subfield whitelist.
-type Member = (&'static str, Option<&'static [&'static str]>);
+pub(crate) type Member = (&'static str, Option<&'static [&'static str]>);
 
-/// The conditional members (and subfield whitelist; `None` keeps the member
-/// whole) of the `jcs-sha256` projection.
-fn conditional(point: &str) -> Option<&'static [Member]> {
+/// The conditional members (§4.2) of each interception point, with their
+/// subfields (`None` keeps the member whole): the `jcs-sha256` projection's
+/// whitelist, and the members the envelope check requires.
+pub(crate) fn conditional(point: &str) -> Option<&'static [Member]> {
     Some(match point {
         "agent_startup" => &[("agent_init", Some(&["tools_registered"]))],
         "input" => &[("input", Some(&["content", "role"]))],

@@ -131,33 +131,6 @@ fn check_context(
     }
 }
 
-/// A member name and its required subfields.
-type Member = (&'static str, Option<&'static [&'static str]>);
-
-/// Conditional members and their required subfields (`None`: presence only).
-fn conditional(point: &str) -> &'static [Member] {
-    match point {
-        "agent_startup" => &[("agent_init", Some(&["tools_registered"]))],
-        "input" => &[("input", Some(&["content", "role"]))],
-        "pre_model_call" => &[("model", Some(&["id"])), ("messages", None)],
-        "post_model_call" => &[
-            ("model", Some(&["id"])),
-            (
-                "response",
-                Some(&["content", "tool_calls", "finish_reason"]),
-            ),
-        ],
-        "pre_tool_call" => &[("tool_call", Some(&["id", "name", "args"]))],
-        "post_tool_call" => &[
-            ("tool_call", Some(&["id", "name", "args"])),
-            ("tool_result", Some(&["value", "is_error"])),
-        ],
-        "output" => &[("output", Some(&["content"]))],
-        "agent_shutdown" => &[("summary", Some(&["reason"]))],
-        _ => &[],
-    }
-}
-
 fn spec_ok(spec: &str) -> bool {
     spec.strip_prefix("agent-hooks/").is_some_and(|v| {
         v == "draft"
@@ -221,7 +194,9 @@ pub fn envelope(ctx: &Value) -> Result<(), String> {
     {
         return Err("session.id missing or empty".into());
     }
-    for (member, fields) in conditional(p) {
+    // The §4.2 conditional members are the identity projection's, one table
+    // for both uses.
+    for (member, fields) in crate::digest::conditional(p).unwrap_or(&[]) {
         let Some(value) = obj.get(*member) else {
             return Err(format!("missing conditional member {member} at {p}"));
         };
