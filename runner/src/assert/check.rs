@@ -56,6 +56,32 @@ impl AssertionFailure {
     }
 }
 
+/// Check that every dotted `path` of `expected` resolves in `actual` to an
+/// equal value (numbers by value); each miss becomes a failure keyed
+/// `<key>.<path>`. Shared by `interceptions[].context` and `records[].assert`.
+pub(crate) fn check_paths<'a>(
+    key: &str,
+    actual: &Value,
+    expected: impl IntoIterator<Item = (&'a String, &'a Value)>,
+    failures: &mut Vec<AssertionFailure>,
+) {
+    for (path, want) in expected {
+        match crate::json_path::lookup(actual, path) {
+            Some(got) if crate::json_path::json_eq(got, want) => {}
+            got => failures.push(AssertionFailure::mismatch(
+                format!("{key}.{path:?}"),
+                if got.is_some() {
+                    "value differs"
+                } else {
+                    "path does not resolve"
+                },
+                want,
+                got,
+            )),
+        }
+    }
+}
+
 /// Everything the assertions look at.
 #[derive(Debug, Clone, Copy)]
 pub struct Observed<'a> {

@@ -4,8 +4,9 @@
 
 use serde_json::{json, Value};
 
+use crate::assert::check::check_paths;
 use crate::assert::AssertionFailure;
-use crate::json_path::{json_eq, lookup};
+
 use crate::script::redactor::write_back_field;
 use crate::vector::model::{Expect, ExpectedInterception};
 
@@ -97,21 +98,7 @@ fn check_context(
             ));
         }
     }
-    for (path, want) in &e.context {
-        match lookup(ctx, path) {
-            Some(got) if json_eq(got, want) => {}
-            got => failures.push(AssertionFailure::mismatch(
-                format!("{key}.context.{path:?}"),
-                if got.is_some() {
-                    "value differs".to_owned()
-                } else {
-                    "path does not resolve".to_owned()
-                },
-                want,
-                got,
-            )),
-        }
-    }
+    check_paths(&format!("{key}.context"), ctx, &e.context, failures);
     let text = serde_json::to_string(ctx).unwrap_or_default();
     for needle in &e.context_must_contain {
         if !text.contains(needle.as_str()) {

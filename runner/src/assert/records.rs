@@ -4,8 +4,9 @@
 use ctk_harness_protocol::RunRecord;
 use serde_json::{json, Value};
 
+use crate::assert::check::check_paths;
 use crate::assert::AssertionFailure;
-use crate::json_path::{json_eq, lookup};
+use crate::json_path::lookup;
 use crate::vector::model::Expect;
 
 fn point(r: &Value) -> &str {
@@ -50,21 +51,7 @@ pub fn check_records(expect: &Expect, record: &RunRecord, failures: &mut Vec<Ass
         let actual = &record.records[next + offset];
         next += offset + 1;
         let key = format!("records[{i}]");
-        for (path, want) in &e.assert {
-            match lookup(actual, path) {
-                Some(got) if json_eq(got, want) => {}
-                got => failures.push(AssertionFailure::mismatch(
-                    format!("{key}.assert.{path:?}"),
-                    if got.is_some() {
-                        "value differs".to_owned()
-                    } else {
-                        "path does not resolve".to_owned()
-                    },
-                    want,
-                    got,
-                )),
-            }
-        }
+        check_paths(&format!("{key}.assert"), actual, &e.assert, failures);
         for path in &e.absent {
             if let Some(got) = lookup(actual, path) {
                 failures.push(AssertionFailure {
