@@ -33,6 +33,27 @@ def write(path, text):
         f.write(text)
 
 
+def draft_clauses_md(catalog):
+    lines = [
+        "# agent-hooks/draft clause catalog",
+        "",
+        "Generated from `clauses.json` (written by hand) by `vectors/gen/gen.py`. The draft keeps every",
+        "clause of `spec/0.1/clauses.json` unless a clause below changes it; these are its additions and",
+        "changes only, with ids prefixed `d-`. The draft is never claimable.",
+        "",
+        "| id | keyword | section | requirement | pinned by |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for c in catalog["clauses"]:
+        pinned = "vectors (`covers`)"
+        if "not_vector_testable" in c:
+            tests = ", ".join("`%s`" % t for t in c.get("unit_tests", []))
+            pinned = "not vector-testable (%s): %s" % (c["not_vector_testable"], tests or "no unit test yet")
+        lines.append("| %s | %s | %s | %s | %s |" % (c["id"], c["keyword"], c["section"],
+                                                   c["text"].replace("|", "\\|"), pinned))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     catalog = {
         "spec": "agent-hooks/0.1",
@@ -45,6 +66,10 @@ def main():
     write("spec/0.1/clauses.md", spec_data.clauses_md(catalog))
     write("spec/reserved-reasons.json", dump(spec_data.RESERVED))
     write("spec/declaration-errors.json", dump(spec_data.DECL_ERRORS))
+
+    # The draft's catalog is written by hand; only its readable form is made here.
+    with open(os.path.join(ROOT, "spec", "draft", "clauses.json"), encoding="utf-8") as f:
+        write("spec/draft/clauses.md", draft_clauses_md(json.load(f)))
 
     outdir = os.path.join(ROOT, "vectors", "0.1")
     os.makedirs(outdir, exist_ok=True)
