@@ -60,7 +60,7 @@ pub use harness::{BoxFuture, Callbacks, Harness, InterceptorReply, RedactorReply
 pub use model::host::HostInfo;
 pub use model::record::{LoadOutcome, LoadRecord, RunOutcome, RunRecord, ToolInvocation};
 pub use model::setup::{
-    Composition, InterceptorBinding, Knob, Mode, OnApproval, Profile, VectorSetup,
-    JCS_SHA256_PROVIDER,
+    Composition, DeclarationFileFault, InterceptorBinding, Knob, Mode, OnApproval, Profile,
+    VectorSetup, JCS_SHA256_PROVIDER, MAX_DECLARATION_BYTES,
 };
 pub use server::{serve, serve_stdio, serve_with, ServeError, ServeOptions};

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ctk_harness_protocol::{
-    Callbacks, Composition as WireComposition, Harness, HarnessError, HarnessErrorKind, HostInfo,
-    InterceptorReply, Knob as WireKnob, LoadRecord, Mode as WireMode, OnApproval as WireOnApproval,
-    Phase, Profile, RedactorReply, ResolverReply, RunOutcome, RunRecord, ToolInvocation,
-    VectorSetup,
+    Callbacks, Composition as WireComposition, DeclarationFileFault, Harness, HarnessError,
+    HarnessErrorKind, HostInfo, InterceptorReply, Knob as WireKnob, LoadRecord, Mode as WireMode,
+    OnApproval as WireOnApproval, Phase, Profile, RedactorReply, ResolverReply, RunOutcome,
+    RunRecord, ToolInvocation, VectorSetup,
 };
 use serde_json::{json, Value};
 
@@ -56,7 +56,7 @@ pub const CTK_REDACTOR: &str = "ctk-redact";
 #[derive(Debug)]
 struct Prepared {
     version: SpecVersion,
-    declaration: Option<Value>,
+    declaration: Option<DocumentSource>,
     scenario: Scenario,
     interceptors: Vec<(Option<String>, Option<Vec<Point>>)>,
     composition: Composition,
@@ -66,6 +66,44 @@ struct Prepared {
     redactor: bool,
     interceptor_timeout: Duration,
     approval_timeout: Option<Duration>,
+}
+
+/// Where a declaration vector's document comes from, and so which
+/// construction paths apply (`PROTOCOL.md` §2.2).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DocumentSource {
+    /// A parsed value: value, text, file, and builder for an object root.
+    Value(Value),
+    /// Raw text: text and file; value and builder only when it parses
+    /// exactly ([`crate::declaration::text::parse_exact`]).
+    Text(String),
+    /// A file fault, loaded through the file path only; the file's bytes
+    /// come from the document text, when the fault has any.
+    File(DeclarationFileFault, Option<String>),
+}
+
+impl DocumentSource {
+    /// The source a setup names, if it is a declaration vector's.
+    pub fn of(setup: &VectorSetup) -> Option<DocumentSource> {
+        let text = || {
+            setup.declaration_text.clone().or_else(|| {
+                setup
+                    .declaration
+                    .as_ref()
+                    .and_then(|d| serde_json::to_string(d).ok())
+            })
+        };
+        match (
+            setup.declaration_file,
+            &setup.declaration_text,
+            &setup.declaration,
+        ) {
+            (Some(fault), _, _) => Some(DocumentSource::File(fault, text())),
+            (None, Some(t), _) => Some(DocumentSource::Text(t.clone())),
+            (None, None, Some(d)) => Some(DocumentSource::Value(d.clone())),
+            (None, None, None) => None,
+        }
+    }
 }
 
 /// The reference host as a [`Harness`].
@@ -163,7 +201,7 @@ fn prepare(setup: &VectorSetup) -> Result<Prepared, HarnessError> {
         .map_or(DEFAULT_INTERCEPTOR_TIMEOUT, Duration::from_millis);
     Ok(Prepared {
         version,
-        declaration: setup.declaration.clone(),
+        declaration: DocumentSource::of(setup),
         scenario,
         interceptors,
         composition: composition(&setup.composition)?,
@@ -286,12 +324,15 @@ pub fn conformance_registry(
 }
 
 /// What loading a declaration vector's document came to on every
-/// construction path.
+/// construction path that applies.
 #[derive(Debug)]
 pub struct PathsOutcome {
-    /// The value path's result, the one the run uses.
+    /// The result the run uses: the value path's for a value, the text
+    /// path's for text, the file path's for a file fault.
     pub loaded: Result<Declaration, DeclarationError>,
-    /// Whether file, text, value and builder agree: equal canonical resolved
+    /// The paths that applied, the run's first.
+    pub paths: Vec<&'static str>,
+    /// Whether every path that applied agrees: equal canonical resolved
     /// forms, or the same refusal class.
     pub equivalent: bool,
     /// Where they disagree, when they do.
@@ -300,40 +341,82 @@ pub struct PathsOutcome {
 
 static TEMP_FILES: AtomicU64 = AtomicU64::new(0);
 
-/// Load `document` through the file, text, value and builder paths and
-/// compare the outcomes (§7.7.7).
-pub fn load_on_every_path(loader: &Loader<'_>, document: &Value) -> PathsOutcome {
-    let text = serde_json::to_string(document).unwrap_or_default();
-    let file = {
-        let path = std::env::temp_dir().join(format!(
-            "ctk-reference-host-{}-{}.json",
-            std::process::id(),
-            TEMP_FILES.fetch_add(1, Ordering::SeqCst)
-        ));
-        let loaded = match std::fs::write(&path, text.as_bytes()) {
-            Ok(()) => loader.load_path(&path),
-            Err(e) => Err(DeclarationError::one(
+/// A fresh, empty directory of this process under the system's temporary
+/// directory.
+fn fresh_dir() -> std::io::Result<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!(
+        "ctk-reference-host-{}-{}",
+        std::process::id(),
+        TEMP_FILES.fetch_add(1, Ordering::SeqCst)
+    ));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+fn cannot_prepare(what: &str, e: &std::io::Error) -> DeclarationError {
+    DeclarationError::one(
+        crate::declaration::RefusalClass::Unreadable,
+        "",
+        format!("cannot prepare the {what}: {}", e.kind()),
+    )
+}
+
+/// Write `bytes` to a file in a fresh directory and load it.
+fn load_file_bytes(loader: &Loader<'_>, bytes: &[u8]) -> Result<Declaration, DeclarationError> {
+    let dir = fresh_dir().map_err(|e| cannot_prepare("temporary file", &e))?;
+    let path = dir.join("declaration.json");
+    let loaded = match std::fs::write(&path, bytes) {
+        Ok(()) => loader.load_path(&path),
+        Err(e) => Err(cannot_prepare("temporary file", &e)),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    loaded
+}
+
+/// Materialise `fault` in a fresh directory (its bytes made from `text`) and
+/// load it through the file path (`PROTOCOL.md` §2.2).
+pub fn load_file_fault(
+    loader: &Loader<'_>,
+    fault: DeclarationFileFault,
+    text: Option<&str>,
+) -> Result<Declaration, DeclarationError> {
+    if fault.has_contents() {
+        let bytes = text.and_then(|t| fault.contents(t)).ok_or_else(|| {
+            DeclarationError::one(
                 crate::declaration::RefusalClass::Unreadable,
                 "",
-                format!("cannot write the temporary file: {}", e.kind()),
-            )),
-        };
-        let _ = std::fs::remove_file(&path);
-        loaded
+                format!(
+                    "the {} file fault needs a document text to build the file from",
+                    fault.as_str()
+                ),
+            )
+        })?;
+        return load_file_bytes(loader, &bytes);
+    }
+    let dir = fresh_dir().map_err(|e| cannot_prepare("temporary directory", &e))?;
+    let path = dir.join("declaration.json");
+    let loaded = match fault {
+        DeclarationFileFault::Directory => match std::fs::create_dir(&path) {
+            Ok(()) => loader.load_path(&path),
+            Err(e) => Err(cannot_prepare("directory", &e)),
+        },
+        // Missing, and any fault this host does not know: nothing there.
+        _ => loader.load_path(&path),
     };
-    let outcomes = [
-        ("file", file),
-        ("text", loader.load_text(&text)),
-        (
-            "builder",
-            loader.load_builder(&DeclarationBuilder::from_document(document)),
-        ),
-    ];
-    let loaded = loader.load_value(document);
+    let _ = std::fs::remove_dir_all(&dir);
+    loaded
+}
+
+/// Compare the outcomes of the paths that applied against the first.
+fn compare(
+    mut outcomes: Vec<(&'static str, Result<Declaration, DeclarationError>)>,
+) -> PathsOutcome {
     let summary = |r: &Result<Declaration, DeclarationError>| match r {
         Ok(d) => format!("accepted {}", d.canonical_json()),
         Err(e) => format!("refused {}", e.class),
     };
+    let paths: Vec<&'static str> = outcomes.iter().map(|(name, _)| *name).collect();
+    let (first, loaded) = outcomes.remove(0);
     let reference = summary(&loaded);
     let mut detail = None;
     for (name, outcome) in &outcomes {
@@ -345,15 +428,70 @@ pub fn load_on_every_path(loader: &Loader<'_>, document: &Value) -> PathsOutcome
                 .position(|(a, b)| a != b)
                 .unwrap_or_else(|| reference.len().min(other.len()));
             detail = Some(format!(
-                "the {name} path differs from the value path at byte {at}: value path {reference}; {name} path {other}"
+                "the {name} path differs from the {first} path at byte {at}: {first} path {reference}; {name} path {other}"
             ));
             break;
         }
     }
     PathsOutcome {
         loaded,
+        paths,
         equivalent: detail.is_none(),
         detail,
+    }
+}
+
+/// The value path, then the builder path when the root is an object (a
+/// builder only writes an object's members).
+fn value_paths(
+    loader: &Loader<'_>,
+    document: &Value,
+) -> Vec<(&'static str, Result<Declaration, DeclarationError>)> {
+    let mut out = vec![("value", loader.load_value(document))];
+    if document.is_object() {
+        out.push((
+            "builder",
+            loader.load_builder(&DeclarationBuilder::from_document(document)),
+        ));
+    }
+    out
+}
+
+/// Load `document` through the value, file, text and (object root) builder
+/// paths and compare the outcomes (§7.7.7); the value path's result is the
+/// one the run uses.
+pub fn load_on_every_path(loader: &Loader<'_>, document: &Value) -> PathsOutcome {
+    let text = serde_json::to_string(document).unwrap_or_default();
+    let mut outcomes = value_paths(loader, document);
+    outcomes.insert(1, ("file", load_file_bytes(loader, text.as_bytes())));
+    outcomes.insert(2, ("text", loader.load_text(&text)));
+    compare(outcomes)
+}
+
+/// Load raw `text` through the text and file paths, and through the value
+/// and (object root) builder paths when it parses exactly; the text path's
+/// result is the one the run uses.
+pub fn load_text_on_every_path(loader: &Loader<'_>, text: &str) -> PathsOutcome {
+    let mut outcomes = vec![
+        ("text", loader.load_text(text)),
+        ("file", load_file_bytes(loader, text.as_bytes())),
+    ];
+    if let Some(document) = crate::declaration::text::parse_exact(text) {
+        outcomes.extend(value_paths(loader, &document));
+    }
+    compare(outcomes)
+}
+
+/// Load a declaration vector's document through the paths its source
+/// allows.
+pub fn load_source(loader: &Loader<'_>, source: &DocumentSource) -> PathsOutcome {
+    match source {
+        DocumentSource::Value(document) => load_on_every_path(loader, document),
+        DocumentSource::Text(text) => load_text_on_every_path(loader, text),
+        DocumentSource::File(fault, text) => compare(vec![(
+            "file",
+            load_file_fault(loader, *fault, text.as_deref()),
+        )]),
     }
 }
 
@@ -436,11 +574,11 @@ impl Harness for ReferenceHost {
                     output: OutputMode::Incremental,
                 },
             ),
-            Some(document) => {
+            Some(source) => {
                 let registry = conformance_registry(&callbacks, p.interceptors.len())
                     .map_err(|e| HarnessError::new(Phase::Run, HarnessErrorKind::Host(e)))?;
                 let loader = Loader::new(&registry).for_spec(p.version);
-                let paths = load_on_every_path(&loader, document);
+                let paths = load_source(&loader, source);
                 match paths.loaded {
                     Err(refusal) => {
                         // A refusal is a load outcome, never a run: no

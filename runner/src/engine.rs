@@ -48,6 +48,8 @@ pub fn setup_for(vector: &Vector, spec: SpecVersion) -> VectorSetup {
     setup.interceptor_timeout_ms = vector.interceptor_timeout_ms;
     setup.approval_timeout_ms = vector.approval_timeout_ms;
     setup.declaration = vector.host_declaration.clone();
+    setup.declaration_text = vector.host_declaration_text.clone();
+    setup.declaration_file = vector.host_declaration_file;
     setup
 }
 

@@ -26,6 +26,17 @@
 //! order against `RunRecord.principal_notices`: equal lengths, every member
 //! an expected notice names equals the actual member, numbers by value).
 //!
+//! Declaration vectors: `host_declaration` may hold any JSON value but
+//! `null` (a root that is not an object must be refused as
+//! `declaration_error:malformed`); `host_declaration_text` carries the
+//! document as raw text (duplicate keys, trailing content, text that is not
+//! JSON: what a parsed value cannot hold), and `host_declaration_file` one of
+//! the file faults `missing`, `directory`, `bom`, `invalid_utf8`,
+//! `oversized` that the host materialises and loads through its file path
+//! only (the file's bytes come from the document's text). Both reach the
+//! host unchanged as `VectorSetup::declaration_text` / `declaration_file`;
+//! `PROTOCOL.md` §2.2 says which construction paths apply to each.
+//!
 //! # Clause catalogs and coverage
 //!
 //! [`catalog`] reads `spec/<version>/clauses.json` (compiled in when present

@@ -4,7 +4,8 @@
 //! 1. spec version: the vector's `spec_versions` holds the run's spec;
 //! 2. capabilities: each needed capability is declared (`buffered_output`
 //!    means the surface buffers; `host_declaration` is needed by every vector
-//!    carrying `host_declaration`);
+//!    carrying `host_declaration`, `host_declaration_text` or
+//!    `host_declaration_file`);
 //! 3. buffered output: an `incremental_output` vector needs `buffered_output: false`;
 //! 4. interception points: every point the vector's expectations name is emitted;
 //! 5. profile and knob: the vector's profile is declared with its resolved
@@ -66,7 +67,7 @@ pub fn applicability(vector: &Vector, surface: &Surface, spec: SpecVersion) -> A
         ));
     }
     let mut needed: BTreeSet<&str> = vector.capabilities.iter().map(String::as_str).collect();
-    if vector.host_declaration.is_some() {
+    if vector.is_declaration() {
         needed.insert("host_declaration");
     }
     let missing: Vec<&str> = needed
@@ -243,10 +244,18 @@ mod tests {
             skip(&vector(r#","capabilities":["incremental_output"]"#), &b),
             "the host buffers output (buffered_output: true)"
         );
-        assert_eq!(
-            skip(&vector(r#","host_declaration":{}"#), &minimal()),
-            r#"missing capabilities ["host_declaration"]"#
-        );
+        for member in [
+            r#","host_declaration":{}"#,
+            r#","host_declaration":[]"#,
+            r#","host_declaration_text":"{} {}""#,
+            r#","host_declaration_file":"missing""#,
+        ] {
+            assert_eq!(
+                skip(&vector(member), &minimal()),
+                r#"missing capabilities ["host_declaration"]"#,
+                "{member}"
+            );
+        }
     }
 
     /// 3.2-c: a host that omits points declares the reduced surface; vectors

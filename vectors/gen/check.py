@@ -15,7 +15,9 @@ POINTS = {"agent_startup", "input", "pre_model_call", "post_model_call", "pre_to
           "agent_shutdown"}
 TOP = {"id", "title", "spec_clause", "part", "covers", "spec_versions", "capabilities", "mode", "composition",
        "identity_provider", "interceptor_timeout_ms", "scenario", "interceptor_script", "interceptor_scripts",
-       "approval_script", "redact_for_approval", "host_declaration", "host_declaration_invalid", "expect"}
+       "approval_script", "redact_for_approval", "host_declaration", "host_declaration_text", "host_declaration_file",
+       "host_declaration_invalid", "expect"}
+FILE_FAULTS = {"missing", "directory", "bom", "invalid_utf8", "oversized"}
 EXPECT = {"load", "sequence_strict", "interceptions", "interceptions_absent", "run_outcome", "run_outcome_by_posture",
           "final_output", "tool_invocations", "tool_not_invoked", "records", "identities_equal", "released_output",
           "persisted_must_not_contain"}
@@ -68,8 +70,8 @@ def main():
             bad("clauses.json", "bad keyword in " + c["id"])
         if not re.fullmatch(r"\d+(\.\d+)*[a-z]?-[a-z]", c["id"]):
             bad("clauses.json", "bad clause id " + c["id"])
-        if ("not_vector_testable" in c) != ("unit_tests" in c):
-            bad("clauses.json", "not_vector_testable and unit_tests go together: " + c["id"])
+        if "not_vector_testable" in c and "unit_tests" not in c:
+            bad("clauses.json", "not_vector_testable needs unit_tests: " + c["id"])
         for t in c.get("unit_tests", []):
             m = re.fullmatch(r"([A-Za-z0-9_.\-/]+\.rs)::([a-z_][a-z0-9_]*)", t)
             if not m:
@@ -212,11 +214,33 @@ def main():
                     bad(name, "fault timeout needs interceptor_timeout_ms")
                 if r.get("fault") not in (None, "raise", "timeout", "malformed_verdict", "mutate"):
                     bad(name, "unknown fault")
-        if "host_declaration" in v and "host_declaration" not in caps:
-            bad(name, "host_declaration needs the host_declaration capability")
+        declared = [k for k in ("host_declaration", "host_declaration_text", "host_declaration_file") if k in v]
+        if declared and "host_declaration" not in caps:
+            bad(name, "%s needs the host_declaration capability" % declared[0])
+        if "host_declaration" in v and v["host_declaration"] is None:
+            bad(name, "host_declaration may not be null (write it as host_declaration_text)")
+        if "host_declaration" in v and "host_declaration_text" in v:
+            bad(name, "host_declaration and host_declaration_text are exclusive")
+        if "host_declaration_text" in v and not isinstance(v["host_declaration_text"], str):
+            bad(name, "host_declaration_text must be a string")
+        if "host_declaration_file" in v:
+            fault = v["host_declaration_file"]
+            if fault not in FILE_FAULTS:
+                bad(name, "unknown host_declaration_file %r" % (fault,))
+            elif fault in ("bom", "invalid_utf8", "oversized"):
+                text = v.get("host_declaration_text")
+                if text is None and "host_declaration" in v:
+                    text = json.dumps(v["host_declaration"])
+                if text is None or (fault == "invalid_utf8" and '"' not in text):
+                    bad(name, "file fault %s needs a document text to build the file from" % fault)
+        if "host_declaration_text" in v and not v.get("host_declaration_invalid"):
+            try:
+                json.loads(v["host_declaration_text"])
+            except ValueError:
+                bad(name, "host_declaration_text is not JSON; mark the vector host_declaration_invalid")
         if refused and e.get("interceptions") != []:
             bad(name, "refused load must record nothing")
-        if "composition" in v and "host_declaration" in v:
+        if "composition" in v and declared:
             bad(name, "declaration vectors configure composition in the document")
         # integers beyond the safe range need int64_json / bigint_json
         for tok in re.findall(r"(?<![\w.\"])-?\d+(?![\w.eE])", re.sub(r'"(?:[^"\\]|\\.)*"', '""', raw)):

@@ -1,6 +1,7 @@
 """The agent-hooks/0.1 clause catalog, as data.
 
-Each entry: (id, keyword, section, text[, not_vector_testable, unit_tests]).
+Each entry: (id, keyword, section, text[, not_vector_testable, unit_tests]). unit_tests go with
+not_vector_testable; a clause that vectors came to cover keeps the unit tests that pinned it.
 Ids are stable: `<section>-<letter>`. Never renumber; retire by marking, never reuse.
 
 unit_tests name real tests as `<repo-relative file path>::<test fn name>`, e.g.
@@ -17,6 +18,9 @@ def c(cid, kw, text, nvt=None, tests=None):
     if nvt:
         entry["not_vector_testable"] = nvt
         entry["unit_tests"] = tests or []
+    elif tests:
+        # a clause vectors now cover keeps the unit tests that pinned it
+        entry["unit_tests"] = tests
     C.append(entry)
 
 
@@ -205,7 +209,7 @@ c("7.7.3-b", "MUST", "Every member left out takes the default the specification 
 c("7.7.3-c", "MUST", "A knob the configured profile does not consult is refused with declaration_error:inconsistent, never silently dropped.")
 c("7.7.3-d", "MUST", "Integer members are JSON integers within range; 5000.0 and out-of-range values are refused with declaration_error:invalid_field.")
 c("7.7.3-e", "MUST", "A member that breaks a bound is refused, never truncated.",
-  "1 MiB and depth bounds do not fit a vector file", ["reference-host/src/declaration/tests.rs::oversized_document_refused_not_truncated"])
+  None, ["reference-host/src/declaration/tests.rs::oversized_document_refused_not_truncated"])
 c("7.7.4-a", "MUST", "A stated surface keeps the four floor points and omits points only in pairs, else declaration_error:inconsistent.")
 c("7.7.4-b", "MUST", "incremental_output in a stated surface requires buffered_output false, else declaration_error:inconsistent.")
 c("7.7.4-c", "MUST", "A stated surface or configuration that exceeds the host code is refused with declaration_error:surface_unsupported.")
@@ -222,9 +226,9 @@ c("7.7.6-d", "MUST", "A spec member that is not a string, is malformed, names an
 c("7.7.6-e", "MUST", "A named identity provider, approval resolver or redactor that is not registered is refused with declaration_error:reference_unresolved.")
 c("7.7.6-f", "MUST", "A binding kind with no registered resolver is refused with declaration_error:kind_unknown, checked before any resolver runs.")
 c("7.7.6-g", "MUST", "A declaration path that is not a readable regular UTF-8 file within 1 MiB is refused with declaration_error:unreadable.",
-  "vectors carry documents as JSON values, never as files", ["reference-host/src/declaration/tests.rs::unreadable_path_refused"])
+  None, ["reference-host/src/declaration/tests.rs::unreadable_path_refused"])
 c("7.7.6-h", "MUST", "Text that is not one JSON object, or has duplicate keys, trailing content or excessive depth, is refused with declaration_error:malformed.",
-  "a vector's document has already been parsed into a JSON value", ["reference-host/src/declaration/tests.rs::duplicate_key_text_refused_malformed"])
+  None, ["reference-host/src/declaration/tests.rs::duplicate_key_text_refused_malformed"])
 c("7.7.6-i", "MUST", "A wrong type, enum value, pattern, range or required-iff member is refused with declaration_error:invalid_field.")
 c("7.7.7-a", "MUST", "The file, text, value and builder paths resolve an equal document to the same resolved form or the same refusal class.")
 c("7.7.7-b", "MUST", "A declaration-built emitter is sealed: later registration or reconfiguration is refused.",

@@ -118,7 +118,8 @@ def V(num, slug, title, clause, covers, part, scenario, expect, caps=None, scrip
         v["interceptor_script"] = script
     else:
         v["interceptor_scripts"] = scripts
-    for k in ("approval_script", "redact_for_approval", "host_declaration", "host_declaration_invalid"):
+    for k in ("approval_script", "redact_for_approval", "host_declaration", "host_declaration_text",
+              "host_declaration_file", "host_declaration_invalid"):
         if k in top:
             v[k] = top.pop(k)
     assert not top, (slug, top)

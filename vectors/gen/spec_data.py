@@ -136,7 +136,8 @@ def clauses_md(catalog):
     w('                 "text": "...",            // one sentence, paraphrased')
     w('                 "not_vector_testable": "...",   // only when no JSON vector can test it: why')
     w('                 "unit_tests": ["reference-host/src/context/envelope.rs::conditional_members_must_keep_their_types"] } ] }')
-    w('                                           // only with not_vector_testable: <repo-relative file>::<test fn>')
+    w('                                           // with not_vector_testable (kept when vectors come to cover it):')
+    w('                                           // <repo-relative file>::<test fn>')
     w("```")
     w("")
     w("Rules: ids are never renumbered; a retired clause keeps its id. A vector's `covers` may only name")
@@ -158,8 +159,11 @@ def clauses_md(catalog):
             w("")
             w("| id | keyword | requirement | vector-testable |")
             w("|---|---|---|---|")
-        t = "yes" if "not_vector_testable" not in x else "no: %s (%s)" % (
-            x["not_vector_testable"], ", ".join("`%s`" % u for u in x["unit_tests"]) or "**no unit test pins it yet**")
+        if "not_vector_testable" not in x:
+            t = "yes" if not x.get("unit_tests") else "yes (also %s)" % ", ".join("`%s`" % u for u in x["unit_tests"])
+        else:
+            t = "no: %s (%s)" % (
+                x["not_vector_testable"], ", ".join("`%s`" % u for u in x["unit_tests"]) or "**no unit test pins it yet**")
         w("| `%s` | %s | %s | %s |" % (x["id"], x["keyword"], x["text"].replace("|", "\\|"), t))
     w("")
     return "\n".join(out)

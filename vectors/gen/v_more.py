@@ -1,4 +1,6 @@
 """Block 0900-0949 multi-turn; 0950-0999 parallel tool calls; 1000-1049 streaming; 1100-1199 declaration."""
+import json
+
 from lib import *
 
 # ---------------- multi-turn
@@ -289,8 +291,16 @@ V(next(n), "decl-redactor", "A declared redactor shapes the approval request whi
   host_declaration=doc([b("pin-guard", 0)], {"approval": {"resolver": "ctk-scripted", "redactor": "ctk-redact"}}))
 
 
-def refused(slug, title, cls, document, covers, invalid=False):
-    kw = {"host_declaration": document}
+def refused(slug, title, cls, document, covers, invalid=False, text=None, file=None):
+    """A refusal vector. `document` is the parsed value (None: none), `text` the raw text
+    (host_declaration_text), `file` a file fault (host_declaration_file)."""
+    kw = {}
+    if document is not None:
+        kw["host_declaration"] = document
+    if text is not None:
+        kw["host_declaration_text"] = text
+    if file is not None:
+        kw["host_declaration_file"] = file
     # classes found before cross-member checks may trip a schema linter; mark them so a linter skips them
     if invalid or cls in ("version_unsupported", "spec_unsupported", "unknown_field", "invalid_field", "inconsistent"):
         kw["host_declaration_invalid"] = True
@@ -383,3 +393,62 @@ refused("order-invalid-before-inconsistent", "A bad mode plus a duplicate bindin
         "invalid_field", doc([b("same", 0), b("same", 0)], {"mode": "shadow"}), ["7.7.6-a"], True)
 refused("order-reference-before-kind", "An unregistered resolver plus an unknown kind is refused for the earlier step: reference_unresolved",
         "reference_unresolved", doc([{"id": "guard", "kind": "com.example.missing"}], {"approval": {"resolver": "nobody-home"}}), ["7.7.6-a"])
+
+
+# ---------------- refusals before the schema: unreadable (step 1) and malformed (step 2)
+# CTK-1153..1157 are hand-written (vectors/gen/handwritten/); generated ids resume at 1158.
+n = iter(range(1158, 1200))
+
+
+def nested(levels):
+    """An object nested `levels` deep ({} is one level)."""
+    v = {}
+    for _ in range(levels - 1):
+        v = {"n": v}
+    return v
+
+
+def depth(x):
+    if isinstance(x, dict):
+        return 1 + max([depth(v) for v in x.values()] or [0])
+    if isinstance(x, list):
+        return 1 + max([depth(v) for v in x] or [0])
+    return 0
+
+
+GUARD = '{"id": "guard", "kind": "ctk.scripted", "config": {"script": 0}}'
+HEAD = '"declaration": "%s", "spec": "agent-hooks/0.1"' % DV
+# root (1) > extensions (2) > 31 more levels: 33, one beyond the bound of 32
+DEEP = doc(G, extensions={"deep": nested(31)})
+assert depth(DEEP) == 33, depth(DEEP)
+
+refused("malformed-root-array", "A document whose root is an array, not an object, is refused as malformed", "malformed",
+        [doc(G)], ["7.7.6-h"], True)
+refused("malformed-root-string", "A document given as a JSON string holding its text is refused as malformed", "malformed",
+        json.dumps(doc(G)), ["7.7.6-h"], True)
+refused("malformed-depth-33", "A document nested 33 levels deep, one beyond the bound, is refused as malformed, not truncated",
+        "malformed", DEEP, ["7.7.6-h", "7.7.3-e"])
+refused("malformed-duplicate-root-key", "Text repeating the root member bindings is refused as malformed, not resolved to either",
+        "malformed", None, ["7.7.6-h"], True,
+        text='{%s, "bindings": [], "bindings": [%s]}' % (HEAD, GUARD))
+refused("malformed-duplicate-nested-key", "Text repeating configuration.mode is refused as malformed", "malformed", None,
+        ["7.7.6-h"], True,
+        text='{%s, "configuration": {"mode": "enforce", "mode": "evaluate_only"}, "bindings": [%s]}' % (HEAD, GUARD))
+refused("malformed-trailing-content", "Text with a second object after the document is refused as malformed", "malformed", None,
+        ["7.7.6-h"], True, text='{%s, "bindings": [%s]} {"bindings": []}' % (HEAD, GUARD))
+refused("malformed-truncated-text", "Text that ends before the document closes is not JSON and is refused as malformed",
+        "malformed", None, ["7.7.6-h"], True, text='{%s, "bindings": [%s]' % (HEAD, GUARD))
+refused("unreadable-missing-file", "A declaration path that names no file is refused as unreadable", "unreadable", None,
+        ["7.7.6-g"], file="missing")
+refused("unreadable-directory", "A declaration path that names a directory is refused as unreadable", "unreadable", None,
+        ["7.7.6-g"], file="directory")
+refused("unreadable-bom", "A declaration file starting with a UTF-8 byte-order mark is refused as unreadable", "unreadable",
+        doc(G), ["7.7.6-g"], file="bom")
+refused("unreadable-invalid-utf8", "A declaration file holding a byte that is not UTF-8 is refused as unreadable", "unreadable",
+        doc(G), ["7.7.6-g"], file="invalid_utf8")
+refused("unreadable-oversized", "A declaration file of 1 MiB plus one byte is refused as unreadable, not truncated", "unreadable",
+        doc(G), ["7.7.6-g", "7.7.3-e"], file="oversized")
+
+# ---------------- surface_unsupported: a second case
+refused("surface-version-higher-minor", "A stated surface claiming declaration version 1.9, a minor no loader has, is refused as surface_unsupported",
+        "surface_unsupported", doc(G, surface={"declaration_versions": [DV, "agent-hooks-declaration/1.9"]}), ["7.7.4-c"])

@@ -182,9 +182,113 @@ pub struct VectorSetup {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approval_timeout_ms: Option<u64>,
     /// A host declaration document the host must build its emitter from
-    /// (declaration vectors); `None` for field-configured vectors.
+    /// (declaration vectors); `None` for field-configured vectors. Any JSON
+    /// value but `null`: a root that is not an object must be refused as
+    /// `declaration_error:malformed`. The host loads it through its value,
+    /// text and file paths, and through its builder path when the root is an
+    /// object (a builder only writes the members of an object).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declaration: Option<Value>,
+    /// The declaration document as raw text, for documents a parsed value
+    /// cannot carry (duplicate keys, trailing content, text that is not
+    /// JSON). The host loads it through its text path and, written to a file
+    /// as UTF-8, its file path; through its value path (and builder path,
+    /// for an object root) only when the text parses as one JSON value with
+    /// no repeated member name within an object. Never sent together with
+    /// `declaration`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declaration_text: Option<String>,
+    /// A file fault the host must materialise in a fresh temporary directory
+    /// and load through its file path only (no other path applies). The
+    /// file's content, where the fault has one, is built from the document
+    /// in `declaration` (serialized) or `declaration_text`; see
+    /// [`DeclarationFileFault::contents`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declaration_file: Option<DeclarationFileFault>,
+}
+
+/// Largest declaration document a loader reads, in bytes (§7.7.6 step 1).
+pub const MAX_DECLARATION_BYTES: usize = 1024 * 1024;
+
+/// A fault of the declaration file a host is asked to load (§7.7.6 step 1,
+/// `declaration_error:unreadable`). The set is closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum DeclarationFileFault {
+    /// The path names nothing (a name inside the fresh directory that was
+    /// never created).
+    Missing,
+    /// The path names a directory, not a regular file.
+    Directory,
+    /// A regular file: the UTF-8 byte-order mark `EF BB BF`, then the
+    /// document's text.
+    Bom,
+    /// A regular file: the document's text with the byte `FF` inserted right
+    /// after its first `"` (inside the first member name), so that it is
+    /// not UTF-8.
+    InvalidUtf8,
+    /// A regular file: the document's text followed by spaces up to
+    /// [`MAX_DECLARATION_BYTES`]` + 1` bytes (JSON whitespace: only the size
+    /// bound is broken).
+    Oversized,
+}
+
+impl DeclarationFileFault {
+    /// Every fault.
+    pub const ALL: [DeclarationFileFault; 5] = [
+        DeclarationFileFault::Missing,
+        DeclarationFileFault::Directory,
+        DeclarationFileFault::Bom,
+        DeclarationFileFault::InvalidUtf8,
+        DeclarationFileFault::Oversized,
+    ];
+
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeclarationFileFault::Missing => "missing",
+            DeclarationFileFault::Directory => "directory",
+            DeclarationFileFault::Bom => "bom",
+            DeclarationFileFault::InvalidUtf8 => "invalid_utf8",
+            DeclarationFileFault::Oversized => "oversized",
+        }
+    }
+
+    /// Whether the fault is a regular file whose bytes come from the
+    /// document's text (so the vector must carry a document).
+    pub fn has_contents(self) -> bool {
+        matches!(
+            self,
+            DeclarationFileFault::Bom
+                | DeclarationFileFault::InvalidUtf8
+                | DeclarationFileFault::Oversized
+        )
+    }
+
+    /// The bytes of the faulty file made from the document text `text`;
+    /// `None` for a fault that is no regular file (`missing`, `directory`),
+    /// or for `invalid_utf8` when `text` holds no `"`.
+    pub fn contents(self, text: &str) -> Option<Vec<u8>> {
+        let mut bytes = text.as_bytes().to_vec();
+        match self {
+            DeclarationFileFault::Missing | DeclarationFileFault::Directory => None,
+            DeclarationFileFault::Bom => {
+                bytes.splice(0..0, [0xEF, 0xBB, 0xBF]);
+                Some(bytes)
+            }
+            DeclarationFileFault::InvalidUtf8 => {
+                let quote = bytes.iter().position(|b| *b == b'"')?;
+                bytes.insert(quote + 1, 0xFF);
+                Some(bytes)
+            }
+            DeclarationFileFault::Oversized => {
+                let len = bytes.len().max(MAX_DECLARATION_BYTES + 1);
+                bytes.resize(len, b' ');
+                Some(bytes)
+            }
+        }
+    }
 }
 
 impl VectorSetup {
@@ -208,6 +312,49 @@ impl VectorSetup {
             interceptor_timeout_ms: None,
             approval_timeout_ms: None,
             declaration: None,
+            declaration_text: None,
+            declaration_file: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_faults_build_their_bytes_from_the_document_text() {
+        let text = r#"{"declaration":"agent-hooks-declaration/1.0"}"#;
+        for fault in [
+            DeclarationFileFault::Missing,
+            DeclarationFileFault::Directory,
+        ] {
+            assert!(!fault.has_contents());
+            assert_eq!(fault.contents(text), None);
+        }
+        let bom = DeclarationFileFault::Bom.contents(text).expect("bytes");
+        assert_eq!(&bom[..3], &[0xEF, 0xBB, 0xBF]);
+        assert_eq!(&bom[3..], text.as_bytes());
+        let bad = DeclarationFileFault::InvalidUtf8
+            .contents(text)
+            .expect("bytes");
+        assert_eq!(&bad[..3], b"{\"\xFF");
+        assert_eq!(bad.len(), text.len() + 1);
+        assert!(std::str::from_utf8(&bad).is_err());
+        assert_eq!(DeclarationFileFault::InvalidUtf8.contents("{}"), None);
+        let big = DeclarationFileFault::Oversized
+            .contents(text)
+            .expect("bytes");
+        assert_eq!(big.len(), MAX_DECLARATION_BYTES + 1);
+        assert!(big.starts_with(text.as_bytes()));
+        assert!(big[text.len()..].iter().all(|b| *b == b' '));
+        for fault in DeclarationFileFault::ALL {
+            let wire = serde_json::to_value(fault).expect("serializes");
+            assert_eq!(wire, fault.as_str());
+            assert_eq!(
+                serde_json::from_value::<DeclarationFileFault>(wire).expect("parses"),
+                fault
+            );
         }
     }
 }

@@ -7,9 +7,9 @@ use ctk_harness_protocol::wire::jsonrpc::{encode_request, encode_result, Id};
 use ctk_harness_protocol::wire::methods::{self, *};
 use ctk_harness_protocol::wire::{Message, Schemas};
 use ctk_harness_protocol::{
-    Composition, HostInfo, InterceptorBinding, InterceptorReply, Knob, LoadOutcome, LoadRecord,
-    Mode, OnApproval, Profile, RedactorReply, ResolverReply, RunOutcome, RunRecord, ToolInvocation,
-    VectorSetup,
+    Composition, DeclarationFileFault, HostInfo, InterceptorBinding, InterceptorReply, Knob,
+    LoadOutcome, LoadRecord, Mode, OnApproval, Profile, RedactorReply, ResolverReply, RunOutcome,
+    RunRecord, ToolInvocation, VectorSetup,
 };
 use libtest_mimic::Trial;
 use serde::Serialize;
@@ -102,6 +102,41 @@ fn round_trips() -> Result<(), String> {
         RawValue::from_string("{}".into()).unwrap(),
     );
     check(methods::VECTOR_SETUP, &minimal, &empty)?;
+    // Declaration vectors: a document of any root, raw text, file faults.
+    for document in [json!([{"declaration": "x"}]), json!("text"), json!(7)] {
+        let mut s = full_setup();
+        s.declaration = Some(document);
+        check(methods::VECTOR_SETUP, &s, &empty)?;
+    }
+    let mut text = full_setup();
+    text.declaration = None;
+    text.declaration_text = Some(r#"{"a": 1, "a": 2} trailing"#.into());
+    check(methods::VECTOR_SETUP, &text, &empty)?;
+    let back: VectorSetup =
+        serde_json::from_value(serde_json::to_value(&text).map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
+    ensure(back.declaration_text == text.declaration_text, || {
+        "declaration_text does not round-trip".into()
+    })?;
+    for fault in DeclarationFileFault::ALL {
+        for with_text in [false, true] {
+            let mut s = if with_text {
+                text.clone()
+            } else {
+                full_setup()
+            };
+            s.declaration_file = Some(fault);
+            check(methods::VECTOR_SETUP, &s, &empty)?;
+            let wire = serde_json::to_value(&s).map_err(|e| e.to_string())?;
+            ensure(wire["declaration_file"] == fault.as_str(), || {
+                format!("declaration_file is {}", wire["declaration_file"])
+            })?;
+            let back: VectorSetup = serde_json::from_value(wire).map_err(|e| e.to_string())?;
+            ensure(back.declaration_file == Some(fault), || {
+                "declaration_file does not round-trip".into()
+            })?;
+        }
+    }
     for profile in Profile::ALL {
         let mut s = full_setup();
         s.composition = Composition {
@@ -187,6 +222,21 @@ fn schema_rejects() -> Result<(), String> {
         (
             methods::VECTOR_SETUP,
             json!({"vector_id": "v", "spec": "s", "scenario": {}, "interceptors": [], "identity_provider": null, "expect": {}}),
+            true,
+        ),
+        (
+            methods::VECTOR_SETUP,
+            json!({"vector_id": "v", "spec": "s", "scenario": {}, "interceptors": [], "identity_provider": null, "declaration": null}),
+            true,
+        ),
+        (
+            methods::VECTOR_SETUP,
+            json!({"vector_id": "v", "spec": "s", "scenario": {}, "interceptors": [], "identity_provider": null, "declaration": {}, "declaration_text": "{}"}),
+            true,
+        ),
+        (
+            methods::VECTOR_SETUP,
+            json!({"vector_id": "v", "spec": "s", "scenario": {}, "interceptors": [], "identity_provider": null, "declaration_file": "unplugged"}),
             true,
         ),
         (methods::VECTOR_RUN, json!({"outcome": "passed"}), false),

@@ -2,11 +2,17 @@
 //! and the failure mappings the runner's replies must produce.
 
 use ctk_harness_protocol::{
-    Composition, Harness, InterceptorBinding, Knob, Profile, RunOutcome, VectorSetup,
+    Composition, DeclarationFileFault, Harness, InterceptorBinding, Knob, Profile, RunOutcome,
+    VectorSetup,
 };
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use ctk_reference_host::declaration::kinds::{with_reference_kinds, ALLOW_ALL};
+use ctk_reference_host::declaration::{HostRegistry, HostSurface, Loader, RefusalClass};
+use ctk_reference_host::harness_impl::{
+    load_on_every_path, load_source, load_text_on_every_path, DocumentSource,
+};
 use ctk_reference_host::{ReferenceHost, HOST_DECLARATION};
 
 use crate::driver::{load, prepare, run, run_vector};
@@ -159,4 +165,208 @@ async fn evaluate_only_records_failures_and_proceeds() {
     assert_eq!(startup["verdict"]["reason"], "host_error:context_invalid");
     assert_eq!(startup["mode"], "evaluate_only");
     assert_eq!(record.tool_invocations.len(), 1);
+}
+
+/// A document the reference host accepts, bound to script 0.
+fn scripted_document() -> Value {
+    json!({"declaration": "agent-hooks-declaration/1.0", "spec": "agent-hooks/0.1",
+           "bindings": [{"id": "guard", "kind": "ctk.scripted", "config": {"script": 0}}]})
+}
+
+/// What each file fault's refusal says, so that each is refused for its own
+/// reason and not, say, because the file was never written.
+const FAULT_DETAIL: [(DeclarationFileFault, &str); 5] = [
+    (DeclarationFileFault::Missing, "cannot stat"),
+    (DeclarationFileFault::Directory, "not a regular file"),
+    (DeclarationFileFault::Bom, "byte-order mark"),
+    (DeclarationFileFault::InvalidUtf8, "not valid UTF-8"),
+    (DeclarationFileFault::Oversized, "larger than 1 MiB"),
+];
+
+#[tokio::test]
+async fn every_file_fault_is_unreadable_through_the_file_path_alone() {
+    let v = load("AH-CTK-003");
+    let (_, script) = prepare(&v);
+    // The document itself loads: the fault alone is what gets refused.
+    let mut s = minimal_setup();
+    s.declaration = Some(scripted_document());
+    let record = run(s, script.clone()).await;
+    let load = record.load.expect("load outcome");
+    assert_eq!(
+        serde_json::to_value(&load).expect("json")["outcome"],
+        "accepted"
+    );
+    script.seen.lock().expect("lock").clear();
+    assert_eq!(FAULT_DETAIL.len(), DeclarationFileFault::ALL.len());
+    for (fault, why) in FAULT_DETAIL {
+        for text in [false, true] {
+            let mut s = minimal_setup();
+            if text {
+                s.declaration_text = Some(scripted_document().to_string());
+            } else {
+                s.declaration = Some(scripted_document());
+            }
+            s.declaration_file = Some(fault);
+            let record = run(s, script.clone()).await;
+            assert_eq!(record.outcome, RunOutcome::Error, "{fault:?}");
+            let load = record.load.expect("load outcome");
+            assert_eq!(
+                load.class.as_deref(),
+                Some("declaration_error:unreadable"),
+                "{fault:?}"
+            );
+            assert_eq!(load.paths_equivalent, Some(true), "{fault:?}");
+            let error = record.error.expect("error text");
+            assert!(error.contains(why), "{fault:?}: {error}");
+            assert!(record.records.is_empty(), "{fault:?}");
+            assert!(script.seen.lock().expect("lock").is_empty(), "{fault:?}");
+        }
+    }
+    // missing and directory need no document at all.
+    for fault in [
+        DeclarationFileFault::Missing,
+        DeclarationFileFault::Directory,
+    ] {
+        let mut s = minimal_setup();
+        s.declaration_file = Some(fault);
+        let record = run(s, script.clone()).await;
+        let load = record.load.expect("load outcome");
+        assert_eq!(load.class.as_deref(), Some("declaration_error:unreadable"));
+    }
+}
+
+#[tokio::test]
+async fn text_the_value_path_cannot_carry_is_refused_as_malformed() {
+    let v = load("AH-CTK-003");
+    let (_, script) = prepare(&v);
+    for text in [
+        r#"{"declaration": "agent-hooks-declaration/1.0", "spec": "agent-hooks/0.1", "bindings": [], "bindings": []}"#.to_owned(),
+        format!("{} {{}}", scripted_document()),
+        "null".to_owned(),
+    ] {
+        let mut s = minimal_setup();
+        s.declaration_text = Some(text.clone());
+        let record = run(s, script.clone()).await;
+        let load = record.load.expect("load outcome");
+        assert_eq!(
+            load.class.as_deref(),
+            Some("declaration_error:malformed"),
+            "{text}"
+        );
+        assert_eq!(load.paths_equivalent, Some(true), "{text}: {:?}", load.detail);
+        assert!(record.records.is_empty());
+    }
+    // Text that loads runs like the value it holds.
+    let mut s = minimal_setup();
+    s.declaration_text = Some(scripted_document().to_string());
+    let record = run(s, script.clone()).await;
+    assert_eq!(record.outcome, RunOutcome::Completed);
+    assert!(!record.records.is_empty());
+}
+
+fn registry() -> HostRegistry {
+    with_reference_kinds(HostRegistry::new(HostSurface::reference())).expect("registry")
+}
+
+fn allow_all() -> Value {
+    json!({"declaration": "agent-hooks-declaration/1.0", "spec": "agent-hooks/0.1",
+           "bindings": [{"id": "allow", "kind": ALLOW_ALL}]})
+}
+
+/// paths_equivalent compares only the paths that apply: a builder writes
+/// only objects, and text a value cannot represent has no value path.
+#[test]
+fn only_the_paths_that_apply_are_compared() {
+    let r = registry();
+    let l = Loader::new(&r);
+    let refused = |o: &ctk_reference_host::harness_impl::PathsOutcome| {
+        o.loaded.as_ref().map(|_| ()).expect_err("refused").class
+    };
+    let o = load_on_every_path(&l, &allow_all());
+    assert_eq!(o.paths, ["value", "file", "text", "builder"]);
+    assert!(o.loaded.is_ok() && o.equivalent, "{:?}", o.detail);
+    for root in [
+        json!([allow_all()]),
+        json!(allow_all().to_string()),
+        json!(3),
+    ] {
+        let o = load_on_every_path(&l, &root);
+        assert_eq!(o.paths, ["value", "file", "text"], "{root}");
+        assert_eq!(refused(&o), RefusalClass::Malformed, "{root}");
+        assert!(o.equivalent, "{root}: {:?}", o.detail);
+    }
+    let mut deep = json!({});
+    for _ in 0..31 {
+        deep = json!({ "n": deep });
+    }
+    let mut doc = allow_all();
+    doc["extensions"] = json!({ "deep": deep });
+    let o = load_on_every_path(&l, &doc);
+    assert_eq!(o.paths.len(), 4);
+    assert_eq!(refused(&o), RefusalClass::Malformed);
+    assert!(o.equivalent, "{:?}", o.detail);
+
+    let o = load_text_on_every_path(&l, &allow_all().to_string());
+    assert_eq!(o.paths, ["text", "file", "value", "builder"]);
+    assert!(o.loaded.is_ok() && o.equivalent, "{:?}", o.detail);
+    let o = load_text_on_every_path(&l, "[1, 2]");
+    assert_eq!(o.paths, ["text", "file", "value"]);
+    assert_eq!(refused(&o), RefusalClass::Malformed);
+    assert!(o.equivalent, "{:?}", o.detail);
+    for text in [
+        r#"{"declaration": "agent-hooks-declaration/1.0", "declaration": "agent-hooks-declaration/1.0", "spec": "agent-hooks/0.1", "bindings": []}"#.to_owned(),
+        format!("{} []", allow_all()),
+        allow_all().to_string().trim_end_matches('}').to_owned(),
+    ] {
+        let o = load_text_on_every_path(&l, &text);
+        assert_eq!(o.paths, ["text", "file"], "{text}");
+        assert_eq!(refused(&o), RefusalClass::Malformed, "{text}");
+        assert!(o.equivalent, "{text}");
+    }
+
+    for fault in DeclarationFileFault::ALL {
+        let o = load_source(
+            &l,
+            &DocumentSource::File(fault, Some(allow_all().to_string())),
+        );
+        assert_eq!(o.paths, ["file"], "{fault:?}");
+        assert_eq!(refused(&o), RefusalClass::Unreadable, "{fault:?}");
+        assert!(o.equivalent);
+    }
+    // A fault with contents but no document text is still unreadable.
+    let o = load_source(&l, &DocumentSource::File(DeclarationFileFault::Bom, None));
+    assert_eq!(refused(&o), RefusalClass::Unreadable);
+}
+
+#[test]
+fn the_setup_names_the_document_source() {
+    let mut s = minimal_setup();
+    assert_eq!(DocumentSource::of(&s), None);
+    s.declaration = Some(allow_all());
+    assert_eq!(
+        DocumentSource::of(&s),
+        Some(DocumentSource::Value(allow_all()))
+    );
+    s.declaration_file = Some(DeclarationFileFault::Bom);
+    assert_eq!(
+        DocumentSource::of(&s),
+        Some(DocumentSource::File(
+            DeclarationFileFault::Bom,
+            Some(allow_all().to_string())
+        ))
+    );
+    s.declaration = None;
+    s.declaration_text = Some("{} {}".into());
+    assert_eq!(
+        DocumentSource::of(&s),
+        Some(DocumentSource::File(
+            DeclarationFileFault::Bom,
+            Some("{} {}".into())
+        ))
+    );
+    s.declaration_file = None;
+    assert_eq!(
+        DocumentSource::of(&s),
+        Some(DocumentSource::Text("{} {}".into()))
+    );
 }

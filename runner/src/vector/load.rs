@@ -299,6 +299,41 @@ pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
                 ));
             }
         }
+        if let (Some(text), false) = (
+            &v.vector.host_declaration_text,
+            v.vector.host_declaration_invalid,
+        ) {
+            match serde_json::from_str::<Value>(text) {
+                Err(e) => errors.push(at(
+                    "/host_declaration_text",
+                    format!("host_declaration_text is not JSON ({e}); mark the vector host_declaration_invalid"),
+                )),
+                Ok(doc) => {
+                    if let Err(e) = crate::declaration::check(&v.file, &doc) {
+                        errors.push(at(
+                            "/host_declaration_text",
+                            format!("host_declaration_text breaks the declaration schema: {e}"),
+                        ));
+                    }
+                }
+            }
+        }
+        if let Some(fault) = v.vector.host_declaration_file {
+            let text = match (&v.vector.host_declaration_text, &v.vector.host_declaration) {
+                (Some(text), _) => Some(text.clone()),
+                (None, Some(doc)) => serde_json::to_string(doc).ok(),
+                (None, None) => None,
+            };
+            if fault.has_contents() && text.as_deref().and_then(|t| fault.contents(t)).is_none() {
+                errors.push(at(
+                    "/host_declaration_file",
+                    format!(
+                        "file fault {} builds the file from the document's text, and this vector's document has none it can use",
+                        fault.as_str()
+                    ),
+                ));
+            }
+        }
         for (i, clause) in v.vector.covers.iter().enumerate() {
             if !valid_clause(clause) {
                 errors.push(at(
@@ -561,6 +596,97 @@ mod tests {
         );
         let marked = parse_vector(Path::new("d.json"), &text(true)).expect("vector");
         assert!(lint(&[marked], &Catalogs::default()).is_empty());
+    }
+
+    /// The declaration grammar: any non-null document value, raw text
+    /// (linted unless marked invalid), file faults (those with contents
+    /// need a document with a text they can fault), never both a value and
+    /// a text.
+    #[test]
+    fn declaration_text_and_file_faults_are_parsed_and_linted() {
+        let vector = |members: &str| {
+            format!(
+                r#"{{"id":"AH-CTK-902","title":"t","spec_clause":"7.7.6","part":"declaration/refusal",
+            "scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_scripts":[[]]{members},
+            "expect":{{"load":{{"outcome":"refused","class":"declaration_error:malformed"}}}}}}"#
+            )
+        };
+        let lint_of = |members: &str| -> Vec<String> {
+            let v = parse_vector(Path::new("d.json"), &vector(members)).expect("vector");
+            lint(&[v], &Catalogs::default())
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        let doc = r#"{"declaration":"agent-hooks-declaration/1.0","spec":"agent-hooks/0.1","bindings":[]}"#;
+        // Valid forms.
+        for members in [
+            r#","host_declaration":[1],"host_declaration_invalid":true"#.to_owned(),
+            r#","host_declaration":"text","host_declaration_invalid":true"#.to_owned(),
+            format!(r#","host_declaration_text":{}"#, Value::from(doc)),
+            format!(
+                r#","host_declaration_text":{},"host_declaration_invalid":true"#,
+                Value::from(format!("{doc} trailing"))
+            ),
+            r#","host_declaration_file":"missing""#.to_owned(),
+            r#","host_declaration_file":"directory""#.to_owned(),
+            format!(r#","host_declaration":{doc},"host_declaration_file":"bom""#),
+            format!(
+                r#","host_declaration_text":{},"host_declaration_file":"invalid_utf8""#,
+                Value::from(doc)
+            ),
+            format!(r#","host_declaration":{doc},"host_declaration_file":"oversized""#),
+        ] {
+            assert_eq!(lint_of(&members), Vec::<String>::new(), "{members}");
+            let v = parse_vector(Path::new("d.json"), &vector(&members)).expect("vector");
+            assert!(v.vector.is_declaration(), "{members}");
+        }
+        let parsed = parse_vector(
+            Path::new("d.json"),
+            &vector(r#","host_declaration_text":"{} {}","host_declaration_file":"bom","host_declaration_invalid":true"#),
+        )
+        .expect("vector")
+        .vector;
+        assert_eq!(parsed.host_declaration_text.as_deref(), Some("{} {}"));
+        assert_eq!(
+            parsed.host_declaration_file,
+            Some(ctk_harness_protocol::DeclarationFileFault::Bom)
+        );
+        // Schema errors.
+        for members in [
+            r#","host_declaration":null"#.to_owned(),
+            r#","host_declaration_file":"unplugged""#.to_owned(),
+            r#","host_declaration_text":{}"#.to_owned(),
+            r#","host_declaration_file":"bom""#.to_owned(),
+            format!(r#","host_declaration":{doc},"host_declaration_text":"{{}}""#),
+        ] {
+            let err = parse_vector(Path::new("d.json"), &vector(&members));
+            assert!(
+                matches!(err, Err(LoadError::Schema { .. })),
+                "{members}: {err:?}"
+            );
+        }
+        // Lint errors.
+        let errors = lint_of(r#","host_declaration_text":"{\"a\": 1} x""#);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0]
+                .contains("d.json at /host_declaration_text: host_declaration_text is not JSON"),
+            "{errors:?}"
+        );
+        let errors = lint_of(r#","host_declaration_text":"{\"policy\": 1}""#);
+        assert!(
+            errors[0].contains("host_declaration_text breaks the declaration schema"),
+            "{errors:?}"
+        );
+        let errors = lint_of(
+            r#","host_declaration":7,"host_declaration_invalid":true,"host_declaration_file":"invalid_utf8""#,
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].contains("d.json at /host_declaration_file: file fault invalid_utf8"),
+            "{errors:?}"
+        );
     }
 
     #[test]

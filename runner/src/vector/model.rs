@@ -1,7 +1,7 @@
 //! Serde types of a parsed vector. The scenario stays raw JSON text so that a
 //! host sees integer literals exactly as written (AH-CTK-091).
 
-use ctk_harness_protocol::{Composition, Mode};
+use ctk_harness_protocol::{Composition, DeclarationFileFault, Mode};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -297,10 +297,21 @@ pub struct Vector {
     /// Redactor paths.
     #[serde(default)]
     pub redact_for_approval: Vec<String>,
-    /// Declaration document under test.
+    /// Declaration document under test: any JSON value (a root that is not
+    /// an object must be refused as `declaration_error:malformed`).
     #[serde(default)]
     pub host_declaration: Option<Value>,
-    /// The document breaks its schema on purpose.
+    /// Declaration document under test as raw text (project extension), for
+    /// documents a parsed value cannot carry: duplicate keys, trailing
+    /// content, text that is not JSON. Never with `host_declaration`.
+    #[serde(default)]
+    pub host_declaration_text: Option<String>,
+    /// A file fault the host loads through its file path only (project
+    /// extension); the file's bytes, where the fault has some, come from
+    /// `host_declaration` or `host_declaration_text`.
+    #[serde(default)]
+    pub host_declaration_file: Option<DeclarationFileFault>,
+    /// The document breaks its schema (or is no JSON at all) on purpose.
     #[serde(default)]
     pub host_declaration_invalid: bool,
     /// The expectations.
@@ -336,6 +347,15 @@ impl Vector {
             Some(Value::String(s)) => Some(s.clone()),
             Some(_) => None,
         }
+    }
+
+    /// Whether the vector builds its host from a declaration document (any
+    /// of `host_declaration`, `host_declaration_text`,
+    /// `host_declaration_file`).
+    pub fn is_declaration(&self) -> bool {
+        self.host_declaration.is_some()
+            || self.host_declaration_text.is_some()
+            || self.host_declaration_file.is_some()
     }
 
     /// The composition, with the default when absent.

@@ -26,7 +26,9 @@ impl Harness for Loader {
         Ok(HostInfo::new("loader", "1", vec!["agent-hooks/0.1".into()]))
     }
     async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
-        self.saw_declaration = setup.declaration.is_some();
+        self.saw_declaration = setup.declaration.is_some()
+            || setup.declaration_text.is_some()
+            || setup.declaration_file.is_some();
         Ok(())
     }
     async fn run(&mut self, _callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
@@ -135,6 +137,97 @@ fn a_host_that_gets_the_load_outcome_wrong_fails_every_declaration_vector() {
     assert!(
         refusals > 0 && accepts > 0,
         "{refusals} refusals, {accepts} accepts"
+    );
+}
+
+/// The vectors of the two classes a parsed value could not reach before
+/// `host_declaration_text` and `host_declaration_file`: each reaches the
+/// host as the setup member of the same name, nothing else of the document
+/// is sent, and the load assertion passes only on the right class.
+#[test]
+fn text_and_file_vectors_reach_the_host_verbatim_and_are_judged_by_class() {
+    use ctk::engine::setup_for;
+    let vectors = declaration_vectors();
+    let class_of = |v: &LoadedVector| {
+        v.vector
+            .expect
+            .load
+            .as_ref()
+            .and_then(|l| l.class.clone())
+            .unwrap_or_default()
+    };
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for v in &vectors {
+        *counts.entry(class_of(v)).or_default() += 1;
+    }
+    for class in ["unreadable", "malformed", "surface_unsupported"] {
+        let n = counts
+            .get(&format!("declaration_error:{class}"))
+            .copied()
+            .unwrap_or(0);
+        assert!(n >= 2, "{class}: {n} vectors");
+    }
+    let (mut texts, mut files) = (0, 0);
+    for v in &vectors {
+        let setup = setup_for(&v.vector, SpecVersion::V0_1);
+        assert_eq!(setup.declaration, v.vector.host_declaration);
+        assert_eq!(setup.declaration_text, v.vector.host_declaration_text);
+        assert_eq!(setup.declaration_file, v.vector.host_declaration_file);
+        if v.vector.host_declaration_text.is_some() {
+            texts += 1;
+            assert!(setup.declaration.is_none(), "{}", v.vector.id);
+            let wire = serde_json::to_value(&setup).expect("serializes");
+            assert_eq!(
+                wire["declaration_text"].as_str(),
+                v.vector.host_declaration_text.as_deref()
+            );
+        }
+        if let Some(fault) = v.vector.host_declaration_file {
+            files += 1;
+            assert_eq!(
+                class_of(v),
+                "declaration_error:unreadable",
+                "{}",
+                v.vector.id
+            );
+            let wire = serde_json::to_value(&setup).expect("serializes");
+            assert_eq!(wire["declaration_file"], fault.as_str());
+        }
+        if v.vector.host_declaration_text.is_none() && v.vector.host_declaration_file.is_none() {
+            continue;
+        }
+        let class = class_of(v);
+        let right = json!({"outcome": "refused", "class": class, "paths_equivalent": true});
+        assert_eq!(outcome(v, right).0, Status::Pass, "{}", v.vector.id);
+        let other = if class.ends_with("malformed") {
+            "declaration_error:unreadable"
+        } else {
+            "declaration_error:malformed"
+        };
+        let (status, reason) = outcome(
+            v,
+            json!({"outcome": "refused", "class": other, "paths_equivalent": true}),
+        );
+        assert_eq!(status, Status::Fail, "{}", v.vector.id);
+        assert!(
+            reason.starts_with("load.class"),
+            "{}: {reason}",
+            v.vector.id
+        );
+        let (status, reason) = outcome(
+            v,
+            json!({"outcome": "refused", "class": class, "paths_equivalent": false}),
+        );
+        assert_eq!(status, Status::Fail, "{}", v.vector.id);
+        assert!(
+            reason.starts_with("load.paths_equivalent"),
+            "{}: {reason}",
+            v.vector.id
+        );
+    }
+    assert!(
+        texts >= 4 && files >= 5,
+        "{texts} text, {files} file vectors"
     );
 }
 
