@@ -7,7 +7,9 @@
 //! an early exit), the call in progress returns a [`HarnessError`] carrying
 //! the host's last stderr lines, the host is killed with its process group,
 //! and the next vector restarts it and replays the handshake, until the
-//! restart budget is spent; from then on every call fails fast.
+//! restart budget is spent; from then on every call fails fast. A call its
+//! caller drops before it returns (an outer timeout) leaves the link unusable:
+//! the next call kills that host and starts afresh, counting a failure.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), ctk_harness_protocol::HarnessError> {
@@ -222,6 +224,11 @@ pub struct StdioHarness {
     /// The stderr tail and error text of the last failure.
     last_failure: Option<(String, Vec<String>)>,
     vector_deadline: Option<Instant>,
+    /// The phase of a call on the wire that has not returned. Still set when
+    /// the next call begins, its caller dropped it (an outer timeout): its
+    /// answer may yet arrive, or half of its request may have been written,
+    /// so the link is unusable.
+    in_flight: Option<Phase>,
 }
 
 impl StdioHarness {
@@ -243,6 +250,7 @@ impl StdioHarness {
             host_info: None,
             last_failure: None,
             vector_deadline: None,
+            in_flight: None,
         }
     }
 
@@ -265,6 +273,7 @@ impl StdioHarness {
     /// kill its process group. Never fails: a host that misbehaves now is
     /// killed. The next call starts a new host.
     pub async fn shutdown(&mut self) {
+        self.drop_abandoned_call().await;
         if let Some(mut session) = self.session.take() {
             let deadline = self.message_deadline();
             let _ = session
@@ -317,6 +326,7 @@ impl StdioHarness {
 
     /// Make sure a host runs and has answered the handshake.
     async fn ensure_session(&mut self) -> Result<(), HarnessError> {
+        self.drop_abandoned_call().await;
         if self.session.is_some() {
             return Ok(());
         }
@@ -358,6 +368,18 @@ impl StdioHarness {
         Ok(())
     }
 
+    /// Kill the host if the previous call was dropped before it returned:
+    /// the host may still answer it, or hold half a request. Counts as a
+    /// failure, so the next start is a restart.
+    async fn drop_abandoned_call(&mut self) {
+        if let Some(phase) = self.in_flight.take() {
+            let kind = HarnessErrorKind::Io(
+                "the call was abandoned by its caller before the host answered".into(),
+            );
+            let _ = self.fail(phase, kind).await;
+        }
+    }
+
     fn record_failure(&mut self, err: &HarnessError) {
         self.failures += 1;
         self.after_failure = true;
@@ -386,13 +408,17 @@ impl StdioHarness {
         deadline: Deadline,
         callbacks: Option<&Arc<dyn Callbacks>>,
     ) -> Result<T, HarnessError> {
+        self.drop_abandoned_call().await;
         let Some(session) = self.session.as_mut() else {
             return Err(HarnessError::new(
                 phase,
                 HarnessErrorKind::Io("no host is running: the previous call on it failed".into()),
             ));
         };
-        match session.call(method, params, deadline, callbacks).await {
+        self.in_flight = Some(phase);
+        let answered = session.call(method, params, deadline, callbacks).await;
+        self.in_flight = None;
+        match answered {
             Ok(result) => match serde_json::from_value(result) {
                 Ok(typed) => Ok(typed),
                 Err(e) => Err(self
@@ -457,6 +483,7 @@ impl Harness for StdioHarness {
 
     async fn teardown(&mut self) -> Result<(), HarnessError> {
         self.vector_deadline = None;
+        self.drop_abandoned_call().await;
         if self.session.is_none() {
             // The process that held the vector is gone, and the vector with it.
             return Ok(());
@@ -475,5 +502,82 @@ impl Harness for StdioHarness {
             self.shutdown().await;
         }
         result.map(|Empty {}| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::record::RunOutcome;
+    use crate::model::setup::VectorSetup;
+    use crate::{InterceptorReply, RedactorReply, ResolverReply};
+
+    /// A host in `sh` that answers every request, its teardowns half a
+    /// second late.
+    const SLOW_TEARDOWN_HOST: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+  case "$line" in
+    *'"initialize"'*) result='{"protocol":"ctk-harness/1","host":{"name":"sh","version":"0","spec_versions":["agent-hooks/0.1"]}}' ;;
+    *'"vector/run"'*) result='{"outcome":"completed","final_output":"ok"}' ;;
+    *'"vector/teardown"'*) sleep 0.5; result='{}' ;;
+    *) result='{}' ;;
+  esac
+  printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$result"
+done
+"#;
+
+    #[derive(Debug)]
+    struct NoCallbacks;
+
+    impl Callbacks for NoCallbacks {
+        fn intercept<'a>(
+            &'a self,
+            _index: usize,
+            _context: &'a mut serde_json::Value,
+        ) -> crate::BoxFuture<'a, InterceptorReply> {
+            unreachable!("the host calls no interceptor")
+        }
+        fn resolve_approval<'a>(
+            &'a self,
+            _request: &'a serde_json::Value,
+        ) -> crate::BoxFuture<'a, ResolverReply> {
+            unreachable!("the host asks for no approval")
+        }
+        fn redact<'a>(
+            &'a self,
+            _context: &'a serde_json::Value,
+        ) -> crate::BoxFuture<'a, RedactorReply> {
+            unreachable!("the host asks for no redaction")
+        }
+    }
+
+    async fn setup_and_run(host: &mut StdioHarness, id: &str) -> Result<(), HarnessError> {
+        let scenario = serde_json::value::RawValue::from_string("{}".into()).expect("JSON");
+        host.setup(VectorSetup::new(id, "agent-hooks/0.1", scenario))
+            .await?;
+        let record = host.run(Arc::new(NoCallbacks)).await?;
+        assert_eq!(record.outcome, RunOutcome::Completed);
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn a_call_its_caller_drops_costs_no_later_vector() {
+        let mut host = StdioHarness::builder("sh")
+            .args(["-c", SLOW_TEARDOWN_HOST])
+            .build();
+        setup_and_run(&mut host, "victim")
+            .await
+            .expect("victim runs");
+        // The runner's engine bounds each phase with its own timeout and drops
+        // the call in progress; this host answers it late.
+        let abandoned = tokio::time::timeout(Duration::from_millis(50), host.teardown()).await;
+        assert!(abandoned.is_err(), "the slow teardown finished");
+        setup_and_run(&mut host, "after")
+            .await
+            .expect("the vector after the abandoned call runs");
+        host.teardown().await.expect("teardown");
+        assert_eq!(host.restarts(), 1);
+        host.shutdown().await;
     }
 }
