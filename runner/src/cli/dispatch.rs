@@ -55,14 +55,19 @@ pub fn main(cli: args::Cli) -> u8 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            let mut msg = e.to_string();
-            let mut source = std::error::Error::source(&e);
-            while let Some(s) = source {
-                msg.push_str(&format!(": {s}"));
-                source = s.source();
-            }
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", error_chain(&e));
             e.exit_code()
         }
     }
+}
+
+/// An error's text followed by the text of each of its causes.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut msg = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        msg.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    msg
 }

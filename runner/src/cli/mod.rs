@@ -11,4 +11,5 @@ pub mod run;
 pub mod validate;
 pub mod verify;
 
+pub(crate) use dispatch::error_chain;
 pub use dispatch::{main, CliError};

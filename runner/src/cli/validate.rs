@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use crate::catalog::Catalogs;
 use crate::cli::args::ValidateKind;
-use crate::cli::CliError;
+use crate::cli::{error_chain, verify, CliError};
 use crate::declaration;
+use crate::errors::{Location, ReportError};
 use crate::exit_code;
 use crate::vector::load;
 
@@ -16,8 +17,8 @@ use crate::vector::load;
 pub const REPORT_SCHEMA: &str = include_str!("../../../schemas/report.schema.json");
 
 /// Check a report value against `schemas/report.schema.json`; `Err` names
-/// the pointer.
-pub fn check_report(file: &Path, value: &Value) -> Result<(), String> {
+/// the file and the pointer.
+pub fn check_report(file: &Path, value: &Value) -> Result<(), ReportError> {
     static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
     let validator = VALIDATOR.get_or_init(|| {
         let schema: Value = serde_json::from_str(REPORT_SCHEMA).expect("the report schema is JSON");
@@ -25,20 +26,14 @@ pub fn check_report(file: &Path, value: &Value) -> Result<(), String> {
     });
     match validator.iter_errors(value).next() {
         None => Ok(()),
-        Some(e) => Err(format!(
-            "{} at {}: {e}",
-            file.display(),
-            e.instance_path().as_str()
-        )),
+        Some(e) => Err(ReportError::Malformed {
+            location: Location {
+                file: file.to_path_buf(),
+                pointer: e.instance_path().as_str().to_owned(),
+            },
+            detail: e.to_string(),
+        }),
     }
-}
-
-fn report_file(path: &Path) -> Result<(), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("failed to read {}: {e}", path.display()))?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{} at /: not JSON: {e}", path.display()))?;
-    check_report(path, &value)
 }
 
 /// Validate files; prints one line per problem and returns the exit code.
@@ -52,7 +47,7 @@ pub fn command(kind: ValidateKind, files: &[PathBuf], clauses: &[PathBuf]) -> Re
             for f in files {
                 match load::load_file(f) {
                     Ok(v) => loaded.push(v),
-                    Err(e) => problems.push(e.to_string()),
+                    Err(e) => problems.push(error_chain(&e)),
                 }
             }
             problems.extend(
@@ -66,10 +61,15 @@ pub fn command(kind: ValidateKind, files: &[PathBuf], clauses: &[PathBuf]) -> Re
                 files
                     .iter()
                     .filter_map(|f| declaration::load_file(f).err())
-                    .map(|e| e.to_string()),
+                    .map(|e| error_chain(&e)),
             );
         }
-        ValidateKind::Report => problems.extend(files.iter().filter_map(|f| report_file(f).err())),
+        ValidateKind::Report => problems.extend(
+            files
+                .iter()
+                .filter_map(|f| verify::read(f).err())
+                .map(|e| error_chain(&e)),
+        ),
     }
     if problems.is_empty() {
         println!("{} file(s) valid", files.len());

@@ -1,54 +1,71 @@
-//! `ctk verify REPORT [--vectors DIR]`.
+//! `ctk verify REPORT [--vectors DIR]`, and the report reading it shares
+//! with `ctk claim` and `ctk validate report`.
 
 use std::path::Path;
 
+use serde_json::Value;
+
+use crate::cli::validate::check_report;
 use crate::cli::CliError;
-use crate::errors::ReportError;
+use crate::errors::{Location, ReportError};
 use crate::exit_code;
+use crate::report::model::Report;
 use crate::report::verify;
 use crate::vector::load::{self, VectorSource};
 use crate::vector::model::SpecVersion;
 
-/// Read a report file.
-pub fn read(path: &Path) -> Result<String, ReportError> {
-    std::fs::read_to_string(path).map_err(|source| ReportError::Io {
+/// Read a report file and check it against `schemas/report.schema.json` and
+/// the report model: its text, JSON value and model. A file that is not a
+/// report is an input error naming the file and the JSON pointer (exit 2).
+pub fn read(path: &Path) -> Result<(String, Value, Report), ReportError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
         path: path.to_path_buf(),
         source,
-    })
+    })?;
+    let malformed = |detail: String| ReportError::Malformed {
+        location: Location {
+            file: path.to_path_buf(),
+            pointer: String::new(),
+        },
+        detail,
+    };
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| malformed(format!("not JSON: {e}")))?;
+    check_report(path, &value)?;
+    let report: Report =
+        serde_json::from_value(value.clone()).map_err(|e| malformed(e.to_string()))?;
+    Ok((text, value, report))
 }
 
 /// `ctk verify`.
-pub fn command(report: &Path, vectors: Option<&Path>) -> Result<u8, CliError> {
-    let text = read(report)?;
+pub fn command(path: &Path, vectors: Option<&Path>) -> Result<u8, CliError> {
+    let (text, value, report) = read(path)?;
     let source = match vectors {
         Some(dir) => Some(VectorSource::Dir(dir.to_path_buf())),
-        None => verify::parse(&text)
-            .ok()
-            .and_then(|(_, r)| {
-                r.vector_set
-                    .source
-                    .strip_prefix("embedded:")
-                    .and_then(SpecVersion::parse)
-            })
+        None => report
+            .vector_set
+            .source
+            .strip_prefix("embedded:")
+            .and_then(SpecVersion::parse)
             .map(VectorSource::Embedded),
     };
     let loaded = match source {
         Some(s) => Some(load::load(&s)?),
         None => None,
     };
-    let problems = verify::verify(&text, loaded.as_deref());
+    let problems = verify::verify_parsed(&text, &value, &report, loaded.as_deref());
     if problems.is_empty() {
         if loaded.is_none() {
             println!(
                 "{}: vector digests not checked against files (pass --vectors DIR)",
-                report.display()
+                path.display()
             );
         }
-        println!("{}: verified", report.display());
+        println!("{}: verified", path.display());
         Ok(exit_code::SUCCESS)
     } else {
         for p in &problems {
-            eprintln!("{}: {p}", report.display());
+            eprintln!("{}: {p}", path.display());
         }
         Ok(exit_code::FAILURES)
     }

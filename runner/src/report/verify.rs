@@ -28,17 +28,26 @@ pub fn parse(text: &str) -> Result<(Value, Report), String> {
 
 /// Verify report text; `vectors`, when given, are the vectors it must cite.
 pub fn verify(text: &str, vectors: Option<&[LoadedVector]>) -> Problems {
+    match parse(text) {
+        Ok((value, report)) => verify_parsed(text, &value, &report, vectors),
+        Err(e) => vec![e],
+    }
+}
+
+/// [`verify`] for a report already parsed from `text` (`value` and `report`).
+pub fn verify_parsed(
+    text: &str,
+    value: &Value,
+    report: &Report,
+    vectors: Option<&[LoadedVector]>,
+) -> Problems {
     let mut problems = Vec::new();
-    let (value, report) = match parse(text) {
-        Ok(parsed) => parsed,
-        Err(e) => return vec![e],
-    };
-    if render_value(&value) != text {
+    if render_value(value) != text {
         problems.push(
             "the file is not the runner's rendering of its content (edited by hand?)".to_owned(),
         );
     }
-    let (results, whole) = digests(&value);
+    let (results, whole) = digests(value);
     if results != report.results_digest {
         problems.push(format!(
             "results_digest mismatch: recorded {}, recomputed {results}",

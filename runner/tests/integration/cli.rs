@@ -227,6 +227,37 @@ fn verify_and_claim_on_written_reports() {
 }
 
 #[test]
+fn malformed_report_exits_2_naming_file_and_pointer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    let good = json::render(&report("agent-hooks/0.1", true));
+    let bad_status = write(
+        "bad-status.json",
+        &good.replacen("\"status\": \"pass\"", "\"status\": \"passed\"", 1),
+    );
+    let not_json = write("not-json.json", "{ this is not a report");
+    for (file, pointer) in [(&bad_status, "/vectors/0/status"), (&not_json, "/")] {
+        for command in ["verify", "claim", "validate"] {
+            let args: Vec<&str> = match command {
+                "validate" => vec!["validate", "report", file],
+                other => vec![other, file],
+            };
+            let out = ctk(&args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains(&format!("{file} at {pointer}")),
+                "{args:?}: {}",
+                stderr(&out)
+            );
+        }
+    }
+}
+
+#[test]
 fn empty_embedded_set_is_the_zero_vectors_error() {
     if ctk::vector::embedded::files(ctk::vector::model::SpecVersion::V0_1)
         .next()
