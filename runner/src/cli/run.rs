@@ -135,15 +135,21 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
     std::fs::write(&path, text).map_err(|source| ReportError::Io { path, source })
 }
 
-/// Write report.json, report.md and junit.xml into `dir`.
+/// Write report.json, report.md and junit.xml into `dir`. Each file is
+/// written even when another fails, so one bad path never costs the others;
+/// the first failure is returned.
 pub fn write_reports(dir: &Path, report: &Report) -> Result<(), ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    write(dir, "report.json", &json::render(report))?;
-    write(dir, "report.md", &markdown::render(report))?;
-    write(dir, "junit.xml", &junit::render(report)?)
+    [
+        write(dir, "report.json", &json::render(report)),
+        write(dir, "report.md", &markdown::render(report)),
+        junit::render(report).and_then(|xml| write(dir, "junit.xml", &xml)),
+    ]
+    .into_iter()
+    .collect()
 }
 
 /// `ctk run`.

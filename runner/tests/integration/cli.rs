@@ -258,6 +258,26 @@ fn malformed_report_exits_2_naming_file_and_pointer() {
 }
 
 #[test]
+fn a_report_file_that_cannot_be_written_costs_no_other() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("report.json")).expect("mkdir");
+    let out = ctk(&[
+        "run",
+        "--vectors",
+        &data("engine"),
+        "--id",
+        "AH-CTK-901",
+        "--report-dir",
+        &dir.path().display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("report.json"), "{}", stderr(&out));
+    for name in ["report.md", "junit.xml"] {
+        assert!(dir.path().join(name).is_file(), "{name} was not written");
+    }
+}
+
+#[test]
 fn empty_embedded_set_is_the_zero_vectors_error() {
     if ctk::vector::embedded::files(ctk::vector::model::SpecVersion::V0_1)
         .next()
