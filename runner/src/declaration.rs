@@ -15,6 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::errors::{DeclarationError, Location};
+use crate::json_path::pointer_token;
 use crate::vector::model::SpecVersion;
 
 /// The 1.0 declaration schema, compiled into the binary.
@@ -185,11 +186,6 @@ pub fn check_for_run(
     Ok(())
 }
 
-/// RFC 6901 escaping of one reference token.
-fn token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
 /// Default knob values, which every host supports for a profile it declares.
 fn default_knob(knob: &str) -> Option<&'static str> {
     match knob {
@@ -263,7 +259,7 @@ pub fn unsupported(document: &Value, host: &Value) -> Vec<(String, String)> {
         .and_then(Value::as_object)
     {
         for (profile, knobs) in profiles {
-            let base = format!("/surface/profiles/{}", token(profile));
+            let base = format!("/surface/profiles/{}", pointer_token(profile));
             if !offered.profiles.contains_key(profile) {
                 out.push((base, format!("the host lacks profile {profile:?}")));
                 continue;
@@ -275,7 +271,7 @@ pub fn unsupported(document: &Value, host: &Value) -> Vec<(String, String)> {
                     };
                     if !knob_ok(profile, knob, value) {
                         out.push((
-                            format!("{base}/{}/{j}", token(knob)),
+                            format!("{base}/{}/{j}", pointer_token(knob)),
                             format!("the host lacks {profile} {knob}: {value}"),
                         ));
                     }
@@ -300,7 +296,7 @@ pub fn unsupported(document: &Value, host: &Value) -> Vec<(String, String)> {
                     };
                     if knob != "profile" && !knob_ok(profile, knob, value) {
                         out.push((
-                            format!("/configuration/composition/{}", token(knob)),
+                            format!("/configuration/composition/{}", pointer_token(knob)),
                             format!("the host lacks {profile} {knob}: {value}"),
                         ));
                     }

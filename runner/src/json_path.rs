@@ -1,5 +1,6 @@
 //! Dotted paths into JSON (`a.b[0].c`, the vector grammar's lookup), `$target`
-//! paths (the §5.2 grammar, for the redactor) and value equality.
+//! paths (the §5.2 grammar, for the redactor), JSON pointer tokens and value
+//! equality.
 //!
 //! Numbers compare by mathematical value: `1` equals `1.0`, because a host
 //! written in JavaScript cannot tell them apart. Everything else compares
@@ -98,6 +99,12 @@ pub fn get_mut<'v>(value: &'v mut Value, segments: &[Segment]) -> Option<&'v mut
 /// Resolve a dotted path; `None` when it does not resolve (or is not a path).
 pub fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
     get(value, &parse_dotted(path)?)
+}
+
+/// RFC 6901 escaping of one reference token (for the JSON pointers that
+/// name where an input problem sits).
+pub fn pointer_token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// JSON equality with numbers compared by mathematical value.

@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::catalog::Catalogs;
 use crate::digest;
 use crate::errors::{LoadError, Location};
+use crate::json_path::pointer_token;
 use crate::vector::embedded;
 use crate::vector::model::{SpecVersion, Vector};
 
@@ -377,11 +378,6 @@ pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
         }
     }
     errors
-}
-
-/// RFC 6901 escaping of one reference token.
-pub fn pointer_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// The last member name of a dotted path (`a.b[2].timestamp` → `timestamp`).
