@@ -198,21 +198,12 @@ pub fn load_each(source: &VectorSource) -> Result<Vec<FileResult>, LoadError> {
             })
             .collect(),
     };
-    let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for (path, result) in &mut results {
-        let Ok(v) = result else { continue };
-        if let Some(first) = seen.get(&v.vector.id) {
-            *result = Err(LoadError::Lint {
-                location: Location {
-                    file: path.clone(),
-                    pointer: "/id".into(),
-                },
-                vector: v.vector.id.clone(),
-                detail: format!("duplicate vector id, first used in {}", first.display()),
-            });
-        } else {
-            seen.insert(v.vector.id.clone(), path.clone());
-        }
+    let loaded = results
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, r))| Some((i, r.as_ref().ok()?)));
+    for (i, duplicate) in duplicate_ids(loaded) {
+        results[i].1 = Err(duplicate);
     }
     Ok(results)
 }
@@ -232,19 +223,29 @@ pub fn load(source: &VectorSource) -> Result<Vec<LoadedVector>, LoadError> {
     Ok(vectors)
 }
 
-fn duplicate_ids(vectors: &[LoadedVector]) -> Vec<LoadError> {
-    let mut seen: BTreeMap<&str, &Path> = BTreeMap::new();
+/// The error of each vector that reuses the id of an earlier one, with the
+/// position it came with.
+fn duplicate_ids<'a>(
+    vectors: impl IntoIterator<Item = (usize, &'a LoadedVector)>,
+) -> Vec<(usize, LoadError)> {
+    let mut first_files: BTreeMap<&str, &Path> = BTreeMap::new();
     let mut errors = Vec::new();
-    for v in vectors {
-        if let Some(first) = seen.insert(&v.vector.id, &v.file) {
-            errors.push(LoadError::Lint {
-                location: Location {
-                    file: v.file.clone(),
-                    pointer: "/id".into(),
+    for (i, v) in vectors {
+        match first_files.get(v.vector.id.as_str()) {
+            Some(first) => errors.push((
+                i,
+                LoadError::Lint {
+                    location: Location {
+                        file: v.file.clone(),
+                        pointer: "/id".into(),
+                    },
+                    vector: v.vector.id.clone(),
+                    detail: format!("duplicate vector id, first used in {}", first.display()),
                 },
-                vector: v.vector.id.clone(),
-                detail: format!("duplicate vector id, first used in {}", first.display()),
-            });
+            )),
+            None => {
+                first_files.insert(&v.vector.id, &v.file);
+            }
         }
     }
     errors
@@ -257,7 +258,10 @@ fn duplicate_ids(vectors: &[LoadedVector]) -> Vec<LoadError> {
 /// `host_declaration_invalid`, and no dependence on wall-clock time or
 /// randomness ([`nondeterminism`]).
 pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
-    let mut errors = duplicate_ids(vectors);
+    let mut errors: Vec<LoadError> = duplicate_ids(vectors.iter().enumerate())
+        .into_iter()
+        .map(|(_, e)| e)
+        .collect();
     for v in vectors {
         let at = |pointer: &str, detail: String| LoadError::Lint {
             location: Location {
