@@ -76,6 +76,19 @@ pub struct Surface {
     pub explicit: bool,
 }
 
+impl Surface {
+    /// Whether `profile` is declared with `value` for `knob`; a knob member
+    /// the declaration leaves out supports the default value only.
+    pub fn supports_knob(&self, profile: &str, knob: &str, value: &str) -> bool {
+        self.profiles
+            .get(profile)
+            .is_some_and(|knobs| match knobs.get(knob) {
+                Some(values) => values.contains(value),
+                None => default_knob(knob) == Some(value),
+            })
+    }
+}
+
 fn validator() -> &'static jsonschema::Validator {
     static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {
@@ -245,15 +258,6 @@ pub fn unsupported(document: &Value, host: &Value) -> Vec<(String, String)> {
             ));
         }
     }
-    let knob_ok = |profile: &str, knob: &str, value: &str| {
-        offered
-            .profiles
-            .get(profile)
-            .is_some_and(|knobs| match knobs.get(knob) {
-                Some(values) => values.contains(value),
-                None => default_knob(knob) == Some(value),
-            })
-    };
     if let Some(profiles) = document
         .pointer("/surface/profiles")
         .and_then(Value::as_object)
@@ -269,7 +273,7 @@ pub fn unsupported(document: &Value, host: &Value) -> Vec<(String, String)> {
                     let Some(value) = value.as_str() else {
                         continue;
                     };
-                    if !knob_ok(profile, knob, value) {
+                    if !offered.supports_knob(profile, knob, value) {
                         out.push((
                             format!("{base}/{}/{j}", pointer_token(knob)),
                             format!("the host lacks {profile} {knob}: {value}"),
@@ -294,7 +298,7 @@ pub fn unsupported(document: &Value, host: &Value) -> Vec<(String, String)> {
                     let Some(value) = value.as_str() else {
                         continue;
                     };
-                    if knob != "profile" && !knob_ok(profile, knob, value) {
+                    if knob != "profile" && !offered.supports_knob(profile, knob, value) {
                         out.push((
                             format!("/configuration/composition/{}", pointer_token(knob)),
                             format!("the host lacks {profile} {knob}: {value}"),

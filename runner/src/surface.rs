@@ -54,8 +54,6 @@ fn knob_value(vector: &Vector) -> Option<(&'static str, &'static str)> {
     }
 }
 
-const DEFAULT_KNOB_VALUES: [&str; 2] = ["stop", "deny"];
-
 /// Decide whether `vector` applies to `surface` in a run of `spec`.
 pub fn applicability(vector: &Vector, surface: &Surface, spec: SpecVersion) -> Applicability {
     let versions = vector.spec_versions();
@@ -102,15 +100,11 @@ pub fn applicability(vector: &Vector, surface: &Surface, spec: SpecVersion) -> A
         return Applicability::Skip(format!("the surface omits interception points {absent:?}"));
     }
     let profile = vector.composition().profile.as_str();
-    let Some(knobs) = surface.profiles.get(profile) else {
+    if !surface.profiles.contains_key(profile) {
         return Applicability::Skip(format!("profile {profile} is not declared"));
-    };
+    }
     if let Some((knob, value)) = knob_value(vector) {
-        let supported = match knobs.get(knob) {
-            Some(values) => values.contains(value),
-            None => DEFAULT_KNOB_VALUES.contains(&value),
-        };
-        if !supported {
+        if !surface.supports_knob(profile, knob, value) {
             return Applicability::Skip(format!(
                 "profile {profile} does not declare {knob}: {value}"
             ));
