@@ -82,6 +82,34 @@ pub(crate) fn check_paths<'a>(
     }
 }
 
+/// The `interception_point` of a recorded context or record (`?` if none).
+pub(crate) fn point(value: &Value) -> &str {
+    value
+        .get("interception_point")
+        .and_then(Value::as_str)
+        .unwrap_or("?")
+}
+
+/// Pair each expected item with the first actual value at its point after
+/// the previous pair's (a forward scan by point). The scan stops at the
+/// first expected item without such a value: its index is returned too.
+pub(crate) fn forward_scan<'e, 'a, E>(
+    expected: &'e [E],
+    point_of: impl Fn(&E) -> &str,
+    actual: &'a [Value],
+) -> (Vec<(usize, &'e E, &'a Value)>, Option<usize>) {
+    let mut pairs = Vec::new();
+    let mut next = 0;
+    for (i, e) in expected.iter().enumerate() {
+        let Some(offset) = actual[next..].iter().position(|v| point(v) == point_of(e)) else {
+            return (pairs, Some(i));
+        };
+        pairs.push((i, e, &actual[next + offset]));
+        next += offset + 1;
+    }
+    (pairs, None)
+}
+
 /// Everything the assertions look at.
 #[derive(Debug, Clone, Copy)]
 pub struct Observed<'a> {

@@ -4,17 +4,11 @@
 
 use serde_json::{json, Value};
 
-use crate::assert::check::check_paths;
+use crate::assert::check::{check_paths, forward_scan, point};
 use crate::assert::AssertionFailure;
 
 use crate::script::redactor::write_back_field;
 use crate::vector::model::{Expect, ExpectedInterception};
-
-fn point(ctx: &Value) -> &str {
-    ctx.get("interception_point")
-        .and_then(Value::as_str)
-        .unwrap_or("?")
-}
 
 /// Check the expected interceptions against the recorded contexts.
 pub fn check(expect: &Expect, recorded: &[Value], failures: &mut Vec<AssertionFailure>) {
@@ -42,31 +36,20 @@ pub fn check(expect: &Expect, recorded: &[Value], failures: &mut Vec<AssertionFa
                 .collect()
         }
     } else {
-        let mut pairs = Vec::new();
-        let mut next = 0;
-        for (i, e) in expected.iter().enumerate() {
-            match recorded[next.min(recorded.len())..]
-                .iter()
-                .position(|c| point(c) == e.interception_point)
-            {
-                Some(offset) => {
-                    pairs.push((i, e, &recorded[next + offset]));
-                    next += offset + 1;
-                }
-                None => {
-                    let got: Vec<&str> = recorded.iter().map(point).collect();
-                    failures.push(AssertionFailure::mismatch(
-                        format!("interceptions[{i}]"),
-                        format!(
-                            "no {} context recorded after the previous match",
-                            e.interception_point
-                        ),
-                        &json!(e.interception_point),
-                        Some(&json!(got)),
-                    ));
-                    break;
-                }
-            }
+        let (pairs, unmatched) =
+            forward_scan(expected, |e| e.interception_point.as_str(), recorded);
+        if let Some(i) = unmatched {
+            let e = &expected[i];
+            let got: Vec<&str> = recorded.iter().map(point).collect();
+            failures.push(AssertionFailure::mismatch(
+                format!("interceptions[{i}]"),
+                format!(
+                    "no {} context recorded after the previous match",
+                    e.interception_point
+                ),
+                &json!(e.interception_point),
+                Some(&json!(got)),
+            ));
         }
         pairs
     };

@@ -4,16 +4,10 @@
 use ctk_harness_protocol::RunRecord;
 use serde_json::{json, Value};
 
-use crate::assert::check::check_paths;
+use crate::assert::check::{check_paths, forward_scan, point};
 use crate::assert::AssertionFailure;
 use crate::json_path::lookup;
 use crate::vector::model::Expect;
-
-fn point(r: &Value) -> &str {
-    r.get("interception_point")
-        .and_then(Value::as_str)
-        .unwrap_or("?")
-}
 
 /// Check `expect.records`.
 pub fn check_records(expect: &Expect, record: &RunRecord, failures: &mut Vec<AssertionFailure>) {
@@ -30,26 +24,9 @@ pub fn check_records(expect: &Expect, record: &RunRecord, failures: &mut Vec<Ass
         ));
         return;
     }
-    let mut next = 0;
-    for (i, e) in expected.iter().enumerate() {
-        let Some(offset) = record.records[next.min(record.records.len())..]
-            .iter()
-            .position(|r| point(r) == e.interception_point)
-        else {
-            let got: Vec<&str> = record.records.iter().map(point).collect();
-            failures.push(AssertionFailure::mismatch(
-                format!("records[{i}]"),
-                format!(
-                    "no {} record after the previous match",
-                    e.interception_point
-                ),
-                &json!(e.interception_point),
-                Some(&json!(got)),
-            ));
-            return;
-        };
-        let actual = &record.records[next + offset];
-        next += offset + 1;
+    let (pairs, unmatched) =
+        forward_scan(expected, |e| e.interception_point.as_str(), &record.records);
+    for (i, e, actual) in pairs {
         let key = format!("records[{i}]");
         check_paths(&format!("{key}.assert"), actual, &e.assert, failures);
         for path in &e.absent {
@@ -71,6 +48,19 @@ pub fn check_records(expect: &Expect, record: &RunRecord, failures: &mut Vec<Ass
                 ));
             }
         }
+    }
+    if let Some(i) = unmatched {
+        let e = &expected[i];
+        let got: Vec<&str> = record.records.iter().map(point).collect();
+        failures.push(AssertionFailure::mismatch(
+            format!("records[{i}]"),
+            format!(
+                "no {} record after the previous match",
+                e.interception_point
+            ),
+            &json!(e.interception_point),
+            Some(&json!(got)),
+        ));
     }
 }
 
