@@ -28,15 +28,15 @@
 //! let host = ctk_harness_protocol::StdioHarness::builder(cmd)
 //!     .args(args)
 //!     .message_timeout(Duration::from_secs(10))
-//!     .vector_timeout(Duration::from_secs(60))
+//!     .vector_timeout(Duration::from_secs(30)) // --vector-timeout-ms
 //!     .max_line_bytes(16 * 1024 * 1024)
 //!     .restart_budget(10)
-//!     .isolate(false)
+//!     .isolate(false) // --isolate
 //!     .build();
 //! tokio::spawn(async {
 //!     if tokio::signal::ctrl_c().await.is_ok() {
 //!         ctk_harness_protocol::kill_all_hosts();
-//!         std::process::exit(130);
+//!         std::process::exit(3); // host or harness error
 //!     }
 //! });
 //! # drop(host);
