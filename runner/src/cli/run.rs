@@ -135,16 +135,16 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
     std::fs::write(&path, text).map_err(|source| ReportError::Io { path, source })
 }
 
-/// Write report.json, report.md and junit.xml into `dir`. Each file is
-/// written even when another fails, so one bad path never costs the others;
-/// the first failure is returned.
-pub fn write_reports(dir: &Path, report: &Report) -> Result<(), ReportError> {
+/// Write report.json (`json_text`, the report's [`json::render`]), report.md and
+/// junit.xml into `dir`. Each file is written even when another fails, so
+/// one bad path never costs the others; the first failure is returned.
+pub fn write_reports(dir: &Path, report: &Report, json_text: &str) -> Result<(), ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
     [
-        write(dir, "report.json", &json::render(report)),
+        write(dir, "report.json", json_text),
         write(dir, "report.md", &markdown::render(report)),
         junit::render(report).and_then(|xml| write(dir, "junit.xml", &xml)),
     ]
@@ -207,12 +207,13 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     let report = result?.report;
     // Print before writing, so a report directory that cannot be written
     // never loses the results already gathered.
+    let json_text = json::render(&report);
     match args.format {
         Format::Human => print!("{}", human::summary(&report)),
-        Format::Json => print!("{}", json::render(&report)),
+        Format::Json => print!("{json_text}"),
     }
     if let Some(dir) = &args.report_dir {
-        write_reports(dir, &report)?;
+        write_reports(dir, &report, &json_text)?;
     }
     Ok(exit_code_for(&report))
 }
