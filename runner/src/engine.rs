@@ -3,6 +3,7 @@
 //! instances from a factory share the work; results come back in vector
 //! order, identical to a one-job run.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,7 +31,14 @@ pub struct EngineOptions {
     pub vector_timeout: Duration,
     /// Number of harness instances working in parallel (at least 1).
     pub jobs: usize,
+    /// Set when the run is interrupted (Ctrl-C): no further vector starts,
+    /// and every vector not yet run is reported as an error, so an
+    /// interrupted run keeps what it gathered and can never be claimed.
+    pub interrupted: Arc<AtomicBool>,
 }
+
+/// Reason given for a vector an interrupted run never started.
+pub const NOT_RUN_INTERRUPTED: &str = "not run: the run was interrupted";
 
 /// The setup a host receives for `vector`: everything but `expect`.
 pub fn setup_for(vector: &Vector, spec: SpecVersion) -> VectorSetup {
@@ -152,6 +160,9 @@ where
         workers.push(tokio::spawn(async move {
             let mut harness = Some(factory());
             loop {
+                if options.interrupted.load(Ordering::SeqCst) {
+                    break;
+                }
                 let index = {
                     let mut guard = match next.lock() {
                         Ok(g) => g,
@@ -208,11 +219,12 @@ where
         .zip(vectors.iter())
         .map(|(r, v)| {
             r.unwrap_or_else(|| {
-                VectorOutcome::error(
-                    &v.vector.id,
-                    "the worker running this vector panicked".into(),
-                    Duration::ZERO,
-                )
+                let reason = if options.interrupted.load(Ordering::SeqCst) {
+                    NOT_RUN_INTERRUPTED
+                } else {
+                    "the worker running this vector panicked"
+                };
+                VectorOutcome::error(&v.vector.id, reason.into(), Duration::ZERO)
             })
         })
         .collect()

@@ -61,6 +61,7 @@ fn options() -> EngineOptions {
         surface: declaration::surface(&document),
         vector_timeout: Duration::from_secs(30),
         jobs: 1,
+        interrupted: Default::default(),
     }
 }
 

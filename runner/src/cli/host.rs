@@ -35,13 +35,6 @@ pub async fn run(
                     "the host command after `--` is empty".into(),
                 )));
             };
-            // A host process must never outlive an interrupted run.
-            tokio::spawn(async {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    ctk_harness_protocol::kill_all_hosts();
-                    std::process::exit(i32::from(crate::exit_code::HARNESS));
-                }
-            });
             let builder = StdioHarness::builder(program)
                 .args(args)
                 .vector_timeout(job.vector_timeout)

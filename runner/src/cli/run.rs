@@ -39,6 +39,8 @@ pub struct Job {
     pub jobs: usize,
     /// Per-phase vector timeout.
     pub vector_timeout: Duration,
+    /// Raised by the Ctrl-C handler; see [`EngineOptions::interrupted`].
+    pub interrupted: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// What a run produced.
@@ -97,6 +99,7 @@ where
         surface: surface.clone(),
         vector_timeout: job.vector_timeout,
         jobs: job.jobs,
+        interrupted: job.interrupted.clone(),
     };
     let outcomes: Vec<VectorOutcome> =
         engine::run_all(factory, job.vectors.clone(), options, on_event).await;
@@ -169,6 +172,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         declaration,
         jobs,
         vector_timeout: Duration::from_millis(args.vector_timeout_ms),
+        interrupted: Arc::default(),
     };
     let human_out = args.format == Format::Human;
     let bar = if human_out && std::io::stderr().is_terminal() {
@@ -200,6 +204,21 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::Harness(format!("cannot start the async runtime: {e}")))?;
+    // The first Ctrl-C stops the run: host processes are killed (their
+    // vectors end as errors), nothing new starts, and the report of what was
+    // gathered is still printed and written. A second Ctrl-C leaves at once.
+    let interrupted = job.interrupted.clone();
+    runtime.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            interrupted.store(true, std::sync::atomic::Ordering::SeqCst);
+            ctk_harness_protocol::kill_all_hosts();
+            eprintln!("interrupted: finishing the report of what ran (Ctrl-C again to leave now)");
+            if tokio::signal::ctrl_c().await.is_ok() {
+                ctk_harness_protocol::kill_all_hosts();
+                std::process::exit(i32::from(exit_code::HARNESS));
+            }
+        }
+    });
     let result = runtime.block_on(host::run(&choice, job, on_event));
     if let Some(bar) = &bar {
         bar.finish_and_clear();

@@ -59,6 +59,7 @@ fn options() -> EngineOptions {
         surface,
         vector_timeout: Duration::from_secs(5),
         jobs: 1,
+        interrupted: Default::default(),
     }
 }
 

@@ -88,6 +88,7 @@ fn options(jobs: usize) -> EngineOptions {
         surface: declaration::surface(&doc),
         vector_timeout: Duration::from_millis(200),
         jobs,
+        interrupted: Arc::default(),
     }
 }
 
@@ -180,4 +181,46 @@ fn a_panicking_host_costs_one_vector() {
         outcomes[0].reason
     );
     assert_eq!(outcomes[1].status, Status::Pass, "{:?}", outcomes[1]);
+}
+
+#[test]
+fn an_interrupted_run_keeps_what_ran_and_reports_the_rest_as_not_run() {
+    let vectors = Arc::new(load(&VectorSource::Dir(data())).expect("test vectors load"));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let uninterrupted = statuses(&run(1).0);
+    let not_run = |o: &VectorOutcome| {
+        o.status == Status::Error && o.reason == ctk::engine::NOT_RUN_INTERRUPTED
+    };
+
+    // Interrupted before anything starts: nothing runs, nothing passes.
+    let opts = options(1);
+    opts.interrupted
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    let outcomes = rt.block_on(run_all(Fake::default, vectors.clone(), opts, |_| {}));
+    assert_eq!(outcomes.len(), vectors.len());
+    assert!(outcomes.iter().all(not_run), "{:?}", statuses(&outcomes));
+
+    // Interrupted after the first vector: what ran keeps its own outcome,
+    // the rest is reported as not run; no vector is lost or passed unseen.
+    let opts = options(1);
+    let flag = opts.interrupted.clone();
+    let outcomes = rt.block_on(run_all(Fake::default, vectors.clone(), opts, |e| {
+        if matches!(e, Event::VectorFinished { .. }) {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }));
+    assert_eq!(outcomes.len(), vectors.len());
+    assert_eq!(statuses(&outcomes[..1]), uninterrupted[..1]);
+    for (o, want) in outcomes.iter().zip(&uninterrupted) {
+        assert!(
+            not_run(o) || (o.id.clone(), o.status, o.reason.clone()) == *want,
+            "{}: {:?}",
+            o.id,
+            o.reason
+        );
+    }
 }
