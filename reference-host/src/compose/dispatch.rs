@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use crate::point::Point;
 use crate::reason::ReservedReason;
 use crate::spec_version::SpecVersion;
-use crate::verdict::gate::{gate, gate_for};
+use crate::verdict::gate::gate_for;
 use crate::verdict::model::Verdict;
 
 /// A boxed, sendable future that owns everything it needs.
@@ -186,19 +186,6 @@ pub fn start(
     )
 }
 
-/// Turn what an interceptor did into a gated verdict or the substituted deny.
-pub fn judge(outcome: Guarded<InterceptorAnswer>) -> Verdict {
-    match outcome {
-        Guarded::Done(InterceptorAnswer::Returned(v)) => {
-            gate(&v).unwrap_or_else(Verdict::host_deny)
-        }
-        Guarded::Done(InterceptorAnswer::Raised) | Guarded::Panicked => {
-            Verdict::host_deny(ReservedReason::InterceptorFailed)
-        }
-        Guarded::TimedOut => Verdict::host_deny(ReservedReason::InterceptorTimeout),
-    }
-}
-
 /// What one interceptor's call came to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judged {
@@ -210,8 +197,9 @@ pub struct Judged {
     pub substituted_for: Option<ReservedReason>,
 }
 
-/// [`judge`] for one registration under `version`: the §5 gate of that
-/// version, and the binding's failure posture. Under the draft a binding
+/// Turn what one registration's interceptor did into the verdict that
+/// composes, under `version`: the §5 gate of that version (or the §6.3
+/// substituted deny), and the binding's failure posture. Under the draft a binding
 /// with `on_error: continue` whose interceptor raised, timed out or answered
 /// something the gate refuses gets an allow carrying
 /// `host_warning:control_failed` instead of the deny, and the deny's reason
@@ -275,11 +263,9 @@ mod tests {
     }
 
     async fn call(i: impl Interceptor + 'static, limit: Option<Duration>) -> Verdict {
-        judge(
-            start(&Registration::everywhere(Arc::new(i)), &json!({}), limit)
-                .wait()
-                .await,
-        )
+        let reg = Registration::everywhere(Arc::new(i));
+        let outcome = start(&reg, &json!({}), limit).wait().await;
+        judge_binding(&reg, outcome, SpecVersion::V0_1).verdict
     }
 
     #[tokio::test]
