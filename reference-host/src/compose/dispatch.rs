@@ -144,9 +144,10 @@ pub struct Pending<T> {
     deadline: Option<Instant>,
 }
 
-/// Start `fut` on its own task with an optional time limit.
+/// Start `fut` on its own task with an optional time limit. A limit whose
+/// deadline the clock cannot represent is no limit (it cannot come).
 pub fn spawn_guarded<T: Send + 'static>(fut: BoxFuture<T>, limit: Option<Duration>) -> Pending<T> {
-    let deadline = limit.map(|d| Instant::now() + d);
+    let deadline = limit.and_then(|d| Instant::now().checked_add(d));
     Pending {
         handle: tokio::spawn(fut),
         deadline,
@@ -280,6 +281,17 @@ mod tests {
     async fn silence_becomes_interceptor_timeout() {
         let v = call(Never, Some(Duration::from_millis(5))).await;
         assert_eq!(v.reason.as_deref(), Some("host_error:interceptor_timeout"));
+    }
+
+    #[tokio::test]
+    async fn a_limit_beyond_the_clock_is_no_limit() {
+        // A configured timeout (a setup's `interceptor_timeout_ms` is any u64)
+        // whose deadline the clock cannot represent must not panic dispatch.
+        let allow = InterceptorAnswer::Returned(json!({"decision": "allow"}));
+        let v = call(Fixed(allow), Some(Duration::MAX)).await;
+        assert_eq!(v, Verdict::allow());
+        let v = call(Fixed(InterceptorAnswer::Raised), Some(Duration::MAX)).await;
+        assert_eq!(v.reason.as_deref(), Some("host_error:interceptor_failed"));
     }
 
     #[tokio::test]
