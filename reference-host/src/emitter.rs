@@ -637,8 +637,15 @@ impl Emitter {
         record.fold_truncated = fold_truncated;
         record.resolved_by = resolved_by;
 
+        // Nothing folded leaves the composed context the very context checked
+        // and identified above, so its checks and its identity stand. A
+        // custom provider need not be content-derived (§10.1): it is always
+        // asked again.
+        let unchanged = !matches!(self.provider, IdentityProvider::Custom { .. })
+            && !pool.iter().any(|v| v.transform.is_some());
         let (proceed, out_ctx, enforced_identity) = match self.mode {
             Mode::EvaluateOnly => (true, context, input_identity),
+            Mode::Enforce if unchanged => (combined.is_permit(), context, input_identity),
             Mode::Enforce if combined.is_permit() => {
                 // The composed context must still be a valid context whatever
                 // the provider: a transform may not break the §4.2 shape the
