@@ -1,7 +1,7 @@
 //! The emitter: validate, dispatch, gate, compose, consult, write back,
 //! record. One emitter serves one session.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -167,7 +167,7 @@ impl EmitterBuilder {
             seam,
             surface: self.surface,
             sequence: AtomicU64::new(0),
-            records: Mutex::new(Vec::new()),
+            records: Mutex::new(VecDeque::new()),
             gate: tokio::sync::Mutex::new(()),
             max_buffered: self.max_buffered,
             dropped: AtomicU64::new(0),
@@ -248,7 +248,7 @@ pub struct Emitter {
     seam: Seam,
     surface: BTreeSet<Point>,
     sequence: AtomicU64,
-    records: Mutex<Vec<Value>>,
+    records: Mutex<VecDeque<Value>>,
     gate: tokio::sync::Mutex<()>,
     max_buffered: Option<usize>,
     dropped: AtomicU64,
@@ -441,14 +441,17 @@ impl Emitter {
 
     /// Every record written so far, in order.
     pub fn records(&self) -> Vec<Value> {
-        self.records.lock().map(|r| r.clone()).unwrap_or_default()
+        self.records
+            .lock()
+            .map(|r| r.iter().cloned().collect())
+            .unwrap_or_default()
     }
 
     /// Drain the records written so far (a record sink that hands them on).
     pub fn take_records(&self) -> Vec<Value> {
         self.records
             .lock()
-            .map(|mut r| std::mem::take(&mut *r))
+            .map(|mut r| Vec::from(std::mem::take(&mut *r)))
             .unwrap_or_default()
     }
 
@@ -465,11 +468,11 @@ impl Emitter {
         if let Ok(mut r) = self.records.lock() {
             if let Some(bound) = self.max_buffered {
                 while r.len() >= bound.max(1) {
-                    r.remove(0);
+                    r.pop_front();
                     self.dropped.fetch_add(1, Ordering::SeqCst);
                 }
             }
-            r.push(value.clone());
+            r.push_back(value.clone());
         }
         value
     }
@@ -637,8 +640,15 @@ impl Emitter {
         record.fold_truncated = fold_truncated;
         record.resolved_by = resolved_by;
 
+        // Nothing folded leaves the composed context the very context checked
+        // and identified above, so its checks and its identity stand. A
+        // custom provider need not be content-derived (§10.1): it is always
+        // asked again.
+        let unchanged = !matches!(self.provider, IdentityProvider::Custom { .. })
+            && !pool.iter().any(|v| v.transform.is_some());
         let (proceed, out_ctx, enforced_identity) = match self.mode {
             Mode::EvaluateOnly => (true, context, input_identity),
+            Mode::Enforce if unchanged => (combined.is_permit(), context, input_identity),
             Mode::Enforce if combined.is_permit() => {
                 // The composed context must still be a valid context whatever
                 // the provider: a transform may not break the §4.2 shape the

@@ -1,5 +1,6 @@
-//! The reference Agent Hooks host: a complete `agent-hooks/0.1` emitter and a
-//! small real agent loop, behind the runner's `Harness` trait.
+//! The reference Agent Hooks host: a complete `agent-hooks/0.1` emitter (plus
+//! the draft line, `agent-hooks/draft`), a host declaration loader (§7.7), and
+//! a small real agent loop, behind the runner's `Harness` trait.
 //!
 //! Spec sections and the modules that implement them:
 //!

@@ -90,6 +90,11 @@ fn exited(e: &HarnessError, phase: Phase) -> bool {
     e.phase == phase && matches!(e.kind, HarnessErrorKind::Exited { .. })
 }
 
+/// A protocol error in `phase` whose message contains `needle`.
+fn protocol(e: &HarnessError, phase: Phase, needle: &str) -> bool {
+    e.phase == phase && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains(needle))
+}
+
 /// The environment variable naming a scenario this binary runs alone.
 pub(crate) const SCENARIO_ENV: &str = "CTK_TEST_SCENARIO";
 
@@ -193,10 +198,7 @@ pub(crate) fn trials() -> Vec<Trial> {
             "garbage_line",
             "garbage",
             same,
-            |e| {
-                e.phase == Phase::Run
-                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("not JSON"))
-            },
+            |e| protocol(e, Phase::Run, "not JSON"),
             "writing garbage",
         ),
         fault_trial(
@@ -213,10 +215,7 @@ pub(crate) fn trials() -> Vec<Trial> {
             "wrong_response_id",
             "wrong_id",
             same,
-            |e| {
-                e.phase == Phase::Setup
-                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("id"))
-            },
+            |e| protocol(e, Phase::Setup, "id"),
             "started",
         ),
         fault_trial(
@@ -244,40 +243,28 @@ pub(crate) fn trials() -> Vec<Trial> {
             "callback_outside_run",
             "callback_in_setup",
             same,
-            |e| {
-                e.phase == Phase::Setup
-                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("not vector/run"))
-            },
+            |e| protocol(e, Phase::Setup, "not vector/run"),
             "calling back during setup",
         ),
         fault_trial(
             "unknown_notification",
             "notification",
             same,
-            |e| {
-                e.phase == Phase::Setup
-                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("notification"))
-            },
+            |e| protocol(e, Phase::Setup, "notification"),
             "sending a notification",
         ),
         fault_trial(
             "result_breaking_its_schema",
             "schema_violation",
             same,
-            |e| {
-                e.phase == Phase::Setup
-                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("vector/setup"))
-            },
+            |e| protocol(e, Phase::Setup, "vector/setup"),
             "bad result",
         ),
         fault_trial(
             "callback_flood",
             "callback_flood",
             same,
-            |e| {
-                e.phase == Phase::Run
-                    && matches!(&e.kind, HarnessErrorKind::Protocol(m) if m.contains("callbacks open"))
-            },
+            |e| protocol(e, Phase::Run, "callbacks open"),
             "flooding callbacks",
         ),
         async_trial("faults::exit_before_handshake", || async {
@@ -306,11 +293,9 @@ pub(crate) fn trials() -> Vec<Trial> {
                 .await
                 .err()
                 .ok_or("a bad handshake reported success")?;
-            ensure(
-                err.phase == Phase::Handshake
-                    && matches!(&err.kind, HarnessErrorKind::Protocol(m) if m.contains("initialize")),
-                || format!("{err:?}"),
-            )?;
+            ensure(protocol(&err, Phase::Handshake, "initialize"), || {
+                format!("{err:?}")
+            })?;
             ensure(
                 err.stderr_tail
                     .iter()

@@ -14,7 +14,7 @@ use tokio::time::Instant;
 use crate::point::Point;
 use crate::reason::ReservedReason;
 use crate::spec_version::SpecVersion;
-use crate::verdict::gate::{gate, gate_for};
+use crate::verdict::gate::gate_for;
 use crate::verdict::model::Verdict;
 
 /// A boxed, sendable future that owns everything it needs.
@@ -144,9 +144,10 @@ pub struct Pending<T> {
     deadline: Option<Instant>,
 }
 
-/// Start `fut` on its own task with an optional time limit.
+/// Start `fut` on its own task with an optional time limit. A limit whose
+/// deadline the clock cannot represent is no limit (it cannot come).
 pub fn spawn_guarded<T: Send + 'static>(fut: BoxFuture<T>, limit: Option<Duration>) -> Pending<T> {
-    let deadline = limit.map(|d| Instant::now() + d);
+    let deadline = limit.and_then(|d| Instant::now().checked_add(d));
     Pending {
         handle: tokio::spawn(fut),
         deadline,
@@ -186,19 +187,6 @@ pub fn start(
     )
 }
 
-/// Turn what an interceptor did into a gated verdict or the substituted deny.
-pub fn judge(outcome: Guarded<InterceptorAnswer>) -> Verdict {
-    match outcome {
-        Guarded::Done(InterceptorAnswer::Returned(v)) => {
-            gate(&v).unwrap_or_else(Verdict::host_deny)
-        }
-        Guarded::Done(InterceptorAnswer::Raised) | Guarded::Panicked => {
-            Verdict::host_deny(ReservedReason::InterceptorFailed)
-        }
-        Guarded::TimedOut => Verdict::host_deny(ReservedReason::InterceptorTimeout),
-    }
-}
-
 /// What one interceptor's call came to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Judged {
@@ -210,8 +198,9 @@ pub struct Judged {
     pub substituted_for: Option<ReservedReason>,
 }
 
-/// [`judge`] for one registration under `version`: the §5 gate of that
-/// version, and the binding's failure posture. Under the draft a binding
+/// Turn what one registration's interceptor did into the verdict that
+/// composes, under `version`: the §5 gate of that version (or the §6.3
+/// substituted deny), and the binding's failure posture. Under the draft a binding
 /// with `on_error: continue` whose interceptor raised, timed out or answered
 /// something the gate refuses gets an allow carrying
 /// `host_warning:control_failed` instead of the deny, and the deny's reason
@@ -275,11 +264,9 @@ mod tests {
     }
 
     async fn call(i: impl Interceptor + 'static, limit: Option<Duration>) -> Verdict {
-        judge(
-            start(&Registration::everywhere(Arc::new(i)), &json!({}), limit)
-                .wait()
-                .await,
-        )
+        let reg = Registration::everywhere(Arc::new(i));
+        let outcome = start(&reg, &json!({}), limit).wait().await;
+        judge_binding(&reg, outcome, SpecVersion::V0_1).verdict
     }
 
     #[tokio::test]
@@ -294,6 +281,17 @@ mod tests {
     async fn silence_becomes_interceptor_timeout() {
         let v = call(Never, Some(Duration::from_millis(5))).await;
         assert_eq!(v.reason.as_deref(), Some("host_error:interceptor_timeout"));
+    }
+
+    #[tokio::test]
+    async fn a_limit_beyond_the_clock_is_no_limit() {
+        // A configured timeout (a setup's `interceptor_timeout_ms` is any u64)
+        // whose deadline the clock cannot represent must not panic dispatch.
+        let allow = InterceptorAnswer::Returned(json!({"decision": "allow"}));
+        let v = call(Fixed(allow), Some(Duration::MAX)).await;
+        assert_eq!(v, Verdict::allow());
+        let v = call(Fixed(InterceptorAnswer::Raised), Some(Duration::MAX)).await;
+        assert_eq!(v.reason.as_deref(), Some("host_error:interceptor_failed"));
     }
 
     #[tokio::test]

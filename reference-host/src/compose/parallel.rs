@@ -98,6 +98,33 @@ async fn settle(
     }
 }
 
+/// Settle what the profile's knob governs (§7.5): `deny` is the reserved
+/// deny for `reason`; `approval` synthesizes its liftable form and puts it
+/// to the seam.
+async fn by_knob(
+    step: Step<'_>,
+    knob: Knob,
+    reason: ReservedReason,
+    snapshot: Value,
+    summaries: Vec<Summary>,
+    pool: Vec<Verdict>,
+) -> Composed {
+    match knob {
+        Knob::Deny => composed(
+            Verdict::host_deny(reason),
+            None,
+            summaries,
+            None,
+            snapshot,
+            pool,
+        ),
+        Knob::Approval => {
+            let synth = Verdict::host_liftable(reason);
+            settle(step, synth, None, snapshot, summaries, pool).await
+        }
+    }
+}
+
 /// `parallel/strictest`: the most severe verdict wins.
 pub async fn strictest(step: Step<'_>, on_conflict: Knob, snapshot: Value) -> Composed {
     let (verdicts, summaries) = gather(step, &snapshot).await;
@@ -159,20 +186,10 @@ pub async fn strictest(step: Step<'_>, on_conflict: Knob, snapshot: Value) -> Co
                 pool,
             )
         }
-        _ => match on_conflict {
-            Knob::Deny => composed(
-                Verdict::host_deny(ReservedReason::TransformConflict),
-                None,
-                summaries,
-                None,
-                snapshot,
-                pool,
-            ),
-            Knob::Approval => {
-                let synth = Verdict::host_liftable(ReservedReason::TransformConflict);
-                settle(step, synth, None, snapshot, summaries, pool).await
-            }
-        },
+        _ => {
+            let conflict = ReservedReason::TransformConflict;
+            by_knob(step, on_conflict, conflict, snapshot, summaries, pool).await
+        }
     }
 }
 
@@ -192,18 +209,14 @@ pub async fn unanimous(step: Step<'_>, on_disagreement: Knob, snapshot: Value) -
     }
     // Any deny (a failed interceptor's substituted deny included) or
     // transform is a disagreement.
-    match on_disagreement {
-        Knob::Deny => composed(
-            Verdict::host_deny(ReservedReason::CompositionDisagreement),
-            None,
-            summaries,
-            None,
-            snapshot,
-            pool,
-        ),
-        Knob::Approval => {
-            let synth = Verdict::host_liftable(ReservedReason::CompositionDisagreement);
-            settle(step, synth, None, snapshot, summaries, pool).await
-        }
-    }
+    let disagreement = ReservedReason::CompositionDisagreement;
+    by_knob(
+        step,
+        on_disagreement,
+        disagreement,
+        snapshot,
+        summaries,
+        pool,
+    )
+    .await
 }

@@ -3,12 +3,13 @@
 
 use serde_json::Value;
 
-use crate::compose::dispatch::{judge_binding, start};
+use crate::compose::dispatch::{judge_binding, start, Registration};
 use crate::compose::fold::{first_allow, Composed, ResolvedBy, Step, Summary};
 use crate::compose::profile::OnApproval;
 use crate::seam::approval::Consultation;
 use crate::verdict::model::{Decision, Verdict};
 
+#[derive(Default)]
 struct Run {
     summaries: Vec<Summary>,
     pool: Vec<Verdict>,
@@ -16,6 +17,53 @@ struct Run {
 }
 
 impl Run {
+    /// Call interceptor `i` on the context as folded so far; its summary and
+    /// verdict join the run.
+    async fn call(
+        &mut self,
+        step: Step<'_>,
+        i: usize,
+        reg: &Registration,
+        work: &Value,
+    ) -> Verdict {
+        let j = judge_binding(
+            reg,
+            start(reg, work, step.timeout).wait().await,
+            step.version,
+        );
+        self.summaries.push(Summary::of_judged(i, reg, &j));
+        self.pool.push(j.verdict.clone());
+        j.verdict
+    }
+
+    /// Consult the seam about interceptor `i`'s liftable `deny` on `work`
+    /// (§9). A rejection, or an approval whose transform cannot fold, ends
+    /// the run as `Err((combined, decided_by))`; an approval that folded is
+    /// returned for the profile to place.
+    async fn consult(
+        &mut self,
+        step: Step<'_>,
+        i: usize,
+        deny: &Verdict,
+        work: &mut Value,
+    ) -> Result<Verdict, (Verdict, Option<usize>)> {
+        match step.seam.consult(step.point, deny, work).await {
+            Consultation::Rejected(r) => {
+                self.pool.push(r.clone());
+                self.resolved_by = Some(ResolvedBy::Rejection);
+                Err((r, Some(i)))
+            }
+            Consultation::Approved(p) => {
+                self.pool.push(p.clone());
+                self.resolved_by = Some(ResolvedBy::Approval);
+                match step.fold(work, &p) {
+                    Ok(()) => Ok(p),
+                    Err(reason) => Err((Verdict::host_deny(reason), None)),
+                }
+            }
+        }
+    }
+
     fn done(
         self,
         combined: Verdict,
@@ -39,23 +87,12 @@ impl Run {
 pub async fn first_deny(step: Step<'_>, on_approval: OnApproval, context: Value) -> Composed {
     let n = step.bound.len();
     let mut work = context;
-    let mut run = Run {
-        summaries: Vec::new(),
-        pool: Vec::new(),
-        resolved_by: None,
-    };
+    let mut run = Run::default();
     let mut last_transform: Option<(usize, Verdict)> = None;
     let mut resumed: Option<(usize, Verdict)> = None;
     let mut first_allow: Option<Verdict> = None;
     for (i, reg) in step.bound.iter().enumerate() {
-        let j = judge_binding(
-            reg,
-            start(reg, &work, step.timeout).wait().await,
-            step.version,
-        );
-        run.summaries.push(Summary::of_judged(i, reg, &j));
-        let v = j.verdict;
-        run.pool.push(v.clone());
+        let v = run.call(step, i, reg, &work).await;
         let truncated = i + 1 < n;
         match v.decision {
             Decision::Allow => {
@@ -71,26 +108,16 @@ pub async fn first_deny(step: Step<'_>, on_approval: OnApproval, context: Value)
                 if !v.is_liftable() || !step.may_consult() {
                     return run.done(v, Some(i), truncated, work);
                 }
-                match step.seam.consult(step.point, &v, &work).await {
-                    Consultation::Rejected(r) => {
-                        run.pool.push(r.clone());
-                        run.resolved_by = Some(ResolvedBy::Rejection);
-                        return run.done(r, Some(i), truncated, work);
+                let p = match run.consult(step, i, &v, &mut work).await {
+                    Ok(p) => p,
+                    Err((combined, by)) => return run.done(combined, by, truncated, work),
+                };
+                match on_approval {
+                    OnApproval::Stop => return run.done(p, Some(i), truncated, work),
+                    OnApproval::Resume if p.decision == Decision::Transform => {
+                        last_transform = Some((i, p))
                     }
-                    Consultation::Approved(p) => {
-                        run.pool.push(p.clone());
-                        run.resolved_by = Some(ResolvedBy::Approval);
-                        if let Err(reason) = step.fold(&mut work, &p) {
-                            return run.done(Verdict::host_deny(reason), None, truncated, work);
-                        }
-                        match on_approval {
-                            OnApproval::Stop => return run.done(p, Some(i), truncated, work),
-                            OnApproval::Resume if p.decision == Decision::Transform => {
-                                last_transform = Some((i, p))
-                            }
-                            OnApproval::Resume => resumed = Some((i, p)),
-                        }
-                    }
+                    OnApproval::Resume => resumed = Some((i, p)),
                 }
             }
         }
@@ -108,21 +135,10 @@ pub async fn first_deny(step: Step<'_>, on_approval: OnApproval, context: Value)
 pub async fn run_all(step: Step<'_>, context: Value) -> Composed {
     let n = step.bound.len();
     let mut work = context;
-    let mut run = Run {
-        summaries: Vec::new(),
-        pool: Vec::new(),
-        resolved_by: None,
-    };
+    let mut run = Run::default();
     let mut verdicts: Vec<Verdict> = Vec::with_capacity(n);
     for (i, reg) in step.bound.iter().enumerate() {
-        let j = judge_binding(
-            reg,
-            start(reg, &work, step.timeout).wait().await,
-            step.version,
-        );
-        run.summaries.push(Summary::of_judged(i, reg, &j));
-        let v = j.verdict;
-        run.pool.push(v.clone());
+        let v = run.call(step, i, reg, &work).await;
         if v.decision == Decision::Transform {
             if let Err(reason) = step.fold(&mut work, &v) {
                 return run.done(Verdict::host_deny(reason), None, i + 1 < n, work);
@@ -147,21 +163,11 @@ pub async fn run_all(step: Step<'_>, context: Value) -> Composed {
         .filter(|x| x.decision == Decision::Deny)
         .all(Verdict::is_liftable);
     if v.is_liftable() && all_liftable && step.may_consult() {
-        match step.seam.consult(step.point, &v, &work).await {
-            Consultation::Rejected(r) => {
-                run.pool.push(r.clone());
-                run.resolved_by = Some(ResolvedBy::Rejection);
-                return run.done(r, Some(w), false, work);
-            }
-            Consultation::Approved(p) => {
-                run.pool.push(p.clone());
-                run.resolved_by = Some(ResolvedBy::Approval);
-                if let Err(reason) = step.fold(&mut work, &p) {
-                    return run.done(Verdict::host_deny(reason), None, false, work);
-                }
-                return run.done(p, Some(w), false, work);
-            }
-        }
+        let (combined, by) = match run.consult(step, w, &v, &mut work).await {
+            Ok(p) => (p, Some(w)),
+            Err(ended) => ended,
+        };
+        return run.done(combined, by, false, work);
     }
     run.done(v, Some(w), false, work)
 }

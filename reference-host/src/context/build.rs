@@ -76,11 +76,6 @@ pub fn write_back(context: &mut Value, point: Point) {
     *slot = target;
 }
 
-/// Read the (possibly rewritten) target member of a context.
-pub fn read_target(context: &Value) -> Value {
-    context.get("target").cloned().unwrap_or(Value::Null)
-}
-
 /// The current instant as RFC 3339 UTC with milliseconds,
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 pub fn now_rfc3339() -> String {

@@ -238,9 +238,6 @@ pub fn valid_name(name: &str) -> bool {
         && b.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-')
 }
 
-/// First segments of a kind that belong to the contract and to the kit.
-pub const RESERVED_KIND_SEGMENTS: [&str; 2] = ["agent_hooks", "ctk"];
-
 impl HostRegistry {
     /// An empty registry for a host whose code supports `surface`. Kinds
     /// under `ctk.` are refused: they belong to the conformance kit.
@@ -279,6 +276,8 @@ impl HostRegistry {
         if !valid_kind(kind) {
             return Err(HostRegistryError::BadKind(kind.into()));
         }
+        // `agent_hooks.*` belongs to the contract; `ctk.*` to the kit, which
+        // only a conformance registry may register.
         let first = kind.split('.').next().unwrap_or_default();
         if first == "agent_hooks" || (first == "ctk" && !self.conformance) {
             return Err(HostRegistryError::ReservedKind(kind.into()));

@@ -241,8 +241,10 @@ pub fn write_projection<S: CanonicalSink + ?Sized>(
     sink.put(b"}");
 }
 
-/// The projection itself as a value, for the domain checks that walk it.
-pub fn projection_members(context: &Map<String, Value>, point: Point) -> Vec<&Value> {
+/// The values of the projection, for the domain checks that walk it, each
+/// with the nesting level it sits at in the projection: a member at 2, a
+/// whitelisted subfield of a member at 3.
+pub fn projection_members(context: &Map<String, Value>, point: Point) -> Vec<(&Value, usize)> {
     let mut out = Vec::new();
     let core = [
         "spec",
@@ -253,7 +255,7 @@ pub fn projection_members(context: &Map<String, Value>, point: Point) -> Vec<&Va
     ];
     for key in core {
         if let Some(v) = context.get(key) {
-            out.push(v);
+            out.push((v, 2));
         }
     }
     let whitelisted: [(&str, Option<&[&str]>); 2] = [
@@ -271,10 +273,10 @@ pub fn projection_members(context: &Map<String, Value>, point: Point) -> Vec<&Va
                     inner
                         .iter()
                         .filter(|(k, _)| fields.contains(&k.as_str()))
-                        .map(|(_, v)| v),
+                        .map(|(_, v)| (v, 3)),
                 );
             }
-            (Some(v), _) => out.push(v),
+            (Some(v), _) => out.push((v, 2)),
             (None, _) => {}
         }
     }

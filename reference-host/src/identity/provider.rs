@@ -93,9 +93,8 @@ pub fn jcs_sha256(
     let obj = context
         .as_object()
         .ok_or(IdentityError::Envelope(EnvelopeError::NotObject))?;
-    // Projection members sit two levels down (projection object, member).
-    for member in projection_members(obj, point) {
-        check_domain(member, 2)?;
+    for (member, depth) in projection_members(obj, point) {
+        check_domain(member, depth)?;
     }
     if raw_unsafe {
         return Err(IdentityError::RawInteger);
@@ -271,6 +270,25 @@ mod tests {
         c["target"] = json!({"content": deep});
         assert!(matches!(
             jcs_sha256(&c, SpecVersion::V0_1, false),
+            Err(IdentityError::Domain(DomainError::TooDeep))
+        ));
+    }
+
+    #[test]
+    fn whitelisted_subfields_count_their_own_level() {
+        // projection (1) > output (2) > content (3) > 125 or 126 arrays > "x"
+        let nested = |arrays: usize| {
+            let mut deep = json!("x");
+            for _ in 0..arrays {
+                deep = json!([deep]);
+            }
+            let mut c = ctx();
+            c["output"] = json!({"content": deep});
+            c
+        };
+        assert!(jcs_sha256(&nested(125), SpecVersion::V0_1, false).is_ok());
+        assert!(matches!(
+            jcs_sha256(&nested(126), SpecVersion::V0_1, false),
             Err(IdentityError::Domain(DomainError::TooDeep))
         ));
     }

@@ -137,6 +137,18 @@ fn failing_at_pre_tool(b: EmitterBuilder) -> EmitterBuilder {
     .0
 }
 
+/// An interceptor that answers `answer` at `point` and allows everywhere else.
+fn answering_at(b: EmitterBuilder, point: &'static str, answer: Value) -> EmitterBuilder {
+    with_fn(b, move |ctx| {
+        InterceptorAnswer::Returned(if ctx["interception_point"] == point {
+            answer.clone()
+        } else {
+            json!({"decision": "allow"})
+        })
+    })
+    .0
+}
+
 #[tokio::test]
 async fn terminate_posture_ends_the_run_on_a_tool_seam_host_error() {
     let cfg = LoopConfig {
@@ -161,14 +173,11 @@ async fn terminate_posture_ends_the_run_on_a_tool_seam_host_error() {
 
 #[tokio::test]
 async fn policy_denies_at_the_tool_seam_continue_under_terminate() {
-    let b = with_fn(builder(), |ctx| {
-        InterceptorAnswer::Returned(if ctx["interception_point"] == "pre_tool_call" {
-            json!({"decision": "deny", "reason": "ctk:no"})
-        } else {
-            json!({"decision": "allow"})
-        })
-    })
-    .0;
+    let b = answering_at(
+        builder(),
+        "pre_tool_call",
+        json!({"decision": "deny", "reason": "ctk:no"}),
+    );
     let cfg = LoopConfig {
         posture: ToolSeamPosture::Terminate,
         output: OutputMode::Buffered,
@@ -183,14 +192,11 @@ async fn policy_denies_at_the_tool_seam_continue_under_terminate() {
 
 #[tokio::test]
 async fn transformed_input_is_what_the_model_sees() {
-    let b = with_fn(builder(), |ctx| {
-        InterceptorAnswer::Returned(if ctx["interception_point"] == "input" {
-            json!({"decision": "transform", "transform": {"path": "$target.content", "value": "rewritten"}})
-        } else {
-            json!({"decision": "allow"})
-        })
-    })
-    .0;
+    let b = answering_at(
+        builder(),
+        "input",
+        json!({"decision": "transform", "transform": {"path": "$target.content", "value": "rewritten"}}),
+    );
     let scenario = r#"{"input": {"content": "raw", "role": "user"},
       "model_script": [{"respond": {"content": "ok", "tool_calls": [], "finish_reason": "stop"}}]}"#;
     let (out, _) = run(b, scenario, LoopConfig::default()).await;
@@ -353,20 +359,10 @@ async fn model_calls_carry_a_pairing_request_id() {
     );
 }
 
-fn labelling(point: &'static str, decision: Value) -> EmitterBuilder {
-    with_fn(builder(), move |ctx| {
-        InterceptorAnswer::Returned(if ctx["interception_point"] == point {
-            decision.clone()
-        } else {
-            json!({"decision": "allow"})
-        })
-    })
-    .0
-}
-
 #[tokio::test]
 async fn labels_persist_with_permitted_data() {
-    let b = labelling(
+    let b = answering_at(
+        builder(),
         "post_tool_call",
         json!({"decision": "allow", "result_labels": ["ctk:pii"]}),
     );
@@ -384,22 +380,16 @@ async fn labels_persist_with_permitted_data() {
 #[tokio::test]
 async fn labels_dropped_when_action_blocked() {
     let b = builder().composition(ctk_reference_host::compose::profile::Composition::RunAll);
-    let b = with_fn(b, |ctx| {
-        InterceptorAnswer::Returned(if ctx["interception_point"] == "post_tool_call" {
-            json!({"decision": "allow", "result_labels": ["ctk:pii"]})
-        } else {
-            json!({"decision": "allow"})
-        })
-    })
-    .0;
-    let b = with_fn(b, |ctx| {
-        InterceptorAnswer::Returned(if ctx["interception_point"] == "post_tool_call" {
-            json!({"decision": "deny", "reason": "ctk:no"})
-        } else {
-            json!({"decision": "allow"})
-        })
-    })
-    .0;
+    let b = answering_at(
+        b,
+        "post_tool_call",
+        json!({"decision": "allow", "result_labels": ["ctk:pii"]}),
+    );
+    let b = answering_at(
+        b,
+        "post_tool_call",
+        json!({"decision": "deny", "reason": "ctk:no"}),
+    );
     let (out, _) = run(b, ONE_TOOL, LoopConfig::default()).await;
     assert_eq!(out.persisted["labels"], json!([]));
     assert!(!out.persisted.to_string().contains("ctk:pii"));

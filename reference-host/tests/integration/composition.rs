@@ -477,6 +477,41 @@ async fn custom_and_null_providers_are_stamped() {
     assert_eq!(out.record["enforced_identity"], Value::Null);
 }
 
+/// A provider that is not content-derived: every compute is a new nonce.
+struct Nonce(AtomicUsize);
+impl CustomIdentityProvider for Nonce {
+    fn compute(&self, _context: &Value) -> Result<String, String> {
+        Ok(format!("nonce:{}", self.0.fetch_add(1, Ordering::SeqCst)))
+    }
+}
+
+#[tokio::test]
+async fn an_untouched_context_keeps_its_identity_and_a_custom_provider_is_asked_again() {
+    // jcs-sha256 is a function of the context: nothing folded, same identity.
+    let out = returning(builder(), allow())
+        .build()
+        .emit_fields(Point::Output)
+        .await;
+    assert_eq!(
+        out.record["enforced_identity"],
+        out.record["input_identity"]
+    );
+    // A custom provider need not be content-derived (§10.1): the enforced
+    // identity is its own answer after composition, in both outcomes.
+    for answer in [allow(), json!({"decision": "deny", "reason": "ctk:no"})] {
+        let p = IdentityProvider::Custom {
+            name: "nonce".into(),
+            provider: Arc::new(Nonce(AtomicUsize::new(0))),
+        };
+        let out = returning(builder().identity_provider(p), answer)
+            .build()
+            .emit_fields(Point::Output)
+            .await;
+        assert_eq!(out.record["input_identity"], "nonce:0");
+        assert_eq!(out.record["enforced_identity"], "nonce:1");
+    }
+}
+
 #[tokio::test]
 async fn bindings_scope_interceptors_and_counts_per_point() {
     let named = |name: &str, at: Option<Vec<Point>>| {
