@@ -85,6 +85,14 @@ pub struct StdioHarnessConfig {
     pub exit_grace: Duration,
 }
 
+/// `limit` from now; a limit the clock cannot represent (`--vector-timeout-ms`
+/// takes any u64) is a deadline a century away instead of an overflow panic.
+fn deadline_after(limit: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    let now = Instant::now();
+    now.checked_add(limit.min(CENTURY)).unwrap_or(now)
+}
+
 impl StdioHarnessConfig {
     /// The defaults, for `program`.
     pub fn new(program: impl Into<OsString>) -> Self {
@@ -285,7 +293,7 @@ impl StdioHarness {
 
     fn message_deadline(&self) -> Deadline {
         Deadline {
-            at: Instant::now() + self.config.message_timeout,
+            at: deadline_after(self.config.message_timeout),
             limit_ms: millis(self.config.message_timeout),
         }
     }
@@ -293,7 +301,7 @@ impl StdioHarness {
     fn vector_deadline(&self) -> Deadline {
         let at = self
             .vector_deadline
-            .unwrap_or_else(|| Instant::now() + self.config.vector_timeout);
+            .unwrap_or_else(|| deadline_after(self.config.vector_timeout));
         Deadline {
             at,
             limit_ms: millis(self.config.vector_timeout),
@@ -460,7 +468,7 @@ impl Harness for StdioHarness {
         if self.config.isolate {
             self.shutdown().await;
         }
-        self.vector_deadline = Some(Instant::now() + self.config.vector_timeout);
+        self.vector_deadline = Some(deadline_after(self.config.vector_timeout));
         self.ensure_session().await?;
         let deadline = self.setup_deadline();
         let Empty {} = self
@@ -511,6 +519,14 @@ mod tests {
     use crate::model::record::RunOutcome;
     use crate::model::setup::VectorSetup;
     use crate::{InterceptorReply, RedactorReply, ResolverReply};
+
+    #[test]
+    fn a_limit_beyond_the_clock_is_a_distant_deadline_not_a_panic() {
+        let far = deadline_after(Duration::from_millis(u64::MAX));
+        assert!(far > Instant::now() + Duration::from_secs(3600 * 24 * 365));
+        let near = deadline_after(Duration::from_millis(50));
+        assert!(near <= Instant::now() + Duration::from_millis(50));
+    }
 
     /// A host in `sh` that answers every request, its teardowns half a
     /// second late.

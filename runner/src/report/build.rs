@@ -104,7 +104,11 @@ pub fn build(ctx: RunContext, vectors: &[LoadedVector], outcomes: &[VectorOutcom
             filtered: ctx.filtered,
             sha256: vector_set_digest(vectors.iter().map(|v| v.sha256.as_str())),
         },
-        complete: !ctx.filtered && outcomes.len() == vectors.len(),
+        complete: !ctx.filtered
+            && outcomes.len() == vectors.len()
+            && !outcomes
+                .iter()
+                .any(|o| o.reason == crate::engine::NOT_RUN_INTERRUPTED),
         vectors: entries,
         parts: parts
             .into_iter()

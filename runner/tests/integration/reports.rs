@@ -40,6 +40,11 @@ pub(crate) fn report(spec: &str, all_pass: bool) -> Report {
             _ => VectorOutcome::skip(&v.vector.id, "missing capabilities [\"x\"]".into()),
         })
         .collect();
+    build_with(spec, &outcomes)
+}
+
+fn build_with(spec: &str, outcomes: &[VectorOutcome]) -> Report {
+    let vectors = vectors();
     // A fixed copy of the reference host's declaration, so the rendered
     // reports do not move when the reference host's surface does.
     let doc: Value =
@@ -59,7 +64,24 @@ pub(crate) fn report(spec: &str, all_pass: bool) -> Report {
         filtered: false,
         total_ms: 42,
     };
-    build(ctx, &vectors, &outcomes)
+    build(ctx, &vectors, outcomes)
+}
+
+#[test]
+fn an_interrupted_run_is_never_complete() {
+    let vectors = vectors();
+    let mut outcomes: Vec<VectorOutcome> = vectors
+        .iter()
+        .map(|v| VectorOutcome::from_failures(&v.vector.id, vec![], Duration::ZERO))
+        .collect();
+    assert!(build_with("agent-hooks/0.1", &outcomes).complete);
+    let last = outcomes.len() - 1;
+    outcomes[last] = VectorOutcome::error(
+        &vectors[last].vector.id,
+        ctk::engine::NOT_RUN_INTERRUPTED.into(),
+        Duration::ZERO,
+    );
+    assert!(!build_with("agent-hooks/0.1", &outcomes).complete);
 }
 
 fn placeholders(text: &str, report: &Report) -> String {
