@@ -75,7 +75,10 @@ where
             (path.display().to_string(), doc.clone())
         }
         (None, Some(doc)) => {
-            declaration::check(Path::new("host declaration (from the host)"), doc)?;
+            // The host's own document is the host's output, not the user's
+            // input: a broken one is a host error (exit 3), not exit 2.
+            declaration::check(Path::new("host declaration (from the host)"), doc)
+                .map_err(|e| CliError::Harness(crate::cli::dispatch::error_chain(&e)))?;
             ("host".to_owned(), doc.clone())
         }
         (None, None) => {

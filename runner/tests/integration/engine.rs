@@ -224,3 +224,52 @@ fn an_interrupted_run_keeps_what_ran_and_reports_the_rest_as_not_run() {
         );
     }
 }
+
+/// A host whose own declaration breaks the declaration schema.
+#[derive(Default)]
+struct BadDeclaration(Fake);
+
+impl Harness for BadDeclaration {
+    async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+        Ok(
+            HostInfo::new("bad", "1", vec!["agent-hooks/0.1".into()]).with_declaration(
+                json!({"declaration": "agent-hooks-declaration/1.0", "bindings": "none"}),
+            ),
+        )
+    }
+    async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
+        self.0.setup(setup).await
+    }
+    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+        self.0.run(callbacks).await
+    }
+    async fn teardown(&mut self) -> Result<(), HarnessError> {
+        self.0.teardown().await
+    }
+}
+
+#[test]
+fn a_host_whose_own_declaration_is_broken_is_a_host_error() {
+    let vectors = Arc::new(load(&VectorSource::Dir(data())).expect("test vectors load"));
+    let job = ctk::cli::run::Job {
+        spec: SpecVersion::V0_1,
+        vectors,
+        vector_source: "tests/data/engine".into(),
+        filtered: false,
+        declaration: None,
+        jobs: 1,
+        vector_timeout: Duration::from_millis(200),
+        interrupted: Arc::default(),
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let err = rt
+        .block_on(ctk::cli::run::drive(BadDeclaration::default, job, |_| {}))
+        .err()
+        .expect("refused");
+    assert!(matches!(err, ctk::cli::CliError::Harness(_)), "{err}");
+    assert_eq!(err.exit_code(), ctk::exit_code::HARNESS, "{err}");
+    assert!(err.to_string().contains("/bindings"), "{err}");
+}
