@@ -267,8 +267,7 @@ fn a_host_whose_own_declaration_is_broken_is_a_host_error() {
         .expect("runtime");
     let err = rt
         .block_on(ctk::cli::run::drive(BadDeclaration::default, job, |_| {}))
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert!(matches!(err, ctk::cli::CliError::Harness(_)), "{err}");
     assert_eq!(err.exit_code(), ctk::exit_code::HARNESS, "{err}");
     assert!(err.to_string().contains("/bindings"), "{err}");
