@@ -194,6 +194,19 @@ pub fn to_canonical_string(value: &Value) -> String {
     String::from_utf8(buf).unwrap_or_default()
 }
 
+/// The required core of the identity projection (§10.2 step 2), each member
+/// with its subfield whitelist (`None` keeps it whole); the point's
+/// conditional members follow it.
+const CORE_MEMBERS: [(&str, Option<&[&str]>); 7] = [
+    ("spec", None),
+    ("interception_point", None),
+    ("timestamp", None),
+    ("sequence", None),
+    ("agent", Some(&["id", "framework"])),
+    ("session", Some(&["id"])),
+    ("target", None),
+];
+
 /// Write the identity projection of a context (§10.2 step 2): the required
 /// core plus the point's conditional members, each cut to its subfield
 /// whitelist; everything else is dropped.
@@ -205,16 +218,7 @@ pub fn write_projection<S: CanonicalSink + ?Sized>(
     point: Point,
     sink: &mut S,
 ) {
-    const CORE: [(&str, Option<&[&str]>); 7] = [
-        ("spec", None),
-        ("interception_point", None),
-        ("timestamp", None),
-        ("sequence", None),
-        ("agent", Some(&["id", "framework"])),
-        ("session", Some(&["id"])),
-        ("target", None),
-    ];
-    let mut keys: Vec<(&str, Option<&[&str]>)> = CORE.to_vec();
+    let mut keys: Vec<(&str, Option<&[&str]>)> = CORE_MEMBERS.to_vec();
     keys.extend_from_slice(point.conditional());
     keys.sort_by(|a, b| utf16_cmp(a.0, b.0));
     keys.dedup_by(|a, b| a.0 == b.0);
@@ -246,23 +250,7 @@ pub fn write_projection<S: CanonicalSink + ?Sized>(
 /// whitelisted subfield of a member at 3.
 pub fn projection_members(context: &Map<String, Value>, point: Point) -> Vec<(&Value, usize)> {
     let mut out = Vec::new();
-    let core = [
-        "spec",
-        "interception_point",
-        "timestamp",
-        "sequence",
-        "target",
-    ];
-    for key in core {
-        if let Some(v) = context.get(key) {
-            out.push((v, 2));
-        }
-    }
-    let whitelisted: [(&str, Option<&[&str]>); 2] = [
-        ("agent", Some(&["id", "framework"])),
-        ("session", Some(&["id"])),
-    ];
-    for (key, subfields) in whitelisted
+    for (key, subfields) in CORE_MEMBERS
         .iter()
         .copied()
         .chain(point.conditional().iter().copied())
