@@ -1,6 +1,7 @@
 """Building blocks for the agent-hooks/0.1 vectors (standard library only)."""
 
 import copy
+import re
 
 SU, IN, PM, PO, PT, PTT, OUT, SD = (
     "agent_startup", "input", "pre_model_call", "post_model_call",
@@ -11,6 +12,7 @@ M = ["model_calls"]
 POSTURE = {"posture": "tool_seam_host_error", "outcomes": {"continue": "completed", "terminate": "blocked"}}
 
 VECTORS = []
+_IDS = set()
 
 
 def tool_scenario(args=None, tool="lookup", ret=None, final="done", text="find alpha",
@@ -104,10 +106,22 @@ def rule(at, ret=None, match=None, fault=None, raw=None, raw_set=False):
 
 
 def V(num, slug, title, clause, covers, part, scenario, expect, caps=None, script=None, scripts=None,
-      **top):
+      advisory=None, **top):
+    """Build one vector and queue it for writing.
+
+    num is the vector's explicit id number (written at the call site, never counted, so adding a
+    vector never renumbers another). advisory names the DECISIONS.md entry (D-nn / P-nn) whose
+    preferred reading the vector pins among several the spec text allows: such a vector is run and
+    reported in its own column and never gates (see spec/0.1/DECISIONS.md, "Rulings of issue 9").
+    """
     assert (script is None) != (scripts is None), slug
+    assert advisory is None or re.fullmatch(r"(D|P|DD)-[0-9]+", advisory), (slug, advisory)
     vid = "CTK-%04d" % num
+    assert vid not in _IDS, "vector id %s used twice (%s)" % (vid, slug)
+    _IDS.add(vid)
     v = {"id": vid, "title": title, "spec_clause": clause, "part": part, "covers": list(dict.fromkeys(covers))}
+    if advisory:
+        v["advisory"] = advisory
     if caps:
         v["capabilities"] = caps
     for k in ("mode", "composition", "identity_provider", "interceptor_timeout_ms"):

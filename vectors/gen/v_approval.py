@@ -1,7 +1,8 @@
 """Block 0400-0499: approval seam outcomes, validation order, redaction."""
 from lib import *
 
-n = iter(range(400, 500))
+# Ids 0400..0499. Each vector's id is written at its call site (never counted), so adding or
+# removing a vector never renumbers another.
 AP = "approval_seam"
 RP = "approval_seam/redaction"
 LIFT = [rule(PT, liftable("ctk:needs-sign-off"), match={"tool_call.name": "lookup"})]
@@ -37,98 +38,98 @@ def input_blocked(reason):
             "final_output": None, "run_outcome": "blocked"}
 
 
-V(next(n), "approve-transform-applied", "An approve resolution carrying a transform rewrites the args the tool receives",
+V(400, "approve-transform-applied", "An approve resolution carrying a transform rewrites the args the tool receives",
   "9, 7.6", ["9-c", "7.6-a", "5.1-b"], AP, tool_scenario(),
   tool_ran({"q": "approved-value"}, **{"verdict.decision": "transform", "resolved_by": "approval", "decided_by": 0}),
   caps=MT, script=LIFT, approval_script=res("approve", transform("$target.q", "approved-value")))
-V(next(n), "reject-reason-stands", "A reject resolution's deny becomes the combined verdict with the resolver's reason",
+V(401, "reject-reason-stands", "A reject resolution's deny becomes the combined verdict with the resolver's reason",
   "9", ["9-d", "9-l"], AP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:declined-by-reviewer", "resolved_by": "rejection"})],
    "run_outcome": "completed"},
   caps=MT, script=LIFT, approval_script=res("reject", deny("ctk:declined-by-reviewer")))
-V(next(n), "reject-at-input-blocks", "A reject resolution at input keeps the turn from starting",
+V(402, "reject-at-input-blocks", "A reject resolution at input keeps the turn from starting",
   "9, 6.1", ["9-d", "6.1-b", "6.1-j"], AP, plain_scenario(),
   {"interceptions": ix([SU, IN, SD]), "records": [rec(IN, {"verdict.reason": "ctk:not-today", "resolved_by": "rejection"})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=LIFT_IN, approval_script=res("reject", deny("ctk:not-today")))
-V(next(n), "unresolved-outcome", "An unresolved resolution gives approval_unresolved",
+V(403, "unresolved-outcome", "An unresolved resolution gives approval_unresolved",
   "9, 11", ["9-e", "9-l", "11-a"], AP, tool_scenario(), tool_blocked_host("host_error:approval_unresolved"),
   caps=MT, script=LIFT, approval_script=res("unresolved"))
-V(next(n), "no-rule-matches-unresolved", "A resolver whose rules do not match answers unresolved, which denies approval_unresolved at input",
+V(404, "no-rule-matches-unresolved", "A resolver whose rules do not match answers unresolved, which denies approval_unresolved at input",
   "9", ["9-e"], AP, plain_scenario(), input_blocked("host_error:approval_unresolved"),
   caps=M, script=LIFT_IN, approval_script=[{"match": {"input.content": "something else"}, "resolve": {"outcome": "approve", "verdict": ALLOW}}])
-V(next(n), "resolver-raises", "A resolver that raises gives approval_resolver_failed and counts as a rejection",
+V(405, "resolver-raises", "A resolver that raises gives approval_resolver_failed and counts as a rejection",
   "9, 11", ["9-g", "9-l", "11-a"], AP, tool_scenario(), tool_blocked_host("host_error:approval_resolver_failed"),
   caps=MT, script=LIFT, approval_script=[{"resolve": {"fault": "raise"}}])
-V(next(n), "echo-mismatch", "A resolution echoing a different context identity gives approval_identity_mismatch",
+V(406, "echo-mismatch", "A resolution echoing a different context identity gives approval_identity_mismatch",
   "9, 11", ["9-f", "9-l", "11-a"], AP, tool_scenario(), tool_blocked_host("host_error:approval_identity_mismatch"),
   caps=MT, script=LIFT, approval_script=res("approve", ALLOW, identity_override="sha256:" + "0" * 64))
-V(next(n), "echo-checked-first", "Echo is checked first: a mismatched echo on an approve carrying a deny gives approval_identity_mismatch",
+V(407, "echo-checked-first", "Echo is checked first: a mismatched echo on an approve carrying a deny gives approval_identity_mismatch",
   "9", ["9-h", "9-f"], AP, plain_scenario(), input_blocked("host_error:approval_identity_mismatch"),
   caps=M, script=LIFT_IN, approval_script=res("approve", deny("ctk:odd"), identity_override="sha256:feedface"))
-V(next(n), "echo-empty-string", "An empty-string echo never matches a jcs-sha256 request identity",
+V(408, "echo-empty-string", "An empty-string echo never matches a jcs-sha256 request identity",
   "9", ["9-f"], AP, tool_scenario(), tool_blocked_host("host_error:approval_identity_mismatch"),
   caps=MT, script=LIFT, approval_script=res("approve", ALLOW, identity_override=""))
-V(next(n), "approve-without-verdict", "An approve with no verdict is a malformed resolution: approval_resolver_failed",
+V(409, "approve-without-verdict", "An approve with no verdict is a malformed resolution: approval_resolver_failed",
   "9", ["9-i", "9-h"], AP, tool_scenario(), tool_blocked_host("host_error:approval_resolver_failed"),
   caps=MT, script=LIFT, approval_script=res("approve"))
-V(next(n), "reject-without-verdict", "A reject with no verdict is a malformed resolution: approval_resolver_failed at input",
+V(410, "reject-without-verdict", "A reject with no verdict is a malformed resolution: approval_resolver_failed at input",
   "9", ["9-i"], AP, plain_scenario(), input_blocked("host_error:approval_resolver_failed"),
   caps=M, script=LIFT_IN, approval_script=res("reject"))
-V(next(n), "unresolved-with-verdict", "An unresolved carrying a verdict is a malformed resolution: approval_resolver_failed",
+V(411, "unresolved-with-verdict", "An unresolved carrying a verdict is a malformed resolution: approval_resolver_failed",
   "9", ["9-i", "9-h"], AP, tool_scenario(), tool_blocked_host("host_error:approval_resolver_failed"),
   caps=MT, script=LIFT, approval_script=res("unresolved", ALLOW))
-V(next(n), "presence-before-gate", "Presence is checked before the verdict gate: unresolved with an invalid verdict gives approval_resolver_failed",
+V(412, "presence-before-gate", "Presence is checked before the verdict gate: unresolved with an invalid verdict gives approval_resolver_failed",
   "9", ["9-h", "9-i"], AP, plain_scenario(), input_blocked("host_error:approval_resolver_failed"),
   caps=M, script=LIFT_IN, approval_script=res("unresolved", verdict_raw={"decision": "perhaps"}))
-V(next(n), "approve-invalid-verdict", "An approve carrying a verdict with an unknown decision gives verdict_invalid",
+V(413, "approve-invalid-verdict", "An approve carrying a verdict with an unknown decision gives verdict_invalid",
   "9, 5", ["9-j", "9-h"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
   caps=MT, script=LIFT, approval_script=res("approve", verdict_raw={"decision": "perhaps"}))
-V(next(n), "approve-reserved-reason", "An approve carrying an allow with a host_error reason gives verdict_invalid",
+V(414, "approve-reserved-reason", "An approve carrying an allow with a host_error reason gives verdict_invalid",
   "9, 11", ["9-j", "11-b"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
   caps=MT, script=LIFT, approval_script=res("approve", verdict_raw={"decision": "allow", "reason": "host_error:no_interceptor"}))
-V(next(n), "echo-before-presence", "Echo is checked before presence: a mismatched approve with no verdict gives approval_identity_mismatch",
+V(415, "echo-before-presence", "Echo is checked before presence: a mismatched approve with no verdict gives approval_identity_mismatch",
   "9", ["9-h", "9-f"], AP, plain_scenario(), input_blocked("host_error:approval_identity_mismatch"),
   caps=M, script=LIFT_IN, approval_script=res("approve", identity_override="sha256:" + "c" * 64))
-V(next(n), "approve-carrying-deny", "An approve whose verdict is a deny is inconsistent: verdict_invalid at input",
+V(416, "approve-carrying-deny", "An approve whose verdict is a deny is inconsistent: verdict_invalid at input",
   "9", ["9-k"], AP, plain_scenario(), input_blocked("host_error:verdict_invalid"),
   caps=M, script=LIFT_IN, approval_script=res("approve", deny("ctk:contradiction")))
-V(next(n), "reject-carrying-allow", "A reject whose verdict is an allow is inconsistent: verdict_invalid",
+V(417, "reject-carrying-allow", "A reject whose verdict is an allow is inconsistent: verdict_invalid",
   "9", ["9-k"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
   caps=MT, script=LIFT, approval_script=res("reject", ALLOW))
-V(next(n), "reject-carrying-transform", "A reject whose verdict is a transform is inconsistent: verdict_invalid",
+V(418, "reject-carrying-transform", "A reject whose verdict is a transform is inconsistent: verdict_invalid",
   "9", ["9-k"], AP, tool_scenario(), tool_blocked_host("host_error:verdict_invalid"),
   caps=MT, script=LIFT, approval_script=res("reject", transform("$target.q", "x")))
-V(next(n), "approve-failing-transform", "An approved transform that cannot be applied denies transform_invalid with resolved_by still approval",
+V(419, "approve-failing-transform", "An approved transform that cannot be applied denies transform_invalid with resolved_by still approval",
   "9", ["9-m", "5.2-f"], AP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_invalid", "resolved_by": "approval"})],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
   caps=MT, script=LIFT, approval_script=res("approve", transform("$target.a.b.c", "x")))
-V(next(n), "request-context-presented", "The approver receives the point's context: a rule matching the tool arguments lifts the deny",
+V(420, "request-context-presented", "The approver receives the point's context: a rule matching the tool arguments lifts the deny",
   "9", ["9-b", "9-a"], AP, tool_scenario(args={"q": "alpha", "amount": 250}),
   tool_ran({"q": "alpha", "amount": 250}, **{"resolved_by": "approval"}),
   caps=MT, script=LIFT, approval_script=[{"match": {"tool_call.args.amount": 250, "interception_point": "pre_tool_call"},
                                           "resolve": {"outcome": "approve", "verdict": ALLOW}}])
-V(next(n), "echo-recomputed-matches", "A resolver that recomputes jcs-sha256 over the request context echoes the request identity",
+V(421, "echo-recomputed-matches", "A resolver that recomputes jcs-sha256 over the request context echoes the request identity",
   "9, 10.2", ["9-f", "9-n", "10.2-c"], AP, tool_scenario(args={"q": "alpha", "n": 1.5, "u": "caf\u00e9"}),
   tool_ran({"q": "alpha", "n": 1.5, "u": "caf\u00e9"}, **{"resolved_by": "approval"}),
   caps=MT, script=LIFT, approval_script=res("approve", ALLOW, echo_recomputed=True))
-V(next(n), "evaluate-only-never-consults", "In evaluate_only a liftable deny is recorded as a deny, the seam is never consulted and the tool runs",
+V(422, "evaluate-only-never-consults", "In evaluate_only a liftable deny is recorded as a deny, the seam is never consulted and the tool runs",
   "8, 9", ["8-d", "8-b", "9-a"], AP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:needs-sign-off", "mode": "evaluate_only"}, ["resolved_by"])],
    "run_outcome": "completed", "identities_equal": True},
   caps=MT, mode="evaluate_only", script=LIFT, approval_script=res("approve", ALLOW))
-V(next(n), "null-provider-echo-null", "With the null provider the request identity is null and a null echo lifts the deny",
+V(423, "null-provider-echo-null", "With the null provider the request identity is null and a null echo lifts the deny",
   "9, 10.1", ["9-f", "10.1-c"], AP, tool_scenario(),
   tool_ran(**{"resolved_by": "approval", "input_identity": None, "enforced_identity": None, "identity_provider": None}),
   caps=MT, identity_provider=None, script=LIFT, approval_script=res("approve", ALLOW))
-V(next(n), "null-provider-nonnull-echo", "With the null provider an echoed string identity is a mismatch",
+V(424, "null-provider-nonnull-echo", "With the null provider an echoed string identity is a mismatch",
   "9, 10.1", ["9-f", "10.1-c"], AP, tool_scenario(), tool_blocked_host("host_error:approval_identity_mismatch"),
   caps=MT, identity_provider=None, script=LIFT, approval_script=res("approve", ALLOW, identity_override="sha256:" + "a" * 64))
-V(next(n), "seam-once-per-emission", "Each emission consults the seam on its own: both tool calls of one response are approved separately",
+V(425, "seam-once-per-emission", "Each emission consults the seam on its own: both tool calls of one response are approved separately",
   "9", ["9-a", "9-l"], AP,
   {"input": {"content": "two lookups", "role": "user"},
    "tools": [{"name": "lookup", "behavior": [{"return": {"ok": True}}]}],
@@ -141,7 +142,7 @@ V(next(n), "seam-once-per-emission", "Each emission consults the seam on its own
    "records": [rec(PT, {"resolved_by": "approval"}), rec(PT, {"resolved_by": "approval"})],
    "final_output": "both done", "run_outcome": "completed"},
   caps=MT, script=LIFT, approval_script=res("approve", ALLOW))
-V(next(n), "selective-approval", "A resolver that approves one tool call and rejects the next decides each call independently",
+V(426, "selective-approval", "A resolver that approves one tool call and rejects the next decides each call independently",
   "9", ["9-c", "9-d"], AP,
   {"input": {"content": "two lookups", "role": "user"},
    "tools": [{"name": "lookup", "behavior": [{"return": {"ok": True}}]}],
@@ -158,32 +159,32 @@ V(next(n), "selective-approval", "A resolver that approves one tool call and rej
                                          {"resolve": {"outcome": "reject", "verdict": deny("ctk:too-risky")}}])
 
 # ---- redaction
-V(next(n), "redact-approver-sees-marker", "The redactor overwrites a secret argument in what the approver sees; a recomputed echo still matches",
+V(427, "redact-approver-sees-marker", "The redactor overwrites a secret argument in what the approver sees; a recomputed echo still matches",
   "9", ["9-o", "9-n", "9-f"], RP, tool_scenario(args={"q": "alpha", "card": "4111-1111"}),
   tool_ran({"q": "alpha", "card": "4111-1111"}, **{"resolved_by": "approval"}),
   caps=MT, script=LIFT, redact_for_approval=["$target.card"],
   approval_script=[{"match": {"target.card": "[redacted]"}, "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
-V(next(n), "redact-hides-original", "A resolver looking for the unredacted secret finds nothing and the deny stays unresolved",
+V(428, "redact-hides-original", "A resolver looking for the unredacted secret finds nothing and the deny stays unresolved",
   "9", ["9-o", "9-n"], RP, tool_scenario(args={"q": "alpha", "card": "4111-1111"}),
   tool_blocked_host("host_error:approval_unresolved"),
   caps=MT, script=LIFT, redact_for_approval=["$target.card"],
   approval_script=[{"match": {"target.card": "4111-1111"}, "resolve": {"outcome": "approve", "verdict": ALLOW}}])
-V(next(n), "redact-action-unredacted", "Redaction shapes only the approval request: the tool gets the real value and record identities are untouched",
+V(429, "redact-action-unredacted", "Redaction shapes only the approval request: the tool gets the real value and record identities are untouched",
   "9", ["9-p", "10.2-g"], RP, tool_scenario(args={"q": "alpha", "card": "4111-1111"}),
   dict(tool_ran({"q": "alpha", "card": "4111-1111"}, **{"resolved_by": "approval"}), identities_equal=True),
   caps=MT, script=LIFT, redact_for_approval=["$target.card"],
   approval_script=[{"resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
-V(next(n), "redact-stale-echo-mismatch", "An echo of the identity of the unredacted context does not match the redacted request",
+V(430, "redact-stale-echo-mismatch", "An echo of the identity of the unredacted context does not match the redacted request",
   "9", ["9-n", "9-f"], RP, tool_scenario(args={"q": "alpha", "card": "4111-1111"}),
   tool_blocked_host("host_error:approval_identity_mismatch"),
   caps=MT, script=LIFT, redact_for_approval=["$target.card"],
   approval_script=[{"resolve": {"outcome": "approve", "verdict": ALLOW, "identity_override": "sha256:" + "b" * 64}}])
-V(next(n), "redact-unresolvable-path", "A redaction path that does not resolve leaves the request as it was and the approval proceeds",
+V(431, "redact-unresolvable-path", "A redaction path that does not resolve leaves the request as it was and the approval proceeds",
   "9", ["9-o"], RP, tool_scenario(),
   tool_ran(**{"resolved_by": "approval"}),
   caps=MT, script=LIFT, redact_for_approval=["$target.not_here"],
   approval_script=[{"match": {"target.q": "alpha"}, "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
-V(next(n), "redact-at-input", "Redacting the whole input content for the approver still lets an approve start the turn with the real text",
+V(432, "redact-at-input", "Redacting the whole input content for the approver still lets an approve start the turn with the real text",
   "9", ["9-o", "9-p"], RP, plain_scenario(text="my password is hunter2"),
   {"interceptions": ix(FULL_PLAIN, {2: {"messages[0].content": "my password is hunter2"}}),
    "records": [rec(IN, {"resolved_by": "approval", "verdict.decision": "allow"})],
@@ -192,46 +193,46 @@ V(next(n), "redact-at-input", "Redacting the whole input content for the approve
   approval_script=[{"match": {"input.content": "[redacted]"}, "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
 
 # ---- completions (appended; ids continue the block)
-V(next(n), "request-after-fold", "The approver sees the context after earlier folds: target and the point's field both carry the folded value, and a recomputed echo matches",
+V(433, "request-after-fold", "The approver sees the context after earlier folds: target and the point's field both carry the folded value, and a recomputed echo matches",
   "9", ["9-n", "9-b", "9-f"], AP, tool_scenario(),
   tool_ran({"q": "folded"}, **{"resolved_by": "approval"}),
   caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:needs-sign-off"))]],
   approval_script=[{"match": {"target.q": "folded", "tool_call.args.q": "folded"},
                     "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
-V(next(n), "redact-after-fold", "Redaction applies to the folded context: the approver sees the marker in target and in tool_call.args, the tool gets the folded value",
+V(434, "redact-after-fold", "Redaction applies to the folded context: the approver sees the marker in target and in tool_call.args, the tool gets the folded value",
   "9", ["9-n", "9-o", "9-p"], RP, tool_scenario(),
   tool_ran({"q": "folded"}, **{"resolved_by": "approval"}),
   caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:needs-sign-off"))]],
   redact_for_approval=["$target.q"],
   approval_script=[{"match": {"target.q": "[redacted]", "tool_call.args.q": "[redacted]"},
                     "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
-V(next(n), "approve-transform-post-tool", "An approved transform at post_tool_call replaces the result the model sees next",
+V(435, "approve-transform-post-tool", "An approved transform at post_tool_call replaces the result the model sees next",
   "9, 6.1", ["9-c", "6.1-i", "6.1-j"], AP, tool_scenario(ret="RAW-RESULT-31"),
   {"sequence_strict": False, "interceptions": ix([PTT, PM], {1: {"context_must_contain": ["APPROVED-RESULT"],
                                                                    "context_must_not_contain": ["RAW-RESULT-31"]}}),
    "records": [rec(PTT, {"verdict.decision": "transform", "resolved_by": "approval"})], "final_output": "done", "run_outcome": "completed"},
   caps=MT, script=[rule(PTT, liftable("ctk:check-result"))],
   approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target", "APPROVED-RESULT")}}])
-V(next(n), "approve-transform-input", "An approved transform at input is the text the model receives",
+V(436, "approve-transform-input", "An approved transform at input is the text the model receives",
   "9, 6.1", ["9-c", "6.1-j", "4.3-b"], AP, plain_scenario(text="original text"),
   {"interceptions": ix(FULL_PLAIN, {2: {"messages[0].content": "approved text"}}),
    "records": [rec(IN, {"verdict.decision": "transform", "resolved_by": "approval"})], "final_output": "hello there", "run_outcome": "completed"},
   caps=M, script=LIFT_IN, approval_script=res("approve", transform("$target.content", "approved text")))
-V(next(n), "approve-transform-post-model", "An approved transform of the response content is the output the caller receives",
+V(437, "approve-transform-post-model", "An approved transform of the response content is the output the caller receives",
   "9, 6.1", ["9-c", "6.1-j"], AP, plain_scenario(final="model text"),
   {"interceptions": ix(FULL_PLAIN, {4: {"output.content": "approved reply"}}),
    "records": [rec(PO, {"verdict.decision": "transform", "resolved_by": "approval"})], "final_output": "approved reply", "run_outcome": "completed"},
   caps=M, script=[rule(PO, liftable("ctk:check-reply"))], approval_script=res("approve", transform("$target.content", "approved reply")))
-V(next(n), "unresolved-post-model", "An unresolved answer at post_model_call discards the response: nothing reaches the caller",
+V(438, "unresolved-post-model", "An unresolved answer at post_model_call discards the response: nothing reaches the caller",
   "9, 6.1", ["9-e", "6.1-d"], AP, plain_scenario(),
   {"interceptions": ix([SU, IN, PM, PO, SD]), "records": [rec(PO, {"verdict.reason": "host_error:approval_unresolved", "resolved_by": "rejection"})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(PO, liftable("ctk:check-reply"))], approval_script=res("unresolved"))
-V(next(n), "approved-transform-changes-identity", "An approved transform changes the enforced identity of the emission it rewrites",
+V(439, "approved-transform-changes-identity", "An approved transform changes the enforced identity of the emission it rewrites",
   "9, 10.2", ["10.2-g", "9-c"], AP, tool_scenario(),
   dict(tool_ran({"q": "z"}, **{"resolved_by": "approval"}), identities_equal=False),
   caps=MT, script=LIFT, approval_script=res("approve", transform("$target.q", "z")))
-V(next(n), "approved-allow-keeps-identity", "An approved allow applies nothing: every record's input and enforced identities stay equal",
+V(440, "approved-allow-keeps-identity", "An approved allow applies nothing: every record's input and enforced identities stay equal",
   "9, 10.2", ["10.2-g", "9-c"], AP, tool_scenario(),
   dict(tool_ran(**{"resolved_by": "approval"}), identities_equal=True),
   caps=MT, script=LIFT, approval_script=res("approve", ALLOW))
@@ -239,8 +240,8 @@ V(next(n), "approved-allow-keeps-identity", "An approved allow applies nothing: 
 
 # The resolver recomputes jcs-sha256 over the request context it received; an echo that matches proves the host's
 # identity is the canonical one over values that stress RFC 8785 (numbers, key order, escapes), at several points.
-def echo_vec(slug, title, scen, point, caps):
-    V(next(n), "echo-recomputed-" + slug, title, "9, 10.2", ["9-f", "10.2-a", "10.2-c"], AP, scen,
+def echo_vec(num, slug, title, scen, point, caps):
+    V(num, "echo-recomputed-" + slug, title, "9, 10.2", ["9-f", "10.2-a", "10.2-c"], AP, scen,
       {"sequence_strict": False, "interceptions": ix([point]),
        "records": [rec(point, {"verdict.decision": "allow", "resolved_by": "approval"})], "run_outcome": "completed"},
       caps=caps, script=[rule(point, liftable("ctk:needs-sign-off"))],
@@ -251,15 +252,15 @@ def _raw(text):
     return "@@RAW:" + text + "@@"
 
 
-echo_vec("numbers", "A recomputed echo matches over numbers whose canonical form differs from their spelling",
+echo_vec(441, "numbers", "A recomputed echo matches over numbers whose canonical form differs from their spelling",
          tool_scenario(args={"i": 1, "f": _raw("1.0"), "neg0": _raw("-0.0"), "big": _raw("1e+21"), "small": _raw("1e-07"),
                              "pi": _raw("3.141592653589793"), "tiny": _raw("5e-324")}), PT, MT)
-echo_vec("utf16-key-order", "A recomputed echo matches over keys that sort differently by UTF-16 code units than by code points",
+echo_vec(442, "utf16-key-order", "A recomputed echo matches over keys that sort differently by UTF-16 code units than by code points",
          tool_scenario(args={"": 1, "\ue000": 2, "\U00010000": 3, "z": 4, "\u00e9": 5}), PT, MT)
-echo_vec("escapes", "A recomputed echo matches over strings that need control, quote and backslash escapes",
+echo_vec(443, "escapes", "A recomputed echo matches over strings that need control, quote and backslash escapes",
          tool_scenario(args={"s": "\u0000\u001f\"\\/\u007f\u2028"}), PT, MT)
-echo_vec("post-model", "A recomputed echo matches at post_model_call, whose response carries null content and tool calls",
+echo_vec(444, "post-model", "A recomputed echo matches at post_model_call, whose response carries null content and tool calls",
          tool_scenario(), PO, MT)
-echo_vec("post-tool", "A recomputed echo matches at post_tool_call over a structured tool result",
+echo_vec(445, "post-tool", "A recomputed echo matches at post_tool_call over a structured tool result",
          tool_scenario(ret={"v": [1, 2.5, "x", None], "n": None}), PTT, MT)
-echo_vec("output", "A recomputed echo matches at output", plain_scenario(), OUT, M)
+echo_vec(446, "output", "A recomputed echo matches at output", plain_scenario(), OUT, M)

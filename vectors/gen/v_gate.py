@@ -1,7 +1,8 @@
 """Block 0100-0199: the section 5 gate, reserved reasons refused from interceptors, failures."""
 from lib import *
 
-n = iter(range(100, 200))
+# Ids 0100..0199. Each vector's id is written at its call site (never counted), so adding or
+# removing a vector never renumbers another.
 GP = "verdict/gate"
 
 
@@ -33,41 +34,41 @@ def at_output(reason=None):
 
 VI = "host_error:verdict_invalid"
 CASES = [
-    # slug, title, raw, covers, where
-    ("non-object-string", "a bare string instead of a verdict object", "allow", ["5-b"], "tool"),
-    ("non-object-array", "an array wrapping an allow verdict", [{"decision": "allow"}], ["5-b"], "input"),
-    ("non-object-number", "a number instead of a verdict object", 42, ["5-b"], "output"),
-    ("decision-missing", "a verdict without decision", {"reason": "ctk:forgot"}, ["5-c"], "tool"),
-    ("decision-warn", "the SDK sugar word warn used as a decision", {"decision": "warn"}, ["5-c"], "input"),
-    ("decision-escalate", "the SDK sugar word escalate used as a decision", {"decision": "escalate"}, ["5-c"], "tool"),
-    ("decision-uppercase", "ALLOW in capitals", {"decision": "ALLOW"}, ["5-c"], "output"),
-    ("reason-not-string", "a numeric reason", {"decision": "deny", "reason": 403}, ["5-d"], "tool"),
-    ("transform-on-allow", "an allow carrying a transform body", {"decision": "allow", "transform": {"path": "$target.q", "value": "x"}}, ["5-e"], "tool"),
-    ("transform-body-missing", "a transform decision without a transform body", {"decision": "transform", "reason": "ctk:half"}, ["5-e"], "input"),
-    ("transform-on-deny", "a deny carrying a transform body", {"decision": "deny", "reason": "ctk:x", "transform": {"path": "$target.q", "value": "x"}}, ["5-e"], "output"),
-    ("approval-on-allow", "an allow carrying an approval block", {"decision": "allow", "approval": {}}, ["5-f"], "tool"),
-    ("approval-on-transform", "a transform carrying an approval block", {"decision": "transform", "transform": {"path": "$target.q", "value": "x"}, "approval": {}}, ["5-f"], "tool"),
-    ("warnings-object", "warnings given as a single object", {"decision": "allow", "warnings": {"reason": "ctk:w"}}, ["5-g"], "tool"),
-    ("warnings-strings", "warnings given as an array of strings", {"decision": "allow", "warnings": ["ctk:w"]}, ["5-g"], "input"),
-    ("evidence-string", "evidence given as a string", {"decision": "deny", "reason": "ctk:e", "evidence": "see log 7"}, ["5-h"], "output"),
-    ("evidence-over-cap", "evidence whose canonical form exceeds 10240 bytes", {"decision": "allow", "evidence": {"artefact": "Z" * 10300}}, ["5-j"], "tool"),
-    ("labels-string", "result_labels given as a string", {"decision": "allow", "result_labels": "pii"}, ["5-i"], "tool"),
-    ("labels-number-item", "result_labels holding a number", {"decision": "allow", "result_labels": ["pii", 7]}, ["5-i"], "output"),
-    ("unknown-member", "an allow with an unknown top-level member", {"decision": "allow", "priority": "high"}, ["5-k"], "tool"),
-    ("envelope-invalid-nested", "a response envelope whose nested verdict lacks a decision", {"verdict": {"reason": "ctk:x"}, "extensions": {"acme": {"receipt": {}}}}, ["5-l"], "input"),
+    # id, slug, title, raw, covers, where
+    (100, "non-object-string", "a bare string instead of a verdict object", "allow", ["5-b"], "tool"),
+    (101, "non-object-array", "an array wrapping an allow verdict", [{"decision": "allow"}], ["5-b"], "input"),
+    (102, "non-object-number", "a number instead of a verdict object", 42, ["5-b"], "output"),
+    (103, "decision-missing", "a verdict without decision", {"reason": "ctk:forgot"}, ["5-c"], "tool"),
+    (104, "decision-warn", "the SDK sugar word warn used as a decision", {"decision": "warn"}, ["5-c"], "input"),
+    (105, "decision-escalate", "the SDK sugar word escalate used as a decision", {"decision": "escalate"}, ["5-c"], "tool"),
+    (106, "decision-uppercase", "ALLOW in capitals", {"decision": "ALLOW"}, ["5-c"], "output"),
+    (107, "reason-not-string", "a numeric reason", {"decision": "deny", "reason": 403}, ["5-d"], "tool"),
+    (108, "transform-on-allow", "an allow carrying a transform body", {"decision": "allow", "transform": {"path": "$target.q", "value": "x"}}, ["5-e"], "tool"),
+    (109, "transform-body-missing", "a transform decision without a transform body", {"decision": "transform", "reason": "ctk:half"}, ["5-e"], "input"),
+    (110, "transform-on-deny", "a deny carrying a transform body", {"decision": "deny", "reason": "ctk:x", "transform": {"path": "$target.q", "value": "x"}}, ["5-e"], "output"),
+    (111, "approval-on-allow", "an allow carrying an approval block", {"decision": "allow", "approval": {}}, ["5-f"], "tool"),
+    (112, "approval-on-transform", "a transform carrying an approval block", {"decision": "transform", "transform": {"path": "$target.q", "value": "x"}, "approval": {}}, ["5-f"], "tool"),
+    (113, "warnings-object", "warnings given as a single object", {"decision": "allow", "warnings": {"reason": "ctk:w"}}, ["5-g"], "tool"),
+    (114, "warnings-strings", "warnings given as an array of strings", {"decision": "allow", "warnings": ["ctk:w"]}, ["5-g"], "input"),
+    (115, "evidence-string", "evidence given as a string", {"decision": "deny", "reason": "ctk:e", "evidence": "see log 7"}, ["5-h"], "output"),
+    (116, "evidence-over-cap", "evidence whose canonical form exceeds 10240 bytes", {"decision": "allow", "evidence": {"artefact": "Z" * 10300}}, ["5-j"], "tool"),
+    (117, "labels-string", "result_labels given as a string", {"decision": "allow", "result_labels": "pii"}, ["5-i"], "tool"),
+    (118, "labels-number-item", "result_labels holding a number", {"decision": "allow", "result_labels": ["pii", 7]}, ["5-i"], "output"),
+    (119, "unknown-member", "an allow with an unknown top-level member", {"decision": "allow", "priority": "high"}, ["5-k"], "tool"),
+    (120, "envelope-invalid-nested", "a response envelope whose nested verdict lacks a decision", {"verdict": {"reason": "ctk:x"}, "extensions": {"acme": {"receipt": {}}}}, ["5-l"], "input"),
 ]
-for slug, what, raw, cov, where in CASES:
+for num, slug, what, raw, cov, where in CASES:
     scen, caps, fn = {"tool": (tool_scenario, MT, at_pre_tool), "input": (plain_scenario, M, at_input),
                       "output": (plain_scenario, M, at_output)}[where]
     point = {"tool": PT, "input": IN, "output": OUT}[where]
-    V(next(n), "gate-" + slug, "The verdict gate refuses %s with verdict_invalid at %s" % (what, point),
+    V(num, "gate-" + slug, "The verdict gate refuses %s with verdict_invalid at %s" % (what, point),
       "5, 6.3", cov + ["6.3-d", "5-a"], GP, scen(), fn(VI), caps=caps,
       script=[rule(point, raw=raw, raw_set=True)])
 
 # accepted shapes (the gate must not over-refuse)
 # The evidence rides on the winning verdict (a transform, decided_by 0). The all-allow case (P-2 / D-29: the combined
 # verdict is the lowest-index allow, so its evidence reaches the record) is CTK-0165.
-V(next(n), "gate-evidence-within-cap", "Evidence well under the 10240-byte cap is accepted: the transform carrying it applies and the record keeps the evidence unchanged",
+V(121, "gate-evidence-within-cap", "Evidence well under the 10240-byte cap is accepted: the transform carrying it applies and the record keeps the evidence unchanged",
   "5, 5.3, 10.3", ["5-j", "5.3-b", "10.3-b"], GP, tool_scenario(),
   {"interceptions": ix(FULL_TOOL, {5: {"tool_call.args.q": "beta"}}), "tool_invocations": [{"name": "lookup", "args": {"q": "beta"}}],
    "records": [rec(PT, {"verdict.decision": "transform", "decided_by": 0,
@@ -76,7 +77,7 @@ V(next(n), "gate-evidence-within-cap", "Evidence well under the 10240-byte cap i
   caps=MT, script=[rule(PT, transform("$target.q", "beta", evidence={"artefact": "E" * 4000,
                                                                     "verification_pointers": {"log": "https://audit.invalid/e/1"}}))])
 
-V(next(n), "gate-envelope-deny-enforced", "A response envelope's nested deny is enforced and its extensions stay out of the decision",
+V(122, "gate-envelope-deny-enforced", "A response envelope's nested deny is enforced and its extensions stay out of the decision",
   "5", ["5-l", "5.1-c"], GP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:enveloped-no", "decided_by": 0},
@@ -84,7 +85,7 @@ V(next(n), "gate-envelope-deny-enforced", "A response envelope's nested deny is 
   caps=MT, script=[rule(PT, raw={"verdict": {"decision": "deny", "reason": "ctk:enveloped-no"},
                                  "extensions": {"acme": {"receipt": {"id": "r-1"}}}}, raw_set=True)])
 
-V(next(n), "gate-envelope-allow", "A response envelope with a nested allow lets the run complete normally",
+V(123, "gate-envelope-allow", "A response envelope with a nested allow lets the run complete normally",
   "5", ["5-l", "5.1-a"], GP, plain_scenario(),
   {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "allow"})],
    "final_output": "hello there", "run_outcome": "completed"},
@@ -93,66 +94,67 @@ V(next(n), "gate-envelope-allow", "A response envelope with a nested allow lets 
 # gate: grammar errors in transform paths deny. A path not rooted at $target / $policy_target is
 # transform_target_forbidden, any other grammar error transform_invalid (spec/0.1/DECISIONS.md D-10, P-8).
 TI, TF = "host_error:transform_invalid", "host_error:transform_target_forbidden"
-for slug, path, reason in [("wildcard", "$target.*", TI), ("negative-index", "$target.items[-1]", TI),
-                           ("single-quotes", "$target['q']", TI), ("no-dollar", "target.q", TF),
-                           ("filter", "$target[?(@.q)]", TI)]:
-    V(next(n), "gate-path-" + slug, "A transform path outside the path grammar (%s) denies the tool call with %s" % (path, reason),
+for num, slug, path, reason in [(124, "wildcard", "$target.*", TI), (125, "negative-index", "$target.items[-1]", TI),
+                                (126, "single-quotes", "$target['q']", TI), (127, "no-dollar", "target.q", TF),
+                                (128, "filter", "$target[?(@.q)]", TI)]:
+    V(num, "gate-path-" + slug, "A transform path outside the path grammar (%s) denies the tool call with %s" % (path, reason),
       "5.2", ["5.2-a", "5.2-e"], GP, tool_scenario(args={"q": "alpha", "items": [1, 2]}), at_pre_tool(reason), caps=MT,
       script=[rule(PT, transform(path, "x"))])
 
 # every reserved reason is refused when an interceptor claims it
-RESERVED = ["context_invalid", "interceptor_failed", "interceptor_timeout", "verdict_invalid", "transform_invalid",
-            "transform_target_forbidden", "transform_conflict", "composition_disagreement", "approval_resolver_failed",
-            "approval_unresolved", "approval_identity_mismatch", "adapter_unsupported", "no_interceptor",
-            "streaming_unsupported"]
-for i, r in enumerate(RESERVED):
+RESERVED = [(129, "context_invalid"), (130, "interceptor_failed"), (131, "interceptor_timeout"),
+            (132, "verdict_invalid"), (133, "transform_invalid"), (134, "transform_target_forbidden"),
+            (135, "transform_conflict"), (136, "composition_disagreement"), (137, "approval_resolver_failed"),
+            (138, "approval_unresolved"), (139, "approval_identity_mismatch"), (140, "adapter_unsupported"),
+            (141, "no_interceptor"), (142, "streaming_unsupported")]
+for i, (num, r) in enumerate(RESERVED):
     where = ["tool", "input", "output"][i % 3]
     scen, caps, fn = {"tool": (tool_scenario, MT, at_pre_tool), "input": (plain_scenario, M, at_input),
                       "output": (plain_scenario, M, at_output)}[where]
     point = {"tool": PT, "input": IN, "output": OUT}[where]
-    V(next(n), "reserved-claimed-" + r.replace("_", "-"),
+    V(num, "reserved-claimed-" + r.replace("_", "-"),
       "An interceptor deny claiming host_error:%s is refused by the gate as verdict_invalid" % r,
       "5, 11", ["5-d", "11-a", "11-b"], "fail_closed/reserved_reasons", scen(), fn(VI), caps=caps,
       script=[rule(point, raw=deny("host_error:" + r), raw_set=True)])
 
 # --- interceptor failures (raise, timeout) at several points
 FP = "fail_closed/interceptor_failure"
-V(next(n), "raise-at-startup", "An interceptor that raises at agent_startup fails closed with interceptor_failed and the session never starts",
+V(143, "raise-at-startup", "An interceptor that raises at agent_startup fails closed with interceptor_failed and the session never starts",
   "6.3, 6.1", ["6.3-b", "6.3-e", "6.1-a"], FP, tool_scenario(),
   {"interceptions": ix([SU, SD]), "records": [rec(SU, {"verdict.decision": "deny", "verdict.reason": "host_error:interceptor_failed", "decided_by": 0})],
    "tool_not_invoked": ["lookup"], "final_output": None, "run_outcome": "blocked"},
   caps=MT, script=[rule(SU, fault="raise")])
-V(next(n), "raise-at-pre-model", "An interceptor that raises at pre_model_call fails closed and the model is never called",
+V(144, "raise-at-pre-model", "An interceptor that raises at pre_model_call fails closed and the model is never called",
   "6.3", ["6.3-b", "6.1-c"], FP, plain_scenario(),
   {"interceptions": ix([SU, IN, PM, SD]), "records": [rec(PM, {"verdict.decision": "deny", "verdict.reason": "host_error:interceptor_failed"})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(PM, fault="raise")])
-V(next(n), "raise-at-post-tool", "An interceptor that raises at post_tool_call fails closed and the tool result never reaches the model",
+V(145, "raise-at-post-tool", "An interceptor that raises at post_tool_call fails closed and the tool result never reaches the model",
   "6.3, 6.2", ["6.3-b", "6.1-f", "6.2-a"], FP, tool_scenario(ret="RAW-RESULT-99"),
   {"sequence_strict": False, "interceptions": ix([PTT]),
    "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
    "records": [rec(PTT, {"verdict.decision": "deny", "verdict.reason": "host_error:interceptor_failed", "decided_by": 0})],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
   caps=MT, script=[rule(PTT, fault="raise")])
-V(next(n), "raise-at-output", "An interceptor that raises at output fails closed and nothing reaches the caller",
+V(146, "raise-at-output", "An interceptor that raises at output fails closed and nothing reaches the caller",
   "6.3", ["6.3-b", "6.1-g"], FP, plain_scenario(),
   at_output("host_error:interceptor_failed"), caps=M, script=[rule(OUT, fault="raise")])
-V(next(n), "raise-at-pre-tool", "An interceptor that raises at pre_tool_call fails closed; the tool does not run",
+V(147, "raise-at-pre-tool", "An interceptor that raises at pre_tool_call fails closed; the tool does not run",
   "6.3, 6.2", ["6.3-b", "6.2-a", "6.2-b"], FP, tool_scenario(), at_pre_tool("host_error:interceptor_failed", {"decided_by": 0}),
   caps=MT, script=[rule(PT, fault="raise")])
-V(next(n), "timeout-at-pre-tool", "An interceptor that never answers at pre_tool_call is cut off with interceptor_timeout",
+V(148, "timeout-at-pre-tool", "An interceptor that never answers at pre_tool_call is cut off with interceptor_timeout",
   "6.3, 7", ["6.3-c", "6.3-e", "7-b"], FP, tool_scenario(), at_pre_tool("host_error:interceptor_timeout", {"decided_by": 0}),
   caps=MT, script=[rule(PT, fault="timeout")], interceptor_timeout_ms=50)
-V(next(n), "timeout-at-input", "An interceptor that never answers at input is cut off with interceptor_timeout and the turn never begins",
+V(149, "timeout-at-input", "An interceptor that never answers at input is cut off with interceptor_timeout and the turn never begins",
   "6.3", ["6.3-c", "6.1-b"], FP, plain_scenario(), at_input("host_error:interceptor_timeout"),
   caps=M, script=[rule(IN, fault="timeout")], interceptor_timeout_ms=50)
-V(next(n), "timeout-at-post-model", "An interceptor that never answers at post_model_call is cut off and the response is discarded",
+V(150, "timeout-at-post-model", "An interceptor that never answers at post_model_call is cut off and the response is discarded",
   "6.3", ["6.3-c", "6.1-d"], FP, tool_scenario(),
   {"interceptions": ix([SU, IN, PM, PO, SD]), "tool_not_invoked": ["lookup"],
    "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": "host_error:interceptor_timeout"})],
    "final_output": None, "run_outcome": "blocked"},
   caps=MT, script=[rule(PO, fault="timeout")], interceptor_timeout_ms=50)
-V(next(n), "malformed-at-post-model", "A transform decision without a body at post_model_call is refused and the response is discarded",
+V(151, "malformed-at-post-model", "A transform decision without a body at post_model_call is refused and the response is discarded",
   "5, 6.3", ["5-e", "6.3-d", "6.1-d"], FP, tool_scenario(),
   {"interceptions": ix([SU, IN, PM, PO, SD]), "tool_not_invoked": ["lookup"],
    "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": VI, "decided_by": 0})],
@@ -160,54 +162,54 @@ V(next(n), "malformed-at-post-model", "A transform decision without a body at po
   caps=MT, script=[rule(PO, fault="malformed_verdict")])
 
 # ---- gate completions (appended; ids continue the block)
-V(next(n), "gate-evidence-at-cap", "Evidence whose canonical form is exactly 10240 bytes is accepted and the transform carrying it applies",
+V(152, "gate-evidence-at-cap", "Evidence whose canonical form is exactly 10240 bytes is accepted and the transform carrying it applies",
   "5, 5.3", ["5-j"], GP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT, PTT], {1: {"tool_call.args.q": "capped"}}),
    "tool_invocations": [{"name": "lookup", "args": {"q": "capped"}}],
    "records": [rec(PT, {"verdict.decision": "transform", "decided_by": 0})], "run_outcome": "completed"},
   caps=MT, script=[rule(PT, transform("$target.q", "capped", evidence={"artefact": "E" * (10240 - len('{"artefact":""}'))}))])
-V(next(n), "gate-evidence-one-over-cap", "Evidence one byte over the 10240-byte canonical cap is refused with verdict_invalid",
+V(153, "gate-evidence-one-over-cap", "Evidence one byte over the 10240-byte canonical cap is refused with verdict_invalid",
   "5, 5.3, 6.3", ["5-j", "6.3-d"], GP, tool_scenario(), at_pre_tool(VI),
   caps=MT, script=[rule(PT, transform("$target.q", "capped", evidence={"artefact": "E" * (10241 - len('{"artefact":""}'))}))])
-for slug, what, raw, cov, where in [
-    ("warning-reserved-reason", "a warning whose reason claims host_error:", {"decision": "allow", "warnings": [{"reason": "host_error:no_interceptor"}]}, ["5-d", "5-g"], "tool"),
-    ("approval-not-object", "an approval member that is not an object", {"decision": "deny", "reason": "ctk:x", "approval": True}, ["5-f"], "input"),
-    ("message-not-string", "a numeric message", {"decision": "allow", "message": 5}, ["5-a"], "output"),
-    ("labels-null-item", "result_labels holding null", {"decision": "allow", "result_labels": [None]}, ["5-i"], "tool"),
-    ("decision-null", "a null decision", {"decision": None}, ["5-c"], "input"),
-    ("json-null", "a JSON null instead of a verdict object", None, ["5-b"], "output"),
-    ("empty-object", "an empty object", {}, ["5-c"], "tool"),
+for num, slug, what, raw, cov, where in [
+    (154, "warning-reserved-reason", "a warning whose reason claims host_error:", {"decision": "allow", "warnings": [{"reason": "host_error:no_interceptor"}]}, ["5-d", "5-g"], "tool"),
+    (155, "approval-not-object", "an approval member that is not an object", {"decision": "deny", "reason": "ctk:x", "approval": True}, ["5-f"], "input"),
+    (156, "message-not-string", "a numeric message", {"decision": "allow", "message": 5}, ["5-a"], "output"),
+    (157, "labels-null-item", "result_labels holding null", {"decision": "allow", "result_labels": [None]}, ["5-i"], "tool"),
+    (158, "decision-null", "a null decision", {"decision": None}, ["5-c"], "input"),
+    (159, "json-null", "a JSON null instead of a verdict object", None, ["5-b"], "output"),
+    (160, "empty-object", "an empty object", {}, ["5-c"], "tool"),
 ]:
     scen, caps, fn = {"tool": (tool_scenario, MT, at_pre_tool), "input": (plain_scenario, M, at_input),
                       "output": (plain_scenario, M, at_output)}[where]
     point = {"tool": PT, "input": IN, "output": OUT}[where]
-    V(next(n), "gate-" + slug, "The verdict gate refuses %s with verdict_invalid at %s" % (what, point),
+    V(num, "gate-" + slug, "The verdict gate refuses %s with verdict_invalid at %s" % (what, point),
       "5, 6.3", cov + ["6.3-d"], GP, scen(), fn(VI), caps=caps,
       script=[rule(point, raw=raw, raw_set=True)])
-V(next(n), "gate-accepts-empty-members", "Empty warnings and result_labels arrays are valid: the allow stands and the tool runs",
+V(161, "gate-accepts-empty-members", "Empty warnings and result_labels arrays are valid: the allow stands and the tool runs",
   "5", ["5-a", "5-g", "5-i"], GP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
    "records": [rec(PT, {"verdict.decision": "allow"})], "run_outcome": "completed"},
   caps=MT, script=[rule(PT, raw={"decision": "allow", "warnings": [], "result_labels": []}, raw_set=True)])
-V(next(n), "gate-envelope-without-extensions", "A response envelope carrying only a nested deny is enforced like the bare deny",
+V(162, "gate-envelope-without-extensions", "A response envelope carrying only a nested deny is enforced like the bare deny",
   "5", ["5-l"], GP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:wrapped", "decided_by": 0})], "run_outcome": "completed"},
   caps=MT, script=[rule(PT, raw={"verdict": {"decision": "deny", "reason": "ctk:wrapped"}}, raw_set=True)])
 # P-8: a path that is not a string is a structural fault of the verdict (D-10).
-V(next(n), "gate-transform-path-not-string", "A transform whose path is a number is a structural fault: the tool call is denied with verdict_invalid",
+V(163, "gate-transform-path-not-string", "A transform whose path is a number is a structural fault: the tool call is denied with verdict_invalid",
   "5, 5.2", ["5-e", "5.2-a", "6.3-d"], GP, tool_scenario(), at_pre_tool(VI), caps=MT,
   script=[rule(PT, raw={"decision": "transform", "transform": {"path": 5, "value": 1}}, raw_set=True)])
 
 # ---- decided after the triage (appended; ids continue the block)
 # P-9: a non-string warnings[].message fails the gate like a non-string message (the verdict is closed and typed).
-V(next(n), "gate-warning-message-not-string", "The verdict gate refuses a warning whose message is a number with verdict_invalid at pre_tool_call",
+V(164, "gate-warning-message-not-string", "The verdict gate refuses a warning whose message is a number with verdict_invalid at pre_tool_call",
   "5, 6.3", ["5-g", "6.3-d"], GP, tool_scenario(), at_pre_tool(VI), caps=MT,
   script=[rule(PT, raw={"decision": "allow", "warnings": [{"reason": "ctk:w", "message": 5}]}, raw_set=True)])
 # P-2 / D-29: when every verdict allows, the combined verdict is the lowest-index allow, so its reason and evidence
 # reach the record unchanged; decided_by stays null (nothing blocked or transformed).
 EV = {"artefact": "first-allow-evidence", "verification_pointers": {"log": "https://audit.invalid/e/2"}}
-V(next(n), "gate-all-allow-keeps-first-evidence", "When every interceptor allows, the record's combined allow is the lowest-index allow with its reason and evidence unchanged",
+V(165, "gate-all-allow-keeps-first-evidence", "When every interceptor allows, the record's combined allow is the lowest-index allow with its reason and evidence unchanged",
   "5.3, 7.3, 10.3", ["5.3-b", "7.3-a", "10.3-b"], GP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
    "records": [rec(PT, {"verdict.decision": "allow", "verdict.reason": "ctk:first-allow", "verdict.evidence": EV,

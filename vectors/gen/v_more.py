@@ -4,7 +4,8 @@ import json
 from lib import *
 
 # ---------------- multi-turn
-n = iter(range(900, 950))
+# Ids 0900..0949. Each vector's id is written at its call site (never counted), so adding or
+# removing a vector never renumbers another.
 MTP = "loop/multi_turn"
 MTC = ["model_calls", "multi_turn"]
 
@@ -22,13 +23,13 @@ def turns_scen(first="first answer", second="second answer", extra_script=None, 
 TWO = [SU, IN, PM, PO, OUT, IN, PM, PO, OUT, SD]
 # P-5: sequence starts at 0 and strictly increases across both turns (the runner checks the increase implicitly);
 # exact values past 0 are not pinned.
-V(next(n), "two-turns-one-session", "Two turns share one agent_startup and one agent_shutdown, with sequence increasing across them",
+V(900, "two-turns-one-session", "Two turns share one agent_startup and one agent_shutdown, with sequence increasing across them",
   "3.1, 4.1", ["3.1-h", "3.1-a", "3.1-b", "3.1-f", "3-b", "3-c", "3.1-c"], MTP, turns_scen(),
   {"interceptions": ix(TWO, {0: {"sequence": 0}, 1: {"input.content": "first question"},
       5: {"input.content": "second question"}, 8: {"output.content": "second answer"}}),
    "records": [rec(OUT, present=["sequence"]), rec(IN, present=["sequence"]), rec(SD, present=["sequence"])],
    "run_outcome": "completed"}, caps=MTC, script=[])
-V(next(n), "second-turn-tool-denied", "A tool call denied in the second turn does not run and the second turn still answers",
+V(901, "second-turn-tool-denied", "A tool call denied in the second turn does not run and the second turn still answers",
   "3.1, 6.1", ["3.1-h", "6.1-e"], MTP,
   turns_scen(extra_script=[{"respond": {"content": None, "tool_calls": [{"id": "tc-9", "name": "lookup", "args": {"q": "late"}}],
                                          "finish_reason": "tool_calls"}},
@@ -38,12 +39,12 @@ V(next(n), "second-turn-tool-denied", "A tool call denied in the second turn doe
    "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.reason": "ctk:late-tool"})], "run_outcome": "completed"},
   caps=MTC + ["tool_calls"], script=[rule(PT, deny("ctk:late-tool"))])
-V(next(n), "second-turn-input-transform", "A transform of the second turn's input is what the model sees in that turn",
+V(902, "second-turn-input-transform", "A transform of the second turn's input is what the model sees in that turn",
   "4.3, 3.1", ["4.3-b", "3.1-h"], MTP, turns_scen(),
   {"interceptions": ix(TWO, {5: {"input.content": "second question"}, 6: {"context_must_contain": ["second question, clarified"]}}),
    "records": [rec(IN, {"verdict.decision": "allow"}), rec(IN, {"verdict.decision": "transform"})], "run_outcome": "completed"},
   caps=MTC, script=[rule(IN, transform("$target.content", "second question, clarified"), match={"input.content": "second question"})])
-V(next(n), "turn-records-per-emission", "Each turn writes its own records; only one agent_startup and one agent_shutdown record exist",
+V(903, "turn-records-per-emission", "Each turn writes its own records; only one agent_startup and one agent_shutdown record exist",
   "10.3, 3", ["10.3-a", "3-b", "3-g"], MTP, turns_scen(),
   {"interceptions": ix(TWO),
    "records": [rec(SU, {"sequence": 0}), rec(IN, present=["sequence"]), rec(IN, present=["sequence"]),
@@ -51,7 +52,7 @@ V(next(n), "turn-records-per-emission", "Each turn writes its own records; only 
    "run_outcome": "completed"}, caps=MTC, script=[])
 
 # ---------------- parallel tool calls
-n = iter(range(950, 1000))
+# Ids 0950..0999.
 PP = "loop/parallel_tool_calls"
 PC = MT + ["parallel_tool_calls"]
 
@@ -79,25 +80,25 @@ def par_expect(must=None, must_not=None, **extra):
     return e
 
 
-V(next(n), "parallel-both-allowed", "Two concurrent tool calls each get their own pre/post pair and both results reach the model",
+V(950, "parallel-both-allowed", "Two concurrent tool calls each get their own pre/post pair and both results reach the model",
   "12.2, 3.1", ["12.2-a", "12.2-b", "3.1-e"], PP, par_scen(),
   par_expect(["RES-A", "RES-B"], records=[rec(PT, {"verdict.decision": "allow"}), rec(PT, {"verdict.decision": "allow"}),
                                            rec(PTT, {"verdict.decision": "allow"})]),
   caps=PC, script=[])
-V(next(n), "parallel-one-denied", "A deny for one of two concurrent tool calls stops only that tool",
+V(951, "parallel-one-denied", "A deny for one of two concurrent tool calls stops only that tool",
   "12.2, 6.1", ["12.2-b", "6.1-e"], PP, par_scen(),
   par_expect(["RES-A", "ctk:beta-blocked"], ["RES-B"], tool_not_invoked=["beta_tool"]),
   caps=PC, script=[rule(PT, deny("ctk:beta-blocked"), match={"tool_call.name": "beta_tool"})])
-V(next(n), "parallel-one-transformed", "A transform of one concurrent call's args reaches that tool only",
+V(952, "parallel-one-transformed", "A transform of one concurrent call's args reaches that tool only",
   "12.2, 4.3", ["12.2-a", "4.3-b"], PP,
   par_scen([{"when_args": {"q": "safe"}, "return": "RES-SAFE"}, {"return": "RES-RAW"}]),
   par_expect(["RES-SAFE", "RES-B"], ["RES-RAW"]),
   caps=PC, script=[rule(PT, transform("$target.q", "safe"), match={"tool_call.name": "alpha_tool"})])
-V(next(n), "parallel-post-deny-one", "A post_tool_call deny for one concurrent call discards only that result",
+V(953, "parallel-post-deny-one", "A post_tool_call deny for one concurrent call discards only that result",
   "12.2, 6.1", ["12.2-a", "6.1-f"], PP, par_scen(),
   par_expect(["RES-A"], ["RES-B"]),
   caps=PC, script=[rule(PTT, deny("ctk:beta-result-tainted"), match={"tool_call.name": "beta_tool"})])
-V(next(n), "parallel-run-all-per-call", "Under run_all each concurrent call composes on its own: a deny on beta leaves alpha's fold intact",
+V(954, "parallel-run-all-per-call", "Under run_all each concurrent call composes on its own: a deny on beta leaves alpha's fold intact",
   "12.2, 7.4", ["12.2-b", "7.4-h"], PP,
   par_scen([{"when_args": {"q": "safe"}, "return": "RES-SAFE"}, {"return": "RES-RAW"}]),
   par_expect(["RES-SAFE"], ["RES-RAW", "RES-B"], tool_not_invoked=["beta_tool"]),
@@ -106,7 +107,7 @@ V(next(n), "parallel-run-all-per-call", "Under run_all each concurrent call comp
            [rule(PT, deny("ctk:no-beta"), match={"tool_call.name": "beta_tool"})]])
 
 # ---------------- incremental streaming
-n = iter(range(1000, 1050))
+# Ids 1000..1049.
 SP = "streaming/incremental"
 SC = ["model_calls", "incremental_output"]
 
@@ -118,7 +119,7 @@ def stream_scen(chunks, truncated=False, finish="stop"):
     return {"input": {"content": "tell me", "role": "user"}, "model_script": [{"respond": r}]}
 
 
-V(next(n), "stream-three-segments", "Three streamed chunks give three post_model_call emissions over growing prefixes, all released",
+V(1000, "stream-three-segments", "Three streamed chunks give three post_model_call emissions over growing prefixes, all released",
   "12.1, 12.1a", ["12.1-c", "3-d", "12.1a-b"], SP, stream_scen(["alpha ", "beta ", "gamma"]),
   {"interceptions": ix([SU, IN, PM, PO, PO, PO, OUT, SD], {
       3: {"response.content": "alpha ", "response.finish_reason": "incremental"},
@@ -128,18 +129,18 @@ V(next(n), "stream-three-segments", "Three streamed chunks give three post_model
    "records": [rec(PO, {"verdict.decision": "allow"}), rec(PO, {"verdict.decision": "allow"}), rec(PO, {"verdict.decision": "allow"})],
    "released_output": "alpha beta gamma", "final_output": "alpha beta gamma", "run_outcome": "completed"},
   caps=SC, script=[])
-V(next(n), "stream-single-chunk", "A one-chunk stream is one post_model_call with the scripted finish reason",
+V(1001, "stream-single-chunk", "A one-chunk stream is one post_model_call with the scripted finish reason",
   "12.1", ["12.1-c"], SP, stream_scen(["entire reply"]),
   {"interceptions": ix([SU, IN, PM, PO, OUT, SD], {3: {"response.content": "entire reply", "response.finish_reason": "stop"}}),
    "released_output": "entire reply", "final_output": "entire reply", "run_outcome": "completed"}, caps=SC, script=[])
-V(next(n), "stream-deny-last-segment", "A deny on the last segment ends the stream: only earlier permitted segments were released",
+V(1002, "stream-deny-last-segment", "A deny on the last segment ends the stream: only earlier permitted segments were released",
   "12.1", ["12.1-d", "12.1-e"], SP, stream_scen(["alpha ", "beta ", "gamma"]),
   {"sequence_strict": False, "interceptions": ix([PO, PO, PO, SD]), "interceptions_absent": [OUT],
    "records": [rec(PO, {"verdict.decision": "allow"}), rec(PO, {"verdict.decision": "allow"}),
                rec(PO, {"verdict.decision": "deny", "verdict.reason": "ctk:bad-ending"})],
    "released_output": "alpha beta ", "persisted_must_not_contain": ["gamma"], "final_output": None, "run_outcome": "blocked"},
   caps=SC, script=[rule(PO, deny("ctk:bad-ending"), match={"response.content": "alpha beta gamma"})])
-V(next(n), "stream-deny-middle-withholds", "A deny on the middle segment withholds it and everything after; none of it is persisted",
+V(1003, "stream-deny-middle-withholds", "A deny on the middle segment withholds it and everything after; none of it is persisted",
   "12.1", ["12.1-d", "12.1-e"], SP, stream_scen(["safe start, ", "LEAKED-TOKEN", " trailing words"]),
   {"sequence_strict": False, "interceptions": ix([PO, PO, SD], {0: {"response.content": "safe start, "}}),
    "interceptions_absent": [OUT],
@@ -147,7 +148,7 @@ V(next(n), "stream-deny-middle-withholds", "A deny on the middle segment withhol
    "released_output": "safe start, ", "persisted_must_not_contain": ["LEAKED-TOKEN", "trailing words"],
    "final_output": None, "run_outcome": "blocked"},
   caps=SC, script=[rule(PO, deny("ctk:leak"), match={"response.content": "safe start, LEAKED-TOKEN"})])
-V(next(n), "stream-truncated-residue", "A stream that dies leaves unevaluated residue that fails closed with streaming_unsupported",
+V(1004, "stream-truncated-residue", "A stream that dies leaves unevaluated residue that fails closed with streaming_unsupported",
   "12.1, 11", ["12.1-b", "12.1-e", "11-a"], SP, stream_scen(["one ", "two ", "three-residue"], truncated=True),
   {"sequence_strict": False, "interceptions": ix([PO, PO, SD], {0: {"response.content": "one "}, 1: {"response.content": "one two "}}),
    "interceptions_absent": [OUT],
@@ -155,7 +156,7 @@ V(next(n), "stream-truncated-residue", "A stream that dies leaves unevaluated re
                rec(PO, {"verdict.decision": "deny", "verdict.reason": "host_error:streaming_unsupported"})],
    "released_output": "one two ", "persisted_must_not_contain": ["three-residue"], "final_output": None, "run_outcome": "blocked"},
   caps=SC, script=[])
-V(next(n), "stream-output-deny-after-release", "An output deny after a fully permitted stream leaves final_output null",
+V(1005, "stream-output-deny-after-release", "An output deny after a fully permitted stream leaves final_output null",
   "12.1a, 6.1", ["6.1-g", "12.1-c"], SP, stream_scen(["part one ", "part two"]),
   {"sequence_strict": False, "interceptions": ix([PO, PO, OUT, SD]),
    "records": [rec(OUT, {"verdict.decision": "deny", "verdict.reason": "ctk:late-veto"})],
@@ -163,7 +164,7 @@ V(next(n), "stream-output-deny-after-release", "An output deny after a fully per
   caps=SC, script=[rule(OUT, deny("ctk:late-veto"))])
 
 # ---------------- host declaration
-n = iter(range(1100, 1200))
+# Ids 1100..1199.
 DL, DB, DR = "declaration/load", "declaration/bindings", "declaration/refusal"
 HD = ["host_declaration"]
 DV = "agent-hooks-declaration/1.0"
@@ -191,14 +192,14 @@ def doc(bindings, configuration=None, surface=None, **extra):
 
 
 ACC = {"outcome": "accepted", "paths_equivalent": True}
-V(next(n), "decl-minimal-stamped", "A minimal declaration builds the emitter; every record carries the contract version and default composition",
+V(1100, "decl-minimal-stamped", "A minimal declaration builds the emitter; every record carries the contract version and default composition",
   "7.7, 10.3", ["7.7.2-d", "7.7.3-b", "7.7.9-a", "7.7.7-a", "10.3-l"], DL, plain_scenario(),
   {"load": ACC, "interceptions": ix(FULL_PLAIN),
    "records": [rec(p, {"declaration": DV, "composition": {"profile": "sequential/first_deny", "on_approval": "stop"},
                        "mode": "enforce", "identity_provider": "jcs-sha256", "interceptors_registered": 1}) for p in FULL_PLAIN],
    "final_output": "hello there", "run_outcome": "completed"},
   caps=M + HD, scripts=[[]], host_declaration=doc([b("guard", 0)]))
-V(next(n), "decl-binding-names", "Under run_all from a declaration, verdicts name each binding by its id",
+V(1101, "decl-binding-names", "Under run_all from a declaration, verdicts name each binding by its id",
   "7.7.8", ["7.7.8-a", "7.7.5-b"], DB, tool_scenario(),
   {"load": ACC, "sequence_strict": False, "interceptions": ix([PT]),
    "records": [rec(PT, {"verdicts[0].name": "baseline", "verdicts[1].name": "second-opinion", "interceptors_registered": 2,
@@ -206,7 +207,7 @@ V(next(n), "decl-binding-names", "Under run_all from a declaration, verdicts nam
    "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}], "run_outcome": "completed"},
   caps=MT + HD, scripts=[[], []],
   host_declaration=doc([b("baseline", 0), b("second-opinion", 1)], {"composition": {"profile": "sequential/run_all"}}))
-V(next(n), "decl-per-point-counts", "A binding limited to pre_tool_call is counted only there and runs second in array order",
+V(1102, "decl-per-point-counts", "A binding limited to pre_tool_call is counted only there and runs second in array order",
   "7.7.5, 10.3", ["7.7.5-b", "7.7.8-a", "10.3-k"], DB, tool_scenario(),
   {"load": ACC, "sequence_strict": False, "interceptions": ix([SU, PT, SD]),
    "records": [rec(SU, {"interceptors_registered": 1}),
@@ -215,26 +216,26 @@ V(next(n), "decl-per-point-counts", "A binding limited to pre_tool_call is count
    "tool_not_invoked": ["lookup"], "run_outcome": "completed"},
   caps=MT + HD, scripts=[[], [rule(PT, deny("ctk:tool-only-no"))]],
   host_declaration=doc([b("everywhere", 0), b("tool-only", 1, at=[PT])], {"composition": {"profile": "sequential/run_all"}}))
-V(next(n), "decl-unbound-output", "A surface point left without a binding (output) is denied no_interceptor and nothing is released",
+V(1103, "decl-unbound-output", "A surface point left without a binding (output) is denied no_interceptor and nothing is released",
   "7.7.5", ["7.7.5-c", "7-d"], DB, plain_scenario(),
   {"load": ACC, "interceptions": ix([SU, IN, PM, PO, SD]),
    "records": [rec(OUT, {"verdict.reason": "host_error:no_interceptor", "interceptors_registered": 0, "decided_by": None})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M + HD, scripts=[[]], host_declaration=doc([b("most-points", 0, at=[SU, IN, PM, PO, PT, PTT, SD])]))
-V(next(n), "decl-empty-bindings", "A declaration with an empty bindings array builds a host that denies every emission",
+V(1104, "decl-empty-bindings", "A declaration with an empty bindings array builds a host that denies every emission",
   "7.7.5", ["7.7.5-c", "7.7.3-a"], DB, tool_scenario(),
   {"load": ACC, "interceptions": [], "tool_not_invoked": ["lookup"],
    "records": [rec(SU, {"verdict.reason": "host_error:no_interceptor", "declaration": DV})],
    "final_output": None, "run_outcome": "blocked"},
   caps=MT + HD, scripts=[[]], host_declaration=doc([]))
-V(next(n), "decl-evaluate-only", "A declaration selecting evaluate_only lets a deny through and stamps the mode",
+V(1105, "decl-evaluate-only", "A declaration selecting evaluate_only lets a deny through and stamps the mode",
   "7.7.3, 8", ["7.7.3-b", "8-a", "8-b"], DL, plain_scenario(),
   {"load": ACC, "interceptions": ix(FULL_PLAIN),
    "records": [rec(IN, {"mode": "evaluate_only", "verdict.decision": "deny", "declaration": DV})],
    "final_output": "hello there", "run_outcome": "completed"},
   caps=M + HD, scripts=[[rule(IN, deny("ctk:observe-only"))]],
   host_declaration=doc([b("watch", 0)], {"mode": "evaluate_only"}))
-V(next(n), "decl-strictest-approval", "A declared parallel/strictest with on_transform_conflict approval consults the declared resolver",
+V(1106, "decl-strictest-approval", "A declared parallel/strictest with on_transform_conflict approval consults the declared resolver",
   "7.7.3, 7.5", ["7.5-d", "7.7.6-e"], DL, tool_scenario(),
   {"load": ACC, "sequence_strict": False, "interceptions": ix([PT]),
    "records": [rec(PT, {"verdict.decision": "allow", "resolved_by": "approval",
@@ -245,19 +246,19 @@ V(next(n), "decl-strictest-approval", "A declared parallel/strictest with on_tra
   host_declaration=doc([b("left", 0), b("right", 1)],
                        {"composition": {"profile": "parallel/strictest", "on_transform_conflict": "approval"},
                         "approval": {"resolver": "ctk-scripted"}}))
-V(next(n), "decl-null-provider", "A declaration with identity_provider null yields null identities on every record",
+V(1107, "decl-null-provider", "A declaration with identity_provider null yields null identities on every record",
   "7.7.3, 10.1", ["10.1-c", "7.7.3-b"], DL, plain_scenario(),
   {"load": ACC, "interceptions": ix(FULL_PLAIN),
    "records": [rec(p, {"identity_provider": None, "input_identity": None, "enforced_identity": None}) for p in (SU, OUT)],
    "final_output": "hello there", "run_outcome": "completed"},
   caps=M + HD, scripts=[[]], host_declaration=doc([b("guard", 0)], {"identity_provider": None}))
-V(next(n), "decl-faulty-provider", "A declaration naming the registered faulty provider denies agent_startup context_invalid",
+V(1108, "decl-faulty-provider", "A declaration naming the registered faulty provider denies agent_startup context_invalid",
   "7.7.3, 10.1", ["10.1-d"], DL, plain_scenario(),
   {"load": ACC, "interceptions": [],
    "records": [rec(SU, {"verdict.reason": "host_error:context_invalid", "identity_provider": "ctk-fault", "input_identity": None})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M + HD, scripts=[[]], host_declaration=doc([b("guard", 0)], {"identity_provider": "ctk-fault"}))
-V(next(n), "decl-resume-knob", "A declared first_deny with on_approval resume continues after a lift to a later deny",
+V(1109, "decl-resume-knob", "A declared first_deny with on_approval resume continues after a lift to a later deny",
   "7.7.3, 7.4", ["7.4-g"], DL, tool_scenario(),
   {"load": ACC, "sequence_strict": False, "interceptions": ix([PT]),
    "records": [rec(PT, {"verdict.reason": "ctk:second-no", "decided_by": 1, "composition.on_approval": "resume"})],
@@ -266,14 +267,14 @@ V(next(n), "decl-resume-knob", "A declared first_deny with on_approval resume co
   approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}],
   host_declaration=doc([b("first", 0), b("second", 1)],
                        {"composition": {"profile": "sequential/first_deny", "on_approval": "resume"}, "approval": {"resolver": "ctk-scripted"}}))
-V(next(n), "decl-binding-timeout", "A per-binding timeout_ms cuts off a binding that never answers with interceptor_timeout",
+V(1110, "decl-binding-timeout", "A per-binding timeout_ms cuts off a binding that never answers with interceptor_timeout",
   "7.7.5, 6.3", ["6.3-c"], DB, tool_scenario(),
   {"load": ACC, "sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.reason": "host_error:interceptor_timeout", "decided_by": 1})],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
   caps=MT + HD, scripts=[[], [rule(PT, fault="timeout")]],
   host_declaration=doc([b("quick", 0), b("slow", 1, at=[PT], timeout_ms=50)]))
-V(next(n), "decl-informative-members", "Informative members (id, host, extensions) are accepted and never reach records",
+V(1111, "decl-informative-members", "Informative members (id, host, extensions) are accepted and never reach records",
   "7.7.3, 7.7.8", ["7.7.8-a", "7.7.3-b"], DL, plain_scenario(),
   {"load": ACC, "interceptions": ix(FULL_PLAIN),
    "records": [rec(SU, {"declaration": DV}, ["id", "host", "extensions"])],
@@ -281,7 +282,7 @@ V(next(n), "decl-informative-members", "Informative members (id, host, extension
   caps=M + HD, scripts=[[]],
   host_declaration=doc([b("guard", 0)], id="edge-eu-1", host={"name": "sample-host", "version": "2.4.1"},
                        extensions={"acme": {"ticket": "OPS-12"}}))
-V(next(n), "decl-redactor", "A declared redactor shapes the approval request while the tool gets the real value",
+V(1112, "decl-redactor", "A declared redactor shapes the approval request while the tool gets the real value",
   "7.7.3, 9", ["9-o", "9-p"], DL, tool_scenario(args={"q": "alpha", "pin": "1234"}),
   {"load": ACC, "sequence_strict": False, "interceptions": ix([PT, PTT]),
    "tool_invocations": [{"name": "lookup", "args": {"q": "alpha", "pin": "1234"}}],
@@ -291,7 +292,7 @@ V(next(n), "decl-redactor", "A declared redactor shapes the approval request whi
   host_declaration=doc([b("pin-guard", 0)], {"approval": {"resolver": "ctk-scripted", "redactor": "ctk-redact"}}))
 
 
-def refused(slug, title, cls, document, covers, invalid=False, text=None, file=None):
+def refused(num, slug, title, cls, document, covers, invalid=False, text=None, file=None):
     """A refusal vector. `document` is the parsed value (None: none), `text` the raw text
     (host_declaration_text), `file` a file fault (host_declaration_file)."""
     kw = {}
@@ -304,100 +305,100 @@ def refused(slug, title, cls, document, covers, invalid=False, text=None, file=N
     # classes found before cross-member checks may trip a schema linter; mark them so a linter skips them
     if invalid or cls in ("version_unsupported", "spec_unsupported", "unknown_field", "invalid_field", "inconsistent"):
         kw["host_declaration_invalid"] = True
-    V(next(n), "decl-refuse-" + slug, title, "7.7.6", covers + ["7.7.6-a", "7.7.6-b", "7.7.1-a", "11-d"], DR, plain_scenario(),
+    V(num, "decl-refuse-" + slug, title, "7.7.6", covers + ["7.7.6-a", "7.7.6-b", "7.7.1-a", "11-d"], DR, plain_scenario(),
       {"load": {"outcome": "refused", "class": "declaration_error:" + cls, "paths_equivalent": True},
        "interceptions": [], "run_outcome": "error"},
       caps=HD, scripts=[[]], **kw)
 
 
 G = [b("guard", 0)]
-refused("version-2-0", "A declaration version with an unknown major (2.0) is refused as version_unsupported", "version_unsupported",
+refused(1113, "version-2-0", "A declaration version with an unknown major (2.0) is refused as version_unsupported", "version_unsupported",
         dict(doc(G), declaration="agent-hooks-declaration/2.0"), ["7.7.2-a"], True)
-refused("version-number", "A declaration version given as a number is refused as version_unsupported", "version_unsupported",
+refused(1114, "version-number", "A declaration version given as a number is refused as version_unsupported", "version_unsupported",
         dict(doc(G), declaration=1.0), ["7.7.2-a"], True)
-refused("version-bare", "A declaration version without the contract prefix is refused as version_unsupported", "version_unsupported",
+refused(1115, "version-bare", "A declaration version without the contract prefix is refused as version_unsupported", "version_unsupported",
         dict(doc(G), declaration="1.0"), ["7.7.2-a"], True)
-refused("version-major-zero", "A declaration version of major 0 is refused as version_unsupported", "version_unsupported",
+refused(1116, "version-major-zero", "A declaration version of major 0 is refused as version_unsupported", "version_unsupported",
         dict(doc(G), declaration="agent-hooks-declaration/0.9"), ["7.7.2-a", "7.7.2-b"], True)
-refused("spec-other-major", "A spec member naming another major (agent-hooks/2.1) is refused as spec_unsupported", "spec_unsupported",
+refused(1117, "spec-other-major", "A spec member naming another major (agent-hooks/2.1) is refused as spec_unsupported", "spec_unsupported",
         dict(doc(G), spec="agent-hooks/2.1"), ["7.7.6-d"], True)
-refused("spec-number", "A spec member given as a number is refused as spec_unsupported", "spec_unsupported",
+refused(1118, "spec-number", "A spec member given as a number is refused as spec_unsupported", "spec_unsupported",
         dict(doc(G), spec=0.1), ["7.7.6-d"], True)
-refused("spec-newer-minor", "A spec member naming a newer minor (agent-hooks/0.9) is refused as spec_unsupported", "spec_unsupported",
+refused(1119, "spec-newer-minor", "A spec member naming a newer minor (agent-hooks/0.9) is refused as spec_unsupported", "spec_unsupported",
         dict(doc(G), spec="agent-hooks/0.9"), ["7.7.6-d"], True)
-refused("unknown-root", "An unknown root member is refused as unknown_field", "unknown_field",
+refused(1120, "unknown-root", "An unknown root member is refused as unknown_field", "unknown_field",
         doc(G, policies=["strict"]), ["7.7.6-c"], True)
-refused("unknown-binding-member", "An unknown member inside a binding is refused as unknown_field", "unknown_field",
+refused(1121, "unknown-binding-member", "An unknown member inside a binding is refused as unknown_field", "unknown_field",
         doc([dict(b("guard", 0), priority=1)]), ["7.7.6-c"], True)
-refused("unknown-timeouts-member", "An unknown member inside configuration.timeouts is refused as unknown_field", "unknown_field",
+refused(1122, "unknown-timeouts-member", "An unknown member inside configuration.timeouts is refused as unknown_field", "unknown_field",
         doc(G, {"timeouts": {"interceptor_ms": 5000, "retry_ms": 10}}), ["7.7.6-c"], True)
-refused("unknown-host-member", "An unknown member inside host is refused as unknown_field", "unknown_field",
+refused(1123, "unknown-host-member", "An unknown member inside host is refused as unknown_field", "unknown_field",
         doc(G, host={"name": "sample-host", "owner": "team-x"}), ["7.7.6-c"], True)
-refused("mode-enum", "An unknown mode value is refused as invalid_field", "invalid_field",
+refused(1124, "mode-enum", "An unknown mode value is refused as invalid_field", "invalid_field",
         doc(G, {"mode": "shadow"}), ["7.7.6-i", "7.7.1-b"], True)
-refused("profile-enum", "An invented composition profile is refused as invalid_field", "invalid_field",
+refused(1125, "profile-enum", "An invented composition profile is refused as invalid_field", "invalid_field",
         doc(G, {"composition": {"profile": "sequential/majority"}}), ["7.7.6-i", "7.2-a"], True)
-refused("timeout-zero", "An interceptor timeout of 0 ms is out of range and refused as invalid_field", "invalid_field",
+refused(1126, "timeout-zero", "An interceptor timeout of 0 ms is out of range and refused as invalid_field", "invalid_field",
         doc(G, {"timeouts": {"interceptor_ms": 0}}), ["7.7.3-d", "7.7.6-i"], True)
-refused("timeout-float", "An interceptor timeout written as 5000.0 is not a JSON integer and is refused as invalid_field", "invalid_field",
+refused(1127, "timeout-float", "An interceptor timeout written as 5000.0 is not a JSON integer and is refused as invalid_field", "invalid_field",
         doc(G, {"timeouts": {"interceptor_ms": 5000.0}}), ["7.7.3-d"], True)
-refused("binding-id-pattern", "A binding id with capitals breaks the id pattern and is refused as invalid_field", "invalid_field",
+refused(1128, "binding-id-pattern", "A binding id with capitals breaks the id pattern and is refused as invalid_field", "invalid_field",
         doc([b("Guard", 0)]), ["7.7.6-i"], True)
-refused("bindings-missing", "A document without bindings is refused as invalid_field", "invalid_field",
+refused(1129, "bindings-missing", "A document without bindings is refused as invalid_field", "invalid_field",
         doc(None), ["7.7.3-a"], True)
-refused("host-name-missing", "A host member without name is refused as invalid_field", "invalid_field",
+refused(1130, "host-name-missing", "A host member without name is refused as invalid_field", "invalid_field",
         doc(G, host={"version": "1.0.0"}), ["7.7.6-i"], True)
-refused("knob-enum", "An on_approval value outside stop and resume is refused as invalid_field", "invalid_field",
+refused(1131, "knob-enum", "An on_approval value outside stop and resume is refused as invalid_field", "invalid_field",
         doc(G, {"composition": {"profile": "sequential/first_deny", "on_approval": "later"}}), ["7.7.6-i"], True)
-refused("unconsulted-knob", "first_deny with on_disagreement set is refused as inconsistent, not silently cleared", "inconsistent",
+refused(1132, "unconsulted-knob", "first_deny with on_disagreement set is refused as inconsistent, not silently cleared", "inconsistent",
         doc(G, {"composition": {"profile": "sequential/first_deny", "on_disagreement": "deny"}}), ["7.7.3-c", "7.7.1-b"])
-refused("run-all-conflict-knob", "run_all with on_transform_conflict set is refused as inconsistent", "inconsistent",
+refused(1133, "run-all-conflict-knob", "run_all with on_transform_conflict set is refused as inconsistent", "inconsistent",
         doc(G, {"composition": {"profile": "sequential/run_all", "on_transform_conflict": "approval"}}), ["7.7.3-c"])
-refused("duplicate-binding-id", "Two bindings sharing an id are refused as inconsistent", "inconsistent",
+refused(1134, "duplicate-binding-id", "Two bindings sharing an id are refused as inconsistent", "inconsistent",
         doc([b("same", 0), b("same", 0)]), ["7.7.5-a"])
-refused("surface-without-output", "A stated surface without output breaks the floor and is refused as inconsistent", "inconsistent",
+refused(1135, "surface-without-output", "A stated surface without output breaks the floor and is refused as inconsistent", "inconsistent",
         doc(G, surface={"interception_points": [SU, IN, PM, PO, PT, PTT, SD]}), ["7.7.4-a"])
-refused("surface-half-tool-pair", "A stated surface with pre_tool_call but no post_tool_call is refused as inconsistent", "inconsistent",
+refused(1136, "surface-half-tool-pair", "A stated surface with pre_tool_call but no post_tool_call is refused as inconsistent", "inconsistent",
         doc(G, surface={"interception_points": [SU, IN, PM, PO, PT, OUT, SD]}), ["7.7.4-a"])
-refused("binding-at-outside-surface", "A binding at a point the stated surface leaves out is refused as inconsistent", "inconsistent",
+refused(1137, "binding-at-outside-surface", "A binding at a point the stated surface leaves out is refused as inconsistent", "inconsistent",
         doc([b("guard", 0, at=[PT])], surface={"interception_points": [SU, IN, PM, PO, OUT, SD], "capabilities": ["model_calls", "host_declaration"]}),
         ["7.7.5-e"])
-refused("incremental-buffered", "incremental_output stated together with buffered_output true is refused as inconsistent", "inconsistent",
+refused(1138, "incremental-buffered", "incremental_output stated together with buffered_output true is refused as inconsistent", "inconsistent",
         doc(G, surface={"capabilities": ["model_calls", "tool_calls", "incremental_output", "host_declaration"], "buffered_output": True}),
         ["7.7.4-b"])
-refused("profile-outside-surface", "A configured profile missing from the stated surface.profiles is refused as inconsistent", "inconsistent",
+refused(1139, "profile-outside-surface", "A configured profile missing from the stated surface.profiles is refused as inconsistent", "inconsistent",
         doc(G, {"composition": {"profile": "parallel/unanimous"}}, surface={"profiles": {"sequential/run_all": {}}}), ["7.7.4-d"])
-refused("own-version-not-listed", "A stated declaration_versions lacking the document's own version is refused as inconsistent", "inconsistent",
+refused(1140, "own-version-not-listed", "A stated declaration_versions lacking the document's own version is refused as inconsistent", "inconsistent",
         doc(G, surface={"declaration_versions": ["agent-hooks-declaration/5.0"]}), ["7.7.4-d"])
-refused("surface-version-beyond-code", "A stated surface claiming a contract version the host lacks is refused as surface_unsupported",
+refused(1141, "surface-version-beyond-code", "A stated surface claiming a contract version the host lacks is refused as surface_unsupported",
         "surface_unsupported", doc(G, surface={"declaration_versions": [DV, "agent-hooks-declaration/7.0"]}), ["7.7.4-c"])
-refused("resolver-unregistered", "An approval resolver name nobody registered is refused as reference_unresolved", "reference_unresolved",
+refused(1142, "resolver-unregistered", "An approval resolver name nobody registered is refused as reference_unresolved", "reference_unresolved",
         doc(G, {"approval": {"resolver": "nobody-home"}}), ["7.7.6-e"])
-refused("redactor-unregistered", "A redactor name nobody registered is refused as reference_unresolved", "reference_unresolved",
+refused(1143, "redactor-unregistered", "A redactor name nobody registered is refused as reference_unresolved", "reference_unresolved",
         doc(G, {"approval": {"redactor": "no-such-redactor"}}), ["7.7.6-e"])
-refused("provider-unregistered", "A custom identity provider name nobody registered is refused as reference_unresolved", "reference_unresolved",
+refused(1144, "provider-unregistered", "A custom identity provider name nobody registered is refused as reference_unresolved", "reference_unresolved",
         doc(G, {"identity_provider": "hmac-sha256-zz"}), ["7.7.6-e"])
-refused("kind-unregistered", "A binding kind with no registered resolver is refused as kind_unknown", "kind_unknown",
+refused(1145, "kind-unregistered", "A binding kind with no registered resolver is refused as kind_unknown", "kind_unknown",
         doc([{"id": "guard", "kind": "com.example.missing"}]), ["7.7.6-f"])
-refused("kind-checked-before-resolvers", "An unknown kind in the second binding is refused before the first binding's resolver could fail",
+refused(1146, "kind-checked-before-resolvers", "An unknown kind in the second binding is refused before the first binding's resolver could fail",
         "kind_unknown", doc([b("bad-index", 99), {"id": "later", "kind": "org.example.ghost"}]), ["7.7.6-f"])
-refused("script-out-of-range", "A ctk.scripted binding naming a script that does not exist is refused as binding_rejected", "binding_rejected",
+refused(1147, "script-out-of-range", "A ctk.scripted binding naming a script that does not exist is refused as binding_rejected", "binding_rejected",
         doc([b("guard", 9)]), ["7.7.5-d"])
-refused("script-negative", "A ctk.scripted binding with a negative script index is refused as binding_rejected", "binding_rejected",
+refused(1148, "script-negative", "A ctk.scripted binding with a negative script index is refused as binding_rejected", "binding_rejected",
         doc([b("guard", 0), b("broken", -1)]), ["7.7.5-d", "7.7.1-b"])
-refused("order-unknown-before-invalid", "A document with both an unknown member and a bad enum is refused for the earlier step: unknown_field",
+refused(1149, "order-unknown-before-invalid", "A document with both an unknown member and a bad enum is refused for the earlier step: unknown_field",
         "unknown_field", doc(G, {"mode": "shadow"}, colour="red"), ["7.7.6-a", "7.7.6-c"], True)
-refused("order-version-first", "A document with a bad version and an unknown member is refused as version_unsupported", "version_unsupported",
+refused(1150, "order-version-first", "A document with a bad version and an unknown member is refused as version_unsupported", "version_unsupported",
         dict(doc(G, colour="red"), declaration="agent-hooks-declaration/3.0"), ["7.7.6-a", "7.7.2-a"], True)
-refused("order-invalid-before-inconsistent", "A bad mode plus a duplicate binding id is refused for the earlier step: invalid_field",
+refused(1151, "order-invalid-before-inconsistent", "A bad mode plus a duplicate binding id is refused for the earlier step: invalid_field",
         "invalid_field", doc([b("same", 0), b("same", 0)], {"mode": "shadow"}), ["7.7.6-a"], True)
-refused("order-reference-before-kind", "An unregistered resolver plus an unknown kind is refused for the earlier step: reference_unresolved",
+refused(1152, "order-reference-before-kind", "An unregistered resolver plus an unknown kind is refused for the earlier step: reference_unresolved",
         "reference_unresolved", doc([{"id": "guard", "kind": "com.example.missing"}], {"approval": {"resolver": "nobody-home"}}), ["7.7.6-a"])
 
 
 # ---------------- refusals before the schema: unreadable (step 1) and malformed (step 2)
 # CTK-1153..1157 are hand-written (vectors/gen/handwritten/); generated ids resume at 1158.
-n = iter(range(1158, 1200))
+# Ids 1158..1199.
 
 
 def nested(levels):
@@ -422,33 +423,33 @@ HEAD = '"declaration": "%s", "spec": "agent-hooks/0.1"' % DV
 DEEP = doc(G, extensions={"deep": nested(31)})
 assert depth(DEEP) == 33, depth(DEEP)
 
-refused("malformed-root-array", "A document whose root is an array, not an object, is refused as malformed", "malformed",
+refused(1158, "malformed-root-array", "A document whose root is an array, not an object, is refused as malformed", "malformed",
         [doc(G)], ["7.7.6-h"], True)
-refused("malformed-root-string", "A document given as a JSON string holding its text is refused as malformed", "malformed",
+refused(1159, "malformed-root-string", "A document given as a JSON string holding its text is refused as malformed", "malformed",
         json.dumps(doc(G)), ["7.7.6-h"], True)
-refused("malformed-depth-33", "A document nested 33 levels deep, one beyond the bound, is refused as malformed, not truncated",
+refused(1160, "malformed-depth-33", "A document nested 33 levels deep, one beyond the bound, is refused as malformed, not truncated",
         "malformed", DEEP, ["7.7.6-h", "7.7.3-e"])
-refused("malformed-duplicate-root-key", "Text repeating the root member bindings is refused as malformed, not resolved to either",
+refused(1161, "malformed-duplicate-root-key", "Text repeating the root member bindings is refused as malformed, not resolved to either",
         "malformed", None, ["7.7.6-h"], True,
         text='{%s, "bindings": [], "bindings": [%s]}' % (HEAD, GUARD))
-refused("malformed-duplicate-nested-key", "Text repeating configuration.mode is refused as malformed", "malformed", None,
+refused(1162, "malformed-duplicate-nested-key", "Text repeating configuration.mode is refused as malformed", "malformed", None,
         ["7.7.6-h"], True,
         text='{%s, "configuration": {"mode": "enforce", "mode": "evaluate_only"}, "bindings": [%s]}' % (HEAD, GUARD))
-refused("malformed-trailing-content", "Text with a second object after the document is refused as malformed", "malformed", None,
+refused(1163, "malformed-trailing-content", "Text with a second object after the document is refused as malformed", "malformed", None,
         ["7.7.6-h"], True, text='{%s, "bindings": [%s]} {"bindings": []}' % (HEAD, GUARD))
-refused("malformed-truncated-text", "Text that ends before the document closes is not JSON and is refused as malformed",
+refused(1164, "malformed-truncated-text", "Text that ends before the document closes is not JSON and is refused as malformed",
         "malformed", None, ["7.7.6-h"], True, text='{%s, "bindings": [%s]' % (HEAD, GUARD))
-refused("unreadable-missing-file", "A declaration path that names no file is refused as unreadable", "unreadable", None,
+refused(1165, "unreadable-missing-file", "A declaration path that names no file is refused as unreadable", "unreadable", None,
         ["7.7.6-g"], file="missing")
-refused("unreadable-directory", "A declaration path that names a directory is refused as unreadable", "unreadable", None,
+refused(1166, "unreadable-directory", "A declaration path that names a directory is refused as unreadable", "unreadable", None,
         ["7.7.6-g"], file="directory")
-refused("unreadable-bom", "A declaration file starting with a UTF-8 byte-order mark is refused as unreadable", "unreadable",
+refused(1167, "unreadable-bom", "A declaration file starting with a UTF-8 byte-order mark is refused as unreadable", "unreadable",
         doc(G), ["7.7.6-g"], file="bom")
-refused("unreadable-invalid-utf8", "A declaration file holding a byte that is not UTF-8 is refused as unreadable", "unreadable",
+refused(1168, "unreadable-invalid-utf8", "A declaration file holding a byte that is not UTF-8 is refused as unreadable", "unreadable",
         doc(G), ["7.7.6-g"], file="invalid_utf8")
-refused("unreadable-oversized", "A declaration file of 1 MiB plus one byte is refused as unreadable, not truncated", "unreadable",
+refused(1169, "unreadable-oversized", "A declaration file of 1 MiB plus one byte is refused as unreadable, not truncated", "unreadable",
         doc(G), ["7.7.6-g", "7.7.3-e"], file="oversized")
 
 # ---------------- surface_unsupported: a second case
-refused("surface-version-higher-minor", "A stated surface claiming declaration version 1.9, a minor no loader has, is refused as surface_unsupported",
+refused(1170, "surface-version-higher-minor", "A stated surface claiming declaration version 1.9, a minor no loader has, is refused as surface_unsupported",
         "surface_unsupported", doc(G, surface={"declaration_versions": [DV, "agent-hooks-declaration/1.9"]}), ["7.7.4-c"])

@@ -1,7 +1,8 @@
 """Block 0001-0099: every point x decision (allow, transform, deny, liftable deny)."""
 from lib import *
 
-n = iter(range(1, 100))
+# Ids 0001..0099. Each vector's id is written at its call site (never counted), so adding or
+# removing a vector never renumbers another.
 
 # scenario + strict point list when everything passes, per point
 SCEN = {
@@ -18,10 +19,10 @@ CLAUSE_BLOCK = {SU: "6.1-a", IN: "6.1-b", PM: "6.1-c", PO: "6.1-d", PT: "6.1-e",
                 OUT: "6.1-g", SD: "6.1-h"}
 
 # --- allow with a warning at each point: control flow unchanged, warning recorded
-for p in POINTS:
+for num, p in [(1, SU), (2, IN), (3, PM), (4, PO), (5, PT), (6, PTT), (7, OUT), (8, SD)]:
     scen, full, caps = SCEN[p]
     reason = "ctk:note-" + SHORT[p]
-    V(next(n), "allow-warning-" + SHORT[p],
+    V(num, "allow-warning-" + SHORT[p],
       "An allow carrying a warning at %s changes nothing in the run and the warning reaches the record" % p,
       "5.1, 10.3", ["5.1-a", "5.1-f", "5.1-g", "6.1-i", "10.3-g", "3.1-a", "3.1-b", "3.1-f"], "verdict/warnings",
       scen(), {
@@ -92,27 +93,27 @@ def scen_for(p):
     return SCEN[p][0]()
 
 
-for p in POINTS:
+for num, p in [(9, SU), (10, IN), (11, PM), (12, PO), (13, PT), (14, PTT), (15, OUT), (16, SD)]:
     reason = "ctk:stop-" + SHORT[p]
     covers = ["5.1-c", "6-a", CLAUSE_BLOCK[p], "10.3-g"]
     covers += {SU: ["3.2-d", "3-g", "4.2-a", "4.1-d"], IN: ["4.2-b", "3.2-d"], PM: ["4.2-c", "3.1-d"],
                PO: ["4.2-d", "3.1-d"], PT: ["4.2-e", "3.1-e", "6.2-c"], PTT: ["4.2-f", "3-e"],
                OUT: ["4.2-g", "12.1a-a"], SD: ["4.2-h", "3-g"]}[p]
-    V(next(n), "deny-" + SHORT[p], "A plain deny at %s: the guarded step does not happen and the run goes on only as section 6 allows" % p,
+    V(num, "deny-" + SHORT[p], "A plain deny at %s: the guarded step does not happen and the run goes on only as section 6 allows" % p,
       "6, 6.1", covers, PART, scen_for(p), deny_expect(p, reason), caps=SCEN[p][2],
       script=[rule(p, deny(reason))])
 
 # --- liftable deny with no resolver: stands as plain deny with its own reason
-for p in POINTS:
+for num, p in [(17, SU), (18, IN), (19, PM), (20, PO), (21, PT), (22, PTT), (23, OUT), (24, SD)]:
     reason = "ctk:needs-human-" + SHORT[p]
-    V(next(n), "liftable-no-resolver-" + SHORT[p],
+    V(num, "liftable-no-resolver-" + SHORT[p],
       "A liftable deny at %s with no resolver registered blocks like a plain deny and keeps its own reason" % p,
       "5.1, 9", ["5.1-d", "5.1-e", "9-a", "10.3-d", "10.3-j", CLAUSE_BLOCK[p]], "approval_seam",
       scen_for(p), deny_expect(p, reason, True), caps=SCEN[p][2],
       script=[rule(p, liftable(reason, approval={"ticket": "T-17", "queue": "ops"}))])
 
 # --- liftable deny approved with an allow: the step proceeds
-for p in POINTS[:-1]:
+for num, p in [(25, SU), (26, IN), (27, PM), (28, PO), (29, PT), (30, PTT), (31, OUT)]:
     scen, full, caps = SCEN[p]
     reason = "ctk:ask-first-" + SHORT[p]
     exp = {"interceptions": ix(full), "records": [rec(p, {"verdict.decision": "allow", "resolved_by": "approval",
@@ -120,14 +121,14 @@ for p in POINTS[:-1]:
            "final_output": FINAL[scen], "run_outcome": "completed"}
     if scen is tool_scenario:
         exp["tool_invocations"] = [{"name": "lookup", "args": {"q": "alpha"}}]
-    V(next(n), "liftable-approved-" + SHORT[p],
+    V(num, "liftable-approved-" + SHORT[p],
       "A liftable deny at %s lifted by an approve resolution lets the step proceed as if allowed" % p,
       "5.1, 6.1, 7.6, 9", ["5.1-d", "9-c", "7.6-a", "7.6-b", "6.1-j", "9-l", "7.4-f"], "approval_seam",
       scen(), exp, caps=caps, script=[rule(p, liftable(reason))],
       approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}])
 
 # shutdown: the seam is never consulted
-V(next(n), "liftable-shutdown-not-consulted",
+V(32, "liftable-shutdown-not-consulted",
   "A liftable deny at agent_shutdown is recorded as a deny without consulting a registered resolver",
   "6.1, 9", ["6.1-h", "9-a", "10.3-j"], "approval_seam", plain_scenario(),
   {"interceptions": ix(FULL_PLAIN), "records": [rec(SD, {"verdict.decision": "deny", "verdict.reason": "ctk:closing-review"},
@@ -138,7 +139,7 @@ V(next(n), "liftable-shutdown-not-consulted",
 
 # --- transforms at each point where permitted
 TP = "transform/targets"
-V(next(n), "transform-input-content", "A transform of $target.content at input becomes the first message the model sees",
+V(33, "transform-input-content", "A transform of $target.content at input becomes the first message the model sees",
   "4.3, 5.2, 6.1", ["4.3-a", "4.3-b", "5.1-b", "5.2-c", "10.3-b", "10.2-g"], TP, plain_scenario(text="raw question"),
   {"interceptions": ix(FULL_PLAIN, {1: {"input.content": "raw question"},
                                     2: {"messages[0].content": "clean question", "messages[0].role": "user"}}),
@@ -147,7 +148,7 @@ V(next(n), "transform-input-content", "A transform of $target.content at input b
    "final_output": "hello there", "run_outcome": "completed", "identities_equal": False},
   caps=M, script=[rule(IN, transform("$target.content", "clean question"))])
 
-V(next(n), "transform-pre-model-messages", "A transform of the first message at pre_model_call is the history the loop keeps for the next model call",
+V(34, "transform-pre-model-messages", "A transform of the first message at pre_model_call is the history the loop keeps for the next model call",
   "4.3, 5.2", ["4.3-a", "4.3-b", "5.1-b", "5.2-a"], TP, tool_scenario(text="original prompt"),
   {"interceptions": ix(FULL_TOOL, {2: {"messages[0].content": "original prompt"},
                                    6: {"messages[0].content": "rewritten prompt", "target[0].content": "rewritten prompt"}}),
@@ -155,21 +156,21 @@ V(next(n), "transform-pre-model-messages", "A transform of the first message at 
    "final_output": "done", "run_outcome": "completed", "identities_equal": False},
   caps=MT, script=[rule(PM, transform("$target[0].content", "rewritten prompt"), match={"target[0].content": "original prompt"})])
 
-V(next(n), "transform-post-model-tool-args", "A transform of a requested tool call's args at post_model_call decides what the tool receives",
+V(35, "transform-post-model-tool-args", "A transform of a requested tool call's args at post_model_call decides what the tool receives",
   "4.3, 5.2, 6.1", ["4.3-a", "4.3-b", "5.2-c", "6.1-i"], TP, tool_scenario(args={"q": "alpha", "limit": 3}),
   {"interceptions": ix(FULL_TOOL, {4: {"tool_call.args.q": "beta", "tool_call.args.limit": 3}}),
    "tool_invocations": [{"name": "lookup", "args": {"q": "beta", "limit": 3}}],
    "records": [rec(PO, {"verdict.decision": "transform"})], "final_output": "done", "run_outcome": "completed"},
   caps=MT, script=[rule(PO, transform("$target.tool_calls[0].args.q", "beta"), match={"response.finish_reason": "tool_calls"})])
 
-V(next(n), "transform-post-model-content", "A transform of response content at post_model_call is what output carries and the caller receives",
+V(36, "transform-post-model-content", "A transform of response content at post_model_call is what output carries and the caller receives",
   "4.3, 6.1, 12.1a", ["4.3-b", "5.1-b", "12.1a-b"], TP, plain_scenario(final="unvetted reply"),
   {"interceptions": ix(FULL_PLAIN, {3: {"response.content": "unvetted reply"}, 4: {"output.content": "vetted reply"}}),
    "records": [rec(PO, {"verdict.decision": "transform", "decided_by": 0})],
    "final_output": "vetted reply", "run_outcome": "completed"},
   caps=M, script=[rule(PO, transform("$target.content", "vetted reply"))])
 
-V(next(n), "transform-pre-tool-arg", "A transform of one argument at pre_tool_call reaches the tool and the post_tool_call context; other arguments stay",
+V(37, "transform-pre-tool-arg", "A transform of one argument at pre_tool_call reaches the tool and the post_tool_call context; other arguments stay",
   "4.2, 4.3, 5.2", ["4.2-f", "4.3-b", "4.3-d", "5.2-c"], TP, tool_scenario(args={"q": "alpha", "page": 2}),
   {"interceptions": ix(FULL_TOOL, {4: {"tool_call.args.q": "alpha"}, 5: {"tool_call.args.q": "gamma", "tool_call.args.page": 2}}),
    "tool_invocations": [{"name": "lookup", "args": {"q": "gamma", "page": 2}}],
@@ -177,87 +178,87 @@ V(next(n), "transform-pre-tool-arg", "A transform of one argument at pre_tool_ca
    "final_output": "done", "run_outcome": "completed", "identities_equal": False},
   caps=MT, script=[rule(PT, transform("$target.q", "gamma"))])
 
-V(next(n), "transform-post-tool-whole-result", "A bare $target transform at post_tool_call replaces the whole tool result before the model sees it",
+V(38, "transform-post-tool-whole-result", "A bare $target transform at post_tool_call replaces the whole tool result before the model sees it",
   "4.3, 5.2, 6.1", ["4.3-a", "5.2-d", "6.1-i"], TP, tool_scenario(ret="RAW-RESULT-88"),
   {"interceptions": ix(FULL_TOOL, {6: {"context_must_contain": ["scrubbed-result"], "context_must_not_contain": ["RAW-RESULT-88"]}}),
    "records": [rec(PTT, {"verdict.decision": "transform", "verdict.transform.path": "$target"})],
    "final_output": "done", "run_outcome": "completed"},
   caps=MT, script=[rule(PTT, transform("$target", "scrubbed-result"))])
 
-V(next(n), "transform-output-content", "A transform of output content is exactly what the caller receives",
+V(39, "transform-output-content", "A transform of output content is exactly what the caller receives",
   "4.3, 6.1, 12.1a", ["4.3-a", "4.3-b", "12.1a-b", "6.1-i"], TP, plain_scenario(final="draft answer"),
   {"interceptions": ix(FULL_PLAIN, {4: {"output.content": "draft answer"}}),
    "records": [rec(OUT, {"verdict.decision": "transform", "verdict.transform.path": "$target.content"})],
    "final_output": "final answer (edited)", "run_outcome": "completed"},
   caps=M, script=[rule(OUT, transform("$target.content", "final answer (edited)"))])
 
-V(next(n), "transform-forbidden-startup", "A transform at agent_startup is refused with transform_target_forbidden and the session never starts",
+V(40, "transform-forbidden-startup", "A transform at agent_startup is refused with transform_target_forbidden and the session never starts",
   "4.3, 11", ["4.3-c", "6.1-a", "11-a"], TP, tool_scenario(),
   {"interceptions": ix([SU, SD], {1: {"summary.reason": "error"}}),
    "records": [rec(SU, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_target_forbidden", "decided_by": None})],
    "tool_not_invoked": ["lookup"], "final_output": None, "run_outcome": "blocked"},
   caps=MT, script=[rule(SU, transform("$target.tools_registered", []))])
 
-V(next(n), "transform-forbidden-shutdown", "A transform at agent_shutdown is recorded as a transform_target_forbidden deny and changes nothing else",
+V(41, "transform-forbidden-shutdown", "A transform at agent_shutdown is recorded as a transform_target_forbidden deny and changes nothing else",
   "4.3, 6.1, 11", ["4.3-c", "6.1-h", "11-a"], TP, plain_scenario(),
   {"interceptions": ix(FULL_PLAIN),
    "records": [rec(SD, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_target_forbidden", "decided_by": None})],
    "final_output": "hello there", "run_outcome": "completed"},
   caps=M, script=[rule(SD, transform("$target.reason", "cancelled"))])
 
-V(next(n), "transform-policy-target-alias-output", "The deprecated $policy_target root works at output exactly like $target",
+V(42, "transform-policy-target-alias-output", "The deprecated $policy_target root works at output exactly like $target",
   "5.2", ["5.2-b"], TP, plain_scenario(final="legacy text"),
   {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "transform"})],
    "final_output": "legacy text, reviewed", "run_outcome": "completed"},
   caps=M, script=[rule(OUT, transform("$policy_target.content", "legacy text, reviewed"))])
 
-V(next(n), "transform-nested-array-element", "A transform addressing one array element inside args replaces that element only",
+V(43, "transform-nested-array-element", "A transform addressing one array element inside args replaces that element only",
   "5.2", ["5.2-a", "5.2-c", "4.3-d"], TP,
   tool_scenario(args={"filters": [{"op": "eq", "v": 1}, {"op": "like", "v": 2}], "keep": "yes"}),
   {"interceptions": ix(FULL_TOOL), "tool_invocations": [{"name": "lookup", "args": {"filters": [{"op": "eq", "v": 1}, {"op": "eq", "v": 2}], "keep": "yes"}}],
    "final_output": "done", "run_outcome": "completed"},
   caps=MT, script=[rule(PT, transform("$target.filters[1].op", "eq"))])
 
-V(next(n), "transform-quoted-segment", "A transform path using the [\"name\"] segment form resolves like the dotted form",
+V(44, "transform-quoted-segment", "A transform path using the [\"name\"] segment form resolves like the dotted form",
   "5.2", ["5.2-a"], TP, tool_scenario(args={"q-text": "alpha"}),
   {"interceptions": ix(FULL_TOOL), "tool_invocations": [{"name": "lookup", "args": {"q-text": "delta"}}],
    "final_output": "done", "run_outcome": "completed"},
   caps=MT, script=[rule(PT, transform('$target["q-text"]', "delta"))])
 
-V(next(n), "transform-missing-value-is-null", "A transform without a value member sets the addressed argument to null",
+V(45, "transform-missing-value-is-null", "A transform without a value member sets the addressed argument to null",
   "5.2", ["5.2-g"], TP, tool_scenario(args={"q": "alpha", "token": "abc"}),
   {"interceptions": ix(FULL_TOOL), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha", "token": None}}],
    "final_output": "done", "run_outcome": "completed"},
   caps=MT, script=[rule(PT, transform("$target.token", novalue=True))])
 
-V(next(n), "transform-whole-args", "A bare $target transform at pre_tool_call replaces the whole argument object",
+V(46, "transform-whole-args", "A bare $target transform at pre_tool_call replaces the whole argument object",
   "5.2", ["5.2-d", "4.3-b"], TP, tool_scenario(args={"q": "alpha", "debug": True}),
   {"interceptions": ix(FULL_TOOL, {5: {"tool_call.args": {"q": "omega"}}}),
    "tool_invocations": [{"name": "lookup", "args": {"q": "omega"}}], "final_output": "done", "run_outcome": "completed"},
   caps=MT, script=[rule(PT, transform("$target", {"q": "omega"}))])
 
-V(next(n), "transform-unresolvable-input", "A transform whose path does not resolve at input denies with transform_invalid and the turn never starts",
+V(47, "transform-unresolvable-input", "A transform whose path does not resolve at input denies with transform_invalid and the turn never starts",
   "5.2, 11", ["5.2-f", "6.1-b"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, SD]),
    "records": [rec(IN, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_invalid", "decided_by": None})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(IN, transform("$target.meta.lang", "en"))])
 
-V(next(n), "transform-index-on-object", "A transform that indexes into an object at pre_tool_call denies with transform_invalid and the tool does not run",
+V(48, "transform-index-on-object", "A transform that indexes into an object at pre_tool_call denies with transform_invalid and the tool does not run",
   "5.2, 6.2", ["5.2-f", "6.2-a", "6.2-b"], TP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_invalid"})],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
   caps=MT, script=[rule(PT, transform("$target[0]", "x"))])
 
-V(next(n), "transform-index-out-of-range", "A transform addressing a message index past the end at pre_model_call denies with transform_invalid",
+V(49, "transform-index-out-of-range", "A transform addressing a message index past the end at pre_model_call denies with transform_invalid",
   "5.2", ["5.2-f", "6.1-c"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO],
    "records": [rec(PM, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_invalid"})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(PM, transform("$target[7].content", "x"))])
 
-V(next(n), "transform-rooted-elsewhere", "A transform path rooted outside $target is refused and the output is not released",
+V(50, "transform-rooted-elsewhere", "A transform path rooted outside $target is refused and the output is not released",
   "5.2", ["5.2-e"], TP, plain_scenario(),
   {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "deny",
                                                        "verdict.reason": "host_error:transform_target_forbidden"})],
@@ -268,30 +269,30 @@ V(next(n), "transform-rooted-elsewhere", "A transform path rooted outside $targe
 # "presence and JSON type"). The composed context fails the section 4 envelope check, so the emission is denied
 # host_error:context_invalid (spec/0.1/DECISIONS.md D-35 / P-3).
 CI = "host_error:context_invalid"
-V(next(n), "transform-args-not-object", "A bare $target transform that makes tool_call.args a string is not applied: the tool does not run and no post_tool_call is emitted",
+V(51, "transform-args-not-object", "A bare $target transform that makes tool_call.args a string is not applied: the tool does not run and no post_tool_call is emitted",
   "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-e", "4.2-f"], TP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": CI})],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
   caps=MT, script=[rule(PT, transform("$target", "not-an-object"))])
-V(next(n), "transform-messages-not-array", "A bare $target transform that makes messages an object is not applied: the model is not called",
+V(52, "transform-messages-not-array", "A bare $target transform that makes messages an object is not applied: the model is not called",
   "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-c", "6.1-c"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO, OUT],
    "records": [rec(PM, {"verdict.decision": "deny", "verdict.reason": CI})], "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(PM, transform("$target", {"role": "user", "content": "not a list"}))])
-V(next(n), "transform-tool-calls-not-array", "A transform that makes response.tool_calls a string is not applied: the response is discarded and nothing reaches the caller",
+V(53, "transform-tool-calls-not-array", "A transform that makes response.tool_calls a string is not applied: the response is discarded and nothing reaches the caller",
   "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-d", "6.1-d"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, PM, PO, SD]), "interceptions_absent": [OUT],
    "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": CI})], "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(PO, transform("$target.tool_calls", "none"))])
 # The same check does not depend on the identity provider: with the null provider no identity is computed, yet a
 # transform that drops a required conditional member must still be refused.
-V(next(n), "transform-output-shape-null-provider", "With the null provider, a bare $target transform that replaces output with a string is still refused: nothing reaches the caller",
+V(54, "transform-output-shape-null-provider", "With the null provider, a bare $target transform that replaces output with a string is still refused: nothing reaches the caller",
   "4.2, 4.3, 10.1", ["4.3-e", "4.2-g", "6.1-g"], TP, plain_scenario(),
   {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "deny", "verdict.reason": CI, "identity_provider": None})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, identity_provider=None, script=[rule(OUT, transform("$target", "plain text"))])
-V(next(n), "transform-input-shape-null-provider", "With the null provider, a bare $target transform that replaces input with a string is still refused: the turn never begins",
+V(55, "transform-input-shape-null-provider", "With the null provider, a bare $target transform that replaces input with a string is still refused: the turn never begins",
   "4.2, 4.3, 10.1", ["4.3-e", "4.2-b", "6.1-b"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, SD]), "interceptions_absent": [PM],
    "records": [rec(IN, {"verdict.decision": "deny", "verdict.reason": CI, "identity_provider": None})], "final_output": None, "run_outcome": "blocked"},
