@@ -21,10 +21,9 @@ use crate::compose::dispatch::BindingTimeout;
 use crate::compose::dispatch::{BoxFuture, Interceptor, InterceptorAnswer, Registration};
 use crate::compose::profile::{Composition, Knob, Mode, OnApproval};
 use crate::context::build::AgentIdentity;
-use crate::declaration::kinds::with_reference_kinds;
+use crate::declaration::kinds::{ctk_scripted_kind, with_reference_kinds};
 use crate::declaration::{
-    BindingContext, Declaration, DeclarationBuilder, DeclarationError, HostRegistry, HostSurface,
-    Loader,
+    Declaration, DeclarationBuilder, DeclarationError, HostRegistry, HostSurface, Loader,
 };
 use crate::emitter::{Emitter, DEFAULT_INTERCEPTOR_TIMEOUT};
 use crate::identity::provider::{IdentityProvider, ProviderRegistry};
@@ -44,9 +43,10 @@ pub const FRAMEWORK: &str = "reference-agent";
 
 static SESSIONS: AtomicU64 = AtomicU64::new(1);
 
-/// Kind of the kit's scripted bindings: config `{"script": i}` binds
-/// interceptor `i` of the vector (§7.7.9).
-pub const CTK_SCRIPTED_KIND: &str = "ctk.scripted";
+/// Kind of the kit's scripted bindings: config `{"script": i, ...}` binds
+/// interceptor `i` of the vector (§7.7.9); other config members are ignored
+/// ([`crate::declaration::kinds::ctk_script_index`]).
+pub const CTK_SCRIPTED_KIND: &str = crate::declaration::kinds::CTK_SCRIPTED;
 /// Name of the kit's approval resolver in a conformance registry.
 pub const CTK_SCRIPTED_RESOLVER: &str = "ctk-scripted";
 /// Name of the kit's redactor in a conformance registry.
@@ -288,27 +288,15 @@ pub fn conformance_registry(
 ) -> Result<HostRegistry, String> {
     let scripted = {
         let callbacks = callbacks.clone();
-        move |config: &Value,
-              _binding: &BindingContext|
-              -> Result<Arc<dyn crate::compose::dispatch::Interceptor>, String> {
-            let index = config
-                .as_object()
-                .filter(|m| m.len() == 1)
-                .and_then(|m| m.get("script"))
-                .and_then(Value::as_u64)
-                .ok_or("config must be {\"script\": <unsigned integer>}")?;
-            let index = usize::try_from(index)
-                .ok()
-                .filter(|i| *i < scripts)
-                .ok_or("the script index names no interceptor script of this vector")?;
-            Ok(Arc::new(CallbackInterceptor {
+        ctk_scripted_kind(scripts, move |index| {
+            Arc::new(CallbackInterceptor {
                 callbacks: callbacks.clone(),
                 index,
-            }))
-        }
+            })
+        })
     };
     let registry = HostRegistry::for_conformance(HostSurface::reference())
-        .kind(CTK_SCRIPTED_KIND, Arc::new(scripted))
+        .kind(CTK_SCRIPTED_KIND, scripted)
         .and_then(|r| {
             r.approval_resolver(
                 CTK_SCRIPTED_RESOLVER,

@@ -72,9 +72,38 @@ pub fn version(
     }
 }
 
+/// A `<major>.<minor>` pair of decimal digit strings, compared as numbers
+/// of any size (leading zeros do not count), so that no digit string can
+/// overflow into a smaller version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Numeric<'a> {
+    major: &'a str,
+    minor: &'a str,
+}
+
+impl<'a> Numeric<'a> {
+    /// `agent-hooks/<major>.<minor>` with each part one or more ASCII digits.
+    fn parse(wire: &'a str) -> Option<Numeric<'a>> {
+        let (major, minor) = wire.strip_prefix("agent-hooks/")?.split_once('.')?;
+        let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+        (digits(major) && digits(minor)).then_some(Numeric { major, minor })
+    }
+}
+
+/// Compare two decimal digit strings by the numbers they write.
+fn cmp_digits(a: &str, b: &str) -> std::cmp::Ordering {
+    let a = a.trim_start_matches('0');
+    let b = b.trim_start_matches('0');
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+}
+
 /// Step 4: the spec version the document is written for. Required (seed
-/// 000); it must be a version the loader implements and one the document's
-/// contract version is defined under.
+/// 000). §7.7.6 step 4 as written: a numeric `agent-hooks/<major>.<minor>`
+/// passes when it has the loader's major and a minor no greater than the
+/// loader's, and then selects that released version (so `agent-hooks/0.0`
+/// loads on a 0.1 loader and emits 0.1). `agent-hooks/draft` passes only on
+/// a loader that implements the draft. The document's contract version must
+/// also be defined under the version selected.
 pub fn spec(
     doc: &Map<String, Value>,
     version: DeclarationVersion,
@@ -91,27 +120,43 @@ pub fn spec(
         Some(Value::String(s)) => s.as_str(),
         Some(_) => return Err(refuse("the spec member is not a string".into())),
     };
-    let well_formed = wire == crate::spec_version::SPEC_VERSION_DRAFT
-        || wire.strip_prefix("agent-hooks/").is_some_and(|v| {
-            let mut parts = v.split('.');
-            let ok = |p: Option<&str>| {
-                p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-            };
-            ok(parts.next()) && ok(parts.next()) && parts.next().is_none()
-        });
-    if !well_formed {
-        return Err(refuse(
-            "the spec member is not of the form agent-hooks/<major>.<minor>".into(),
-        ));
-    }
     let implemented: Vec<&str> = specs.iter().map(|s| s.wire()).collect();
-    let Some(spec) = SpecVersion::parse(wire).filter(|s| specs.contains(s)) else {
-        return Err(refuse(format!(
-            "this loader implements {}",
-            implemented.join(", ")
-        )));
+    let implements = || format!("this loader implements {}", implemented.join(", "));
+    let selected = if wire == crate::spec_version::SPEC_VERSION_DRAFT {
+        specs
+            .iter()
+            .copied()
+            .find(|s| *s == SpecVersion::Draft)
+            .ok_or_else(|| refuse(implements()))?
+    } else {
+        let Some(doc_version) = Numeric::parse(wire) else {
+            return Err(refuse(
+                "the spec member is not of the form agent-hooks/<major>.<minor>".into(),
+            ));
+        };
+        // The released versions this loader implements, as numbers.
+        let released: Vec<(SpecVersion, Numeric<'static>)> = specs
+            .iter()
+            .filter_map(|s| Numeric::parse(s.wire()).map(|n| (*s, n)))
+            .collect();
+        let same_major: Vec<&(SpecVersion, Numeric<'static>)> = released
+            .iter()
+            .filter(|(_, n)| cmp_digits(n.major, doc_version.major).is_eq())
+            .collect();
+        if same_major.is_empty() {
+            return Err(refuse(format!(
+                "another major than the loader's: {}",
+                implements()
+            )));
+        }
+        same_major
+            .iter()
+            .filter(|(_, n)| cmp_digits(doc_version.minor, n.minor).is_le())
+            .min_by(|(_, a), (_, b)| cmp_digits(a.minor, b.minor))
+            .map(|(s, _)| *s)
+            .ok_or_else(|| refuse(format!("a newer minor than the loader's: {}", implements())))?
     };
-    if !version.defined_under(spec) {
+    if !version.defined_under(selected) {
         return Err(refuse(format!(
             "{} is defined under {} only",
             version.as_str(),
@@ -123,7 +168,7 @@ pub fn spec(
                 .join(", ")
         )));
     }
-    Ok(spec)
+    Ok(selected)
 }
 
 const ROOT: [&str; 9] = [
@@ -410,8 +455,53 @@ struct TypedBinding {
     on_error: Option<OnError>,
 }
 
-/// Step 6: types, enums, patterns, ranges and required-iff rules.
-pub fn fields(doc: &Map<String, Value>) -> Result<Typed, DeclarationError> {
+/// Largest integer magnitude a document may hold anywhere: 2^53 − 1, the
+/// bound of the I-JSON domain (§4.4, §10.2).
+pub const MAX_SAFE_INTEGER: u64 = crate::context::domain::MAX_SAFE_INTEGER;
+
+/// Pointers of the JSON integers in `value` whose magnitude passes
+/// [`MAX_SAFE_INTEGER`], in document order (floats are never judged as
+/// integers).
+fn unsafe_integers(value: &Value, pointer: &mut String, out: &mut Vec<String>) {
+    match value {
+        Value::Number(n) => {
+            let beyond = match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => u > MAX_SAFE_INTEGER,
+                (None, Some(i)) => i.unsigned_abs() > MAX_SAFE_INTEGER,
+                (None, None) => false,
+            };
+            if beyond {
+                out.push(pointer.clone());
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = pointer.len();
+                pointer.push_str(&format!("/{i}"));
+                unsafe_integers(item, pointer, out);
+                pointer.truncate(len);
+            }
+        }
+        Value::Object(members) => {
+            for (key, item) in members {
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&token(key));
+                unsafe_integers(item, pointer, out);
+                pointer.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Step 6: types, enums, patterns, ranges and required-iff rules. The
+/// integer range holds document-wide: an integer beyond ±(2^53 − 1)
+/// anywhere, `config` and `extensions` included, is a finding at its
+/// pointer. `raw_unsafe` names the integer literals beyond that bound that
+/// the text path saw before parsing (a literal beyond 64 bits reaches the
+/// value as a float); the value path passes none.
+pub fn fields(doc: &Map<String, Value>, raw_unsafe: &[String]) -> Result<Typed, DeclarationError> {
     let mut f = Fields { out: Vec::new() };
     let mut t = Typed::default();
     if let Some(v) = doc.get("$schema") {
@@ -480,6 +570,25 @@ pub fn fields(doc: &Map<String, Value>) -> Result<Typed, DeclarationError> {
                 }
             }
             t.extensions = Some(v.clone());
+        }
+    }
+    let mut beyond = Vec::new();
+    for (key, v) in doc {
+        let mut pointer = at("", key);
+        unsafe_integers(v, &mut pointer, &mut beyond);
+    }
+    for p in raw_unsafe {
+        if !beyond.contains(p) {
+            beyond.push(p.clone());
+        }
+    }
+    for p in beyond {
+        // A member-specific finding (a range, a type) already names it.
+        if !f.out.iter().any(|x| x.pointer == p) {
+            f.bad(
+                p,
+                "an integer beyond ±(2^53 − 1) (9007199254740991), which no I-JSON reader holds exactly; write it as a decimal string",
+            );
         }
     }
     refuse(RefusalClass::InvalidField, f.out)?;
@@ -600,7 +709,12 @@ fn configuration(c: &Map<String, Value>, f: &mut Fields, t: &mut Typed) {
     if let Some(v) = c.get("records") {
         if let Some(r) = f.object(v, "/configuration/records") {
             if let Some(v) = r.get("max_buffered") {
-                t.max_buffered = f.opt_int(v, "/configuration/records/max_buffered", 1, u64::MAX);
+                t.max_buffered = f.opt_int(
+                    v,
+                    "/configuration/records/max_buffered",
+                    1,
+                    MAX_SAFE_INTEGER,
+                );
             }
         }
     }

@@ -111,13 +111,16 @@ impl<'r> Loader<'r> {
     /// Load from JSON text.
     pub fn load_text(&self, text: &str) -> Result<Declaration, DeclarationError> {
         let doc = text::parse_text(text)?;
-        self.load_document(doc)
+        // Integer literals beyond the I-JSON bound, seen in the text itself:
+        // one beyond 64 bits reaches the value as a float.
+        let unsafe_integers = text::unsafe_integer_pointers(text);
+        self.load_document(doc, &unsafe_integers)
     }
 
     /// Load from a parsed value.
     pub fn load_value(&self, value: &Value) -> Result<Declaration, DeclarationError> {
         text::check_value(value)?;
-        self.load_document(value.clone())
+        self.load_document(value.clone(), &[])
     }
 
     /// Load a document built in code: it is serialized and goes through the
@@ -136,8 +139,14 @@ impl<'r> Loader<'r> {
         self.load_text(&text)
     }
 
-    /// Steps 3 to 12 over a parsed document.
-    fn load_document(&self, doc: Value) -> Result<Declaration, DeclarationError> {
+    /// Steps 3 to 12 over a parsed document; `unsafe_integers` are the
+    /// pointers of integer literals beyond ±(2^53 − 1) the text path saw
+    /// (judged at step 6 with the rest of the member values).
+    fn load_document(
+        &self,
+        doc: Value,
+        unsafe_integers: &[String],
+    ) -> Result<Declaration, DeclarationError> {
         let Some(obj) = doc.as_object() else {
             return Err(DeclarationError::one(
                 RefusalClass::Malformed,
@@ -149,7 +158,7 @@ impl<'r> Loader<'r> {
         let version = check::version(obj, &self.specs)?;
         let spec = check::spec(obj, version, &self.specs)?;
         check::unknown_fields(obj, version)?;
-        let typed = check::fields(obj)?;
+        let typed = check::fields(obj, unsafe_integers)?;
         let resolved = check::resolve(typed, version, spec, self.registry.surface(), &accepted)?;
         // Step 9: references.
         let mut missing = Vec::new();

@@ -319,7 +319,6 @@ fn spec_is_required_and_must_be_implemented() {
         json!(0.1),
         json!("agent-hooks/2.1"),
         json!("agent-hooks/0.9"),
-        json!("agent-hooks/0.0"),
         json!("agent-hooks/x"),
         json!("hooks/0.1"),
     ] {
@@ -346,6 +345,45 @@ fn spec_is_required_and_must_be_implemented() {
         .for_spec(SpecVersion::Draft)
         .load_value(&minimal())
         .expect_err("0.1 under draft");
+    assert_eq!(e.class, RefusalClass::SpecUnsupported);
+}
+
+/// §7.7.6 step 4 as written: the loader's major, and a minor no greater
+/// than the loader's. A 0.1 loader takes a document written for 0.0 (and
+/// emits 0.1); another major or a newer minor is refused, whatever its
+/// spelling.
+#[test]
+fn spec_step_four_takes_the_loaders_major_and_no_newer_minor() {
+    let r = reference_registry();
+    for loader in [Loader::new(&r), Loader::new(&r).for_spec(SpecVersion::V0_1)] {
+        for s in ["agent-hooks/0.0", "agent-hooks/0.1", "agent-hooks/00.01"] {
+            let d = loader
+                .load_value(&with(minimal(), "/spec", json!(s)))
+                .unwrap_or_else(|e| panic!("{s} refused: {e}"));
+            assert_eq!(d.spec(), SpecVersion::V0_1, "{s}");
+            assert_eq!(d.resolved().to_value()["spec"], json!("agent-hooks/0.1"));
+        }
+        for s in [
+            "agent-hooks/0.2",
+            "agent-hooks/0.10",
+            "agent-hooks/0.18446744073709551617",
+            "agent-hooks/1.0",
+            "agent-hooks/1.1",
+            "agent-hooks/18446744073709551616.0",
+        ] {
+            let e = loader
+                .load_value(&with(minimal(), "/spec", json!(s)))
+                .expect_err(s);
+            assert_eq!(e.class, RefusalClass::SpecUnsupported, "{s}");
+            assert_eq!(e.findings[0].pointer, "/spec");
+        }
+    }
+    // The draft has no major or minor: a draft-only loader takes the draft
+    // string alone, so an older numeric minor is no way in.
+    let e = Loader::new(&r)
+        .for_spec(SpecVersion::Draft)
+        .load_value(&with(minimal(), "/spec", json!("agent-hooks/0.0")))
+        .expect_err("0.0 under a draft-only loader");
     assert_eq!(e.class, RefusalClass::SpecUnsupported);
 }
 
@@ -540,6 +578,125 @@ fn findings_never_echo_config() {
         "bindings": [{"id": "b", "kind": "reference.allow-all", "config": {"k": "s3cr3t", "k": "s3cr3t"}}]}"#;
     let e = Loader::new(&r).load_text(text).expect_err("duplicate");
     assert!(!e.detail().contains("s3cr3t"));
+}
+
+/// The document-wide integer bound: an integer beyond ±(2^53 − 1)
+/// anywhere (a configuration member, a binding's `config`, `extensions`)
+/// is `invalid_field` at its pointer, at step 6; the bound itself loads and
+/// floats are never judged as integers.
+#[test]
+fn integers_beyond_the_safe_bound_are_invalid_fields_anywhere() {
+    let r = golden_registry();
+    let base = json!({"declaration": "agent-hooks-declaration/1.0", "spec": "agent-hooks/0.1",
+                      "bindings": [{"id": "allow", "kind": "com.example.allow"}]});
+    let beyond = 9_007_199_254_740_992_u64;
+    for (pointer, value, at) in [
+        (
+            "/configuration/records/max_buffered",
+            json!(beyond),
+            "/configuration/records/max_buffered",
+        ),
+        (
+            "/bindings/0/config",
+            json!({"limit": beyond}),
+            "/bindings/0/config/limit",
+        ),
+        (
+            "/bindings/0/config",
+            json!({"ids": [1, -9_007_199_254_740_992_i64]}),
+            "/bindings/0/config/ids/1",
+        ),
+        ("/bindings/0/config", json!(u64::MAX), "/bindings/0/config"),
+        (
+            "/extensions",
+            json!({"acme": {"a/b": i64::MIN}}),
+            "/extensions/acme/a~1b",
+        ),
+    ] {
+        let e = refused(&r, &with(base.clone(), pointer, value));
+        assert_eq!(e.class, RefusalClass::InvalidField, "{at}");
+        let pointers: Vec<&str> = e.findings.iter().map(|f| f.pointer.as_str()).collect();
+        assert_eq!(pointers, [at]);
+    }
+    // The bound itself, and floats of any size, load.
+    let d = Loader::new(&r)
+        .load_value(&with(
+            with(
+                with(base.clone(), "/configuration/records/max_buffered", json!(9_007_199_254_740_991_u64)),
+                "/bindings/0/config",
+                json!({"hi": 9_007_199_254_740_991_u64, "lo": -9_007_199_254_740_991_i64, "f": 1e300}),
+            ),
+            "/extensions",
+            json!({"acme": {"n": -9_007_199_254_740_991_i64}}),
+        ))
+        .expect("the bound loads");
+    assert_eq!(d.resolved().max_buffered, Some(9_007_199_254_740_991));
+    // On text, a literal beyond 64 bits (a float to the parser) is seen too,
+    // and such a text has no exact value form.
+    let text = r#"{"declaration": "agent-hooks-declaration/1.0", "spec": "agent-hooks/0.1",
+        "bindings": [{"id": "allow", "kind": "com.example.allow", "config": {"n": 18446744073709551616, "f": 1.0e30}}]}"#;
+    let e = Loader::new(&r).load_text(text).expect_err("beyond 64 bits");
+    assert_eq!(e.class, RefusalClass::InvalidField);
+    assert_eq!(e.findings.len(), 1);
+    assert_eq!(e.findings[0].pointer, "/bindings/0/config/n");
+    assert!(text::parse_exact(text).is_none());
+    assert!(text::parse_exact(&text.replace("18446744073709551616", "9007199254740992")).is_some());
+    // Step order: an unknown member (step 5) decides before it; it decides
+    // before a contradiction (step 7).
+    let big = with(base.clone(), "/bindings/0/config", json!({"n": beyond}));
+    assert_eq!(
+        class_of(&r, &with(big.clone(), "/colour", json!("red"))),
+        Some(RefusalClass::UnknownField)
+    );
+    let twice = with(
+        big,
+        "/bindings/1",
+        json!({"id": "allow", "kind": "com.example.allow"}),
+    );
+    assert_eq!(class_of(&r, &twice), Some(RefusalClass::InvalidField));
+}
+
+/// The kit's `ctk.scripted` reads `config.script` and ignores every other
+/// member, as the kit defines the kind; the index must still be an unsigned
+/// integer naming one of the vector's scripts.
+#[test]
+fn ctk_scripted_reads_config_script_and_tolerates_other_members() {
+    use super::kinds::{ctk_script_index, ctk_scripted_kind, CTK_SCRIPTED};
+    let r = HostRegistry::for_conformance(HostSurface::reference())
+        .kind(CTK_SCRIPTED, ctk_scripted_kind(2, |_| Arc::new(Allow)))
+        .expect("registry");
+    let doc = |config: Value| {
+        json!({"declaration": "agent-hooks-declaration/1.0", "spec": "agent-hooks/0.1",
+               "bindings": [{"id": "guard", "kind": CTK_SCRIPTED, "config": config}]})
+    };
+    for config in [
+        json!({"script": 1}),
+        json!({"script": 0, "note": "from another kit", "weight": 3, "nested": {"x": [1]}}),
+    ] {
+        assert!(
+            Loader::new(&r).load_value(&doc(config.clone())).is_ok(),
+            "{config}"
+        );
+    }
+    assert_eq!(
+        ctk_script_index(&json!({"label": "x", "script": 1}), 2),
+        Ok(1)
+    );
+    for config in [
+        json!({}),
+        json!({"note": "no script"}),
+        json!({"script": "0"}),
+        json!({"script": -1}),
+        json!({"script": 0.0}),
+        json!({"script": 2}),
+        json!(0),
+    ] {
+        assert_eq!(
+            class_of(&r, &doc(config.clone())),
+            Some(RefusalClass::BindingRejected),
+            "{config}"
+        );
+    }
 }
 
 // ---- step 7: consistency ----

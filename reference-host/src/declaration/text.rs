@@ -72,9 +72,9 @@ pub fn parse_text(text: &str) -> Result<Value, DeclarationError> {
 }
 
 /// Parse `text` as one JSON value of any root and depth, with no member
-/// name repeated within an object and nothing after it: `None` when it is
-/// not (the value a JSON parser builds would not represent the text
-/// exactly). Harnesses use it to decide whether a document given as text
+/// name repeated within an object, no integer literal beyond 64 bits and
+/// nothing after it: `None` when it is not (the value a JSON parser builds
+/// would not represent the text exactly). Harnesses use it to decide whether a document given as text
 /// can also go through the value path; the loader's own step 2 is
 /// [`parse_text`].
 pub fn parse_exact(text: &str) -> Option<Value> {
@@ -86,7 +86,153 @@ pub fn parse_exact(text: &str) -> Option<Value> {
     .deserialize(&mut de)
     .ok()?;
     de.end().ok()?;
-    Some(value)
+    // An integer literal beyond 64 bits became a float: the value no longer
+    // writes what the text wrote.
+    let coerced = unsafe_integer_pointers(text)
+        .iter()
+        .any(|p| value.pointer(p).is_some_and(|n| n.is_f64()));
+    (!coerced).then_some(value)
+}
+
+/// RFC 6901 pointers of the integer literals in `text` whose magnitude
+/// passes 2^53 − 1 (`9007199254740991`), in document order. A literal with
+/// a fraction or an exponent is not an integer literal. `text` is a
+/// document [`parse_text`] accepted; the scan reads the tokens themselves,
+/// so it also sees literals beyond 64 bits that a parser turns into floats.
+pub fn unsafe_integer_pointers(text: &str) -> Vec<String> {
+    let mut scan = Scan {
+        text,
+        at: 0,
+        out: Vec::new(),
+    };
+    // A text the parser accepted always scans to its end; on anything
+    // unexpected the scan stops with what it found so far.
+    let _ = scan.value("");
+    scan.out
+}
+
+/// Whether an integer literal's digits (no sign) write a number beyond
+/// 2^53 − 1.
+fn digits_beyond_safe(digits: &str) -> bool {
+    const LIMIT: &str = "9007199254740991";
+    let d = digits.trim_start_matches('0');
+    d.len() > LIMIT.len() || (d.len() == LIMIT.len() && d > LIMIT)
+}
+
+/// The token scanner behind [`unsafe_integer_pointers`].
+struct Scan<'t> {
+    text: &'t str,
+    at: usize,
+    out: Vec<String>,
+}
+
+impl Scan<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        self.skip_ws();
+        (self.peek() == Some(byte)).then(|| self.at += 1)
+    }
+
+    /// One string token, decoded.
+    fn string(&mut self) -> Option<String> {
+        self.skip_ws();
+        let start = self.at;
+        self.expect(b'"')?;
+        loop {
+            match self.peek()? {
+                b'\\' => self.at += 2,
+                b'"' => break,
+                _ => self.at += 1,
+            }
+        }
+        self.at += 1;
+        serde_json::from_str(self.text.get(start..self.at)?).ok()
+    }
+
+    fn value(&mut self, pointer: &str) -> Option<()> {
+        self.skip_ws();
+        match self.peek()? {
+            b'{' => {
+                self.at += 1;
+                self.skip_ws();
+                if self.peek() == Some(b'}') {
+                    self.at += 1;
+                    return Some(());
+                }
+                loop {
+                    let key = self.string()?;
+                    self.expect(b':')?;
+                    self.value(&format!(
+                        "{pointer}/{}",
+                        crate::declaration::check::token(&key)
+                    ))?;
+                    self.skip_ws();
+                    match self.peek()? {
+                        b',' => self.at += 1,
+                        b'}' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                self.at += 1;
+                self.skip_ws();
+                if self.peek() == Some(b']') {
+                    self.at += 1;
+                    return Some(());
+                }
+                let mut index = 0usize;
+                loop {
+                    self.value(&format!("{pointer}/{index}"))?;
+                    index += 1;
+                    self.skip_ws();
+                    match self.peek()? {
+                        b',' => self.at += 1,
+                        b']' => {
+                            self.at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'"' => self.string().map(drop),
+            b'-' | b'0'..=b'9' => {
+                let start = self.at;
+                while matches!(
+                    self.peek(),
+                    Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                ) {
+                    self.at += 1;
+                }
+                let token = self.text.get(start..self.at)?;
+                let digits = token.strip_prefix('-').unwrap_or(token);
+                if digits.bytes().all(|b| b.is_ascii_digit()) && digits_beyond_safe(digits) {
+                    self.out.push(pointer.to_owned());
+                }
+                Some(())
+            }
+            _ => {
+                // true, false, null
+                while self.peek().is_some_and(|b| b.is_ascii_alphabetic()) {
+                    self.at += 1;
+                }
+                Some(())
+            }
+        }
+    }
 }
 
 /// An error's text without the value that caused it (serde_json names
