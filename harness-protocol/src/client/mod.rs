@@ -11,6 +11,14 @@
 //! caller drops before it returns (an outer timeout) leaves the link unusable:
 //! the next call kills that host and starts afresh, counting a failure.
 //!
+//! No process a host starts outlives it: on Linux the runner becomes the
+//! child subreaper ([`become_subreaper`]) and ending a host kills every
+//! process it left behind, even one that left its process group; the host
+//! exiting ends the call at once even while such a process holds its stdout.
+//! Stdout is read by one task and stdin written by another, so a host that
+//! does not read its answers cannot stall the runner: its callbacks stay open
+//! and reaching the open-callback limit is a protocol violation.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), ctk_harness_protocol::HarnessError> {
 //! use std::time::Duration;
@@ -30,6 +38,7 @@
 
 mod process;
 mod supervise;
+mod tree;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -41,6 +50,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 pub use process::kill_all_hosts;
+pub use tree::become_subreaper;
 
 use self::process::HostProcess;
 use self::supervise::{CallError, Deadline, Session};
@@ -348,7 +358,7 @@ impl StdioHarness {
         let process = HostProcess::spawn(&self.config).map_err(|e| {
             let err = HarnessError::new(
                 Phase::Spawn,
-                HarnessErrorKind::Spawn(format!("{}: {e}", self.config.program.to_string_lossy())),
+                HarnessErrorKind::Spawn(spawn_failure(&self.config, &e)),
             );
             self.record_failure(&err);
             err
@@ -356,7 +366,7 @@ impl StdioHarness {
         self.session = Some(Session::new(process));
         let params = InitializeParams::current();
         let deadline = self.message_deadline();
-        let result: InitializeResult = self
+        let answered: Result<InitializeResult, HarnessError> = self
             .call(
                 Phase::Handshake,
                 methods::INITIALIZE,
@@ -364,7 +374,16 @@ impl StdioHarness {
                 deadline,
                 None,
             )
-            .await?;
+            .await;
+        let result = match answered {
+            Ok(result) => result,
+            // A host that refused the handshake (an error response) is still
+            // up but unusable: end it, so that the next call starts afresh.
+            Err(err) if self.session.is_some() => {
+                return Err(self.fail(Phase::Handshake, err.kind).await);
+            }
+            Err(err) => return Err(err),
+        };
         if result.protocol != PROTOCOL_VERSION {
             let kind = HarnessErrorKind::Protocol(format!(
                 "the host speaks {}, the runner {PROTOCOL_VERSION}",
@@ -445,6 +464,28 @@ impl StdioHarness {
             }
             Err(CallError::Fatal(kind)) => Err(self.fail(phase, kind).await),
         }
+    }
+}
+
+/// Why the host could not be started, in words that say what to fix.
+fn spawn_failure(config: &StdioHarnessConfig, e: &std::io::Error) -> String {
+    let program = config.program.to_string_lossy();
+    if let Some(dir) = &config.current_dir {
+        if !dir.is_dir() {
+            return format!(
+                "its working directory {} is not a directory ({e}); check the path",
+                dir.display()
+            );
+        }
+    }
+    match e.kind() {
+        std::io::ErrorKind::NotFound => format!(
+            "program `{program}` not found ({e}); check the host command, or give its full path"
+        ),
+        std::io::ErrorKind::PermissionDenied => {
+            format!("program `{program}` cannot be run ({e}); is it an executable file?")
+        }
+        _ => format!("program `{program}`: {e}"),
     }
 }
 

@@ -1,16 +1,22 @@
 //! The host process: spawned in its own process group, killed with its
-//! whole group on drop, stdout read line by line within the limit, stderr
-//! drained continuously into a bounded ring buffer.
+//! whole group and every process it left behind (`tree`) when it ends; stdout
+//! read line by line by a task of its own within a byte budget, stdin written
+//! by another task from a queue (so that reading never waits for writing),
+//! stderr drained continuously into a bounded ring buffer.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
+use super::tree::{self, Tagged};
 use super::StdioHarnessConfig;
 use crate::wire::codec::{CodecError, LineReader};
 
@@ -37,11 +43,23 @@ fn kill_group(pgid: i32) {
 /// Kill every host process group this process started and has not yet
 /// reaped, with SIGKILL. Safe to call from a Ctrl-C handler task, any number
 /// of times; the harnesses whose hosts die report harness errors afterwards.
+/// On Linux every process a host left behind dies too, even one that left
+/// the host's process group.
 pub fn kill_all_hosts() {
-    let groups: Vec<i32> = live_groups().iter().copied().collect();
-    for pgid in groups {
+    let groups: BTreeSet<i32> = live_groups().clone();
+    kill_hosts_and_leftovers(&groups);
+    tree::reap_leftovers_later(Duration::from_secs(1));
+}
+
+fn kill_hosts_and_leftovers(groups: &BTreeSet<i32>) {
+    for &pgid in groups {
+        // A host's group id is its pid.
+        tree::kill_leftovers(u32::try_from(pgid).ok(), Tagged::AnyHost, groups);
         kill_group(pgid);
     }
+    // Leftovers of hosts already ended, orphaned below this process: at
+    // exit they would be reparented to init and live on.
+    tree::kill_leftovers(None, Tagged::AnyHost, groups);
 }
 
 extern "C" fn kill_all_hosts_at_exit() {
@@ -49,9 +67,7 @@ extern "C" fn kill_all_hosts_at_exit() {
     let Ok(groups) = LIVE_GROUPS.try_lock() else {
         return;
     };
-    for pgid in groups.iter().copied() {
-        kill_group(pgid);
-    }
+    kill_hosts_and_leftovers(&groups);
 }
 
 /// Kill every live host group when the runner exits, even through
@@ -73,13 +89,63 @@ fn kill_hosts_at_exit() {
 
 /// What the stdout reader saw.
 #[derive(Debug)]
-pub(crate) enum Incoming {
+enum Incoming {
     /// A complete line.
     Line(String),
     /// Reading failed (oversized line, bad UTF-8, I/O); nothing follows.
     Failed(CodecError),
     /// The host closed stdout.
     Eof,
+}
+
+/// What the host did, as [`HostProcess::next_event`] reports it.
+#[derive(Debug)]
+pub(crate) enum Event {
+    /// A complete stdout line.
+    Line(String),
+    /// Reading stdout failed (oversized line, bad UTF-8, I/O).
+    Failed(CodecError),
+    /// The host is gone (it exited, or closed stdout or stdin and was
+    /// reaped or killed); the exit status as text.
+    Gone {
+        /// The exit status as text.
+        status: String,
+    },
+}
+
+/// A line for the host's stdin.
+#[derive(Debug)]
+struct Outgoing {
+    line: String,
+    /// For a callback answer, the call whose run it belongs to: once that
+    /// call is over the answer is dropped, never written.
+    answer_of: Option<u64>,
+}
+
+/// What the stdin writer and the session share.
+#[derive(Debug, Default)]
+struct WriterState {
+    /// The call whose callback answers may be written; 0 for none.
+    call: AtomicU64,
+    /// Callback answers written so far.
+    delivered: AtomicUsize,
+}
+
+/// The open call, as [`HostProcess::begin_call`] starts it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallTicket {
+    call: u64,
+    delivered_before: usize,
+}
+
+/// What one queued line costs of the stdout byte budget: its bytes and a
+/// little for its bookkeeping, within the budget so that any line fits.
+fn line_cost(event: &Incoming, budget: u32) -> u32 {
+    let bytes = match event {
+        Incoming::Line(line) => line.len().saturating_add(64),
+        Incoming::Failed(_) | Incoming::Eof => 1,
+    };
+    u32::try_from(bytes).unwrap_or(u32::MAX).min(budget)
 }
 
 /// The last lines of the host's stderr, bounded in lines and bytes.
@@ -140,11 +206,23 @@ impl StderrRing {
 pub(crate) struct HostProcess {
     child: Child,
     pgid: Option<i32>,
-    pub(crate) stdin: Option<ChildStdin>,
-    pub(crate) incoming: mpsc::Receiver<Incoming>,
+    /// The value of [`tree::TOKEN_ENV`] the host and its descendants carry.
+    token: String,
+    /// Lines for the stdin writer; `None` once stdin is being closed.
+    outgoing: Option<mpsc::UnboundedSender<Outgoing>>,
+    writer: Arc<WriterState>,
+    /// The stdin writer's failure, while it may still come.
+    write_failed: Option<oneshot::Receiver<std::io::Error>>,
+    next_call: u64,
+    /// Stdout lines, each holding its share of the byte budget until taken.
+    incoming: mpsc::UnboundedReceiver<(Incoming, OwnedSemaphorePermit)>,
+    /// When the host's own process exited, the end of the wait for the rest
+    /// of its stdout.
+    exited_until: Option<Instant>,
     pub(crate) stderr: Arc<StderrRing>,
     stderr_task: Option<JoinHandle<()>>,
     reader_task: JoinHandle<()>,
+    writer_task: JoinHandle<()>,
     grace: Duration,
 }
 
@@ -157,11 +235,13 @@ impl std::fmt::Debug for HostProcess {
 }
 
 impl HostProcess {
-    /// Start the host in a new process group.
+    /// Start the host in a new process group, tagged with a token of its own.
     pub(crate) fn spawn(config: &StdioHarnessConfig) -> std::io::Result<HostProcess> {
+        let token = tree::new_token();
         let mut cmd = Command::new(&config.program);
         cmd.args(&config.args)
             .envs(config.env.iter().map(|(k, v)| (k, v)))
+            .env(tree::TOKEN_ENV, &token)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -171,16 +251,21 @@ impl HostProcess {
             cmd.current_dir(dir);
         }
         kill_hosts_at_exit();
+        tree::become_subreaper_once();
         let mut child = cmd.spawn()?;
         let pgid = child.id().and_then(|pid| i32::try_from(pid).ok());
         if let Some(pgid) = pgid {
             live_groups().insert(pgid);
         }
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
 
-        let (tx, incoming) = mpsc::channel(16);
+        // Lines read but not yet taken hold at most `max_line_bytes` between
+        // them (plus the one line being read), however short they are.
+        let budget = u32::try_from(config.max_line_bytes.max(1)).unwrap_or(u32::MAX);
+        let permits = Arc::new(Semaphore::new(budget as usize));
+        let (tx, incoming) = mpsc::unbounded_channel();
         let limit = config.max_line_bytes;
         let reader_task = tokio::spawn(async move {
             let mut reader = LineReader::new(stdout, limit);
@@ -191,11 +276,20 @@ impl HostProcess {
                     Err(e) => Incoming::Failed(e),
                 };
                 let last = !matches!(event, Incoming::Line(_));
-                if tx.send(event).await.is_err() || last {
+                let cost = line_cost(&event, budget);
+                let Ok(permit) = Arc::clone(&permits).acquire_many_owned(cost).await else {
+                    return;
+                };
+                if tx.send((event, permit)).is_err() || last {
                     return;
                 }
             }
         });
+
+        let writer = Arc::new(WriterState::default());
+        let (outgoing, queue) = mpsc::unbounded_channel();
+        let (failed_tx, write_failed) = oneshot::channel();
+        let writer_task = tokio::spawn(write_stdin(stdin, queue, Arc::clone(&writer), failed_tx));
 
         let ring = Arc::new(StderrRing::new(config.stderr_lines, config.stderr_bytes));
         let keep = config.stderr_bytes.clamp(1, 8 * 1024);
@@ -213,11 +307,17 @@ impl HostProcess {
         Ok(HostProcess {
             child,
             pgid,
-            stdin,
+            token,
+            outgoing: Some(outgoing),
+            writer,
+            write_failed: Some(write_failed),
+            next_call: 1,
             incoming,
+            exited_until: None,
             stderr: ring,
             stderr_task: Some(stderr_task),
             reader_task,
+            writer_task,
             grace: config.exit_grace,
         })
     }
@@ -227,29 +327,120 @@ impl HostProcess {
         self.child.id()
     }
 
+    /// Start a call: callback answers of earlier calls still queued are
+    /// dropped from now on.
+    pub(crate) fn begin_call(&mut self) -> CallTicket {
+        let call = self.next_call;
+        self.next_call += 1;
+        self.writer.call.store(call, Ordering::SeqCst);
+        CallTicket {
+            call,
+            delivered_before: self.writer.delivered.load(Ordering::SeqCst),
+        }
+    }
+
+    /// End the call: its callback answers still queued are never written.
+    pub(crate) fn end_call(&mut self) {
+        self.writer.call.store(0, Ordering::SeqCst);
+    }
+
+    /// Callback answers of the call written to the host so far.
+    pub(crate) fn delivered(&self, ticket: CallTicket) -> usize {
+        self.writer
+            .delivered
+            .load(Ordering::SeqCst)
+            .saturating_sub(ticket.delivered_before)
+    }
+
+    /// Queue a request line; never waits. `false` when stdin is closed.
+    pub(crate) fn send_request(&mut self, line: String) -> bool {
+        self.queue(Outgoing {
+            line,
+            answer_of: None,
+        })
+    }
+
+    /// Queue a callback answer of the call; never waits.
+    pub(crate) fn send_answer(&mut self, line: String, ticket: CallTicket) {
+        let _ = self.queue(Outgoing {
+            line,
+            answer_of: Some(ticket.call),
+        });
+    }
+
+    fn queue(&mut self, out: Outgoing) -> bool {
+        self.outgoing
+            .as_ref()
+            .is_some_and(|tx| tx.send(out).is_ok())
+    }
+
+    /// The next thing the host did: a stdout line, a read failure, or its
+    /// end. Cancel-safe. When the host's process exits, the lines it wrote
+    /// before are still read, but end of file is waited for only up to the
+    /// grace period, and only after the processes it left behind are
+    /// killed: one of them may hold stdout open.
+    pub(crate) async fn next_event(&mut self) -> Event {
+        loop {
+            let exited_until = self.exited_until;
+            tokio::select! {
+                biased;
+                got = self.incoming.recv() => {
+                    return match got.map(|(event, _permit)| event) {
+                        Some(Incoming::Line(line)) => Event::Line(line),
+                        Some(Incoming::Failed(e)) => Event::Failed(e),
+                        Some(Incoming::Eof) | None => Event::Gone { status: self.reap().await },
+                    };
+                }
+                _ = self.child.wait(), if exited_until.is_none() => {
+                    self.kill_leftovers();
+                    self.exited_until = Some(Instant::now() + self.grace);
+                }
+                () = sleep_until_some(exited_until) => {
+                    return Event::Gone { status: self.reap().await };
+                }
+                _ = writer_failure(&mut self.write_failed) => {
+                    // The host closed its stdin (or is gone): reap it.
+                    return Event::Gone { status: self.reap().await };
+                }
+            }
+        }
+    }
+
+    /// Kill every process the host left behind (not the host itself).
+    fn kill_leftovers(&self) {
+        let keep: BTreeSet<i32> = live_groups().clone();
+        tree::kill_leftovers(self.child.id(), Tagged::Host(&self.token), &keep);
+    }
+
     fn kill(&mut self) {
+        self.kill_leftovers();
         if let Some(pgid) = self.pgid {
             kill_group(pgid);
         }
         let _ = self.child.start_kill();
     }
 
+    /// The host is reaped: kill what is left of its group and of its
+    /// descendants, and forget it.
     fn forget_group(&mut self) {
         if let Some(pgid) = self.pgid.take() {
             kill_group(pgid);
             live_groups().remove(&pgid);
         }
+        self.kill_leftovers();
     }
 
     /// Wait up to the grace period for stderr to reach its end, so that the
-    /// tail holds the host's last words.
+    /// tail holds the host's last words, then reap the leftovers killed.
     async fn drain_stderr(&mut self) {
         if let Some(task) = self.stderr_task.take() {
             let _ = tokio::time::timeout(self.grace, task).await;
         }
+        tree::reap_leftovers(self.grace).await;
     }
 
-    /// Kill the host and its group now; the exit status as text.
+    /// Kill the host, its group and its leftovers now; the exit status as
+    /// text.
     pub(crate) async fn terminate(&mut self) -> String {
         self.kill();
         let status = match tokio::time::timeout(self.grace, self.child.wait()).await {
@@ -262,8 +453,9 @@ impl HostProcess {
         status
     }
 
-    /// The host closed stdout or its stdin: wait for it to exit, killing it
-    /// if it does not within the grace period; the exit status as text.
+    /// The host closed stdout or its stdin, or exited: wait for it to exit,
+    /// killing it if it does not within the grace period; the exit status
+    /// as text.
     pub(crate) async fn reap(&mut self) -> String {
         let status = match tokio::time::timeout(self.grace, self.child.wait()).await {
             Ok(Ok(status)) => status.to_string(),
@@ -278,9 +470,10 @@ impl HostProcess {
         status
     }
 
-    /// Close stdin, wait up to the grace period for a clean exit, then kill.
+    /// Close stdin once the queued lines are written, wait up to the grace
+    /// period for a clean exit, then kill.
     pub(crate) async fn close(&mut self) {
-        self.stdin = None;
+        self.outgoing = None;
         if tokio::time::timeout(self.grace, self.child.wait())
             .await
             .is_err()
@@ -289,12 +482,65 @@ impl HostProcess {
             let _ = tokio::time::timeout(self.grace, self.child.wait()).await;
         }
         self.forget_group();
+        tree::reap_leftovers(self.grace).await;
+    }
+}
+
+/// Sleep until `at`; never, for `None`.
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The stdin writer's failure; pending while it has none (and forever once
+/// it ended without one).
+async fn writer_failure(slot: &mut Option<oneshot::Receiver<std::io::Error>>) -> std::io::Error {
+    if let Some(rx) = slot.as_mut() {
+        let got = rx.await;
+        *slot = None;
+        if let Ok(e) = got {
+            return e;
+        }
+    }
+    std::future::pending().await
+}
+
+/// Write queued lines to the host's stdin, in order, until the queue closes
+/// (then stdin closes with it) or a write fails (reported on `failed`).
+async fn write_stdin(
+    mut stdin: ChildStdin,
+    mut queue: mpsc::UnboundedReceiver<Outgoing>,
+    state: Arc<WriterState>,
+    failed: oneshot::Sender<std::io::Error>,
+) {
+    while let Some(out) = queue.recv().await {
+        if let Some(call) = out.answer_of {
+            if state.call.load(Ordering::SeqCst) != call {
+                continue; // its run is over: the callback is abandoned
+            }
+        }
+        let mut buf = out.line.into_bytes();
+        buf.push(b'\n');
+        let written = async {
+            stdin.write_all(&buf).await?;
+            stdin.flush().await
+        };
+        if let Err(e) = written.await {
+            let _ = failed.send(e);
+            return;
+        }
+        if out.answer_of.is_some() {
+            state.delivered.fetch_add(1, Ordering::SeqCst);
+        }
     }
 }
 
 impl Drop for HostProcess {
     fn drop(&mut self) {
         self.reader_task.abort();
+        self.writer_task.abort();
         if let Some(task) = &self.stderr_task {
             task.abort();
         }
@@ -302,6 +548,8 @@ impl Drop for HostProcess {
             self.kill();
             self.forget_group();
         }
+        // tokio reaps the host itself (kill_on_drop); the leftovers are ours.
+        tree::reap_leftovers_later(self.grace);
     }
 }
 

@@ -1,18 +1,18 @@
 //! One request and its answer on a live host, under a deadline; during
 //! `vector/run`, the host's callback requests are answered concurrently, in
 //! whatever order the runner's callbacks finish, and abandoned when the run
-//! ends.
+//! ends. Stdout is read while answers wait to be written: a host that stops
+//! reading its stdin cannot stop the runner reading its stdout.
 
 use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use super::process::{HostProcess, Incoming};
+use super::process::{CallTicket, Event, HostProcess};
 use crate::errors::HarnessErrorKind;
 use crate::harness::Callbacks;
 use crate::wire::codec::CodecError;
@@ -24,7 +24,9 @@ use crate::wire::methods::{ResolveApprovalParams, ResolveApprovalResult};
 use crate::wire::Schemas;
 
 /// The most callbacks a host may have open at once during one run; more is
-/// a protocol violation (it bounds the runner's memory).
+/// a protocol violation (it bounds the runner's memory). A callback is open
+/// from its request until its answer is written to the host's stdin, so a
+/// host that calls back without reading the answers reaches the limit too.
 pub(crate) const MAX_OPEN_CALLBACKS: usize = 1024;
 
 /// How a call failed.
@@ -74,31 +76,6 @@ impl Session {
         }
     }
 
-    async fn write(&mut self, line: &str, deadline: Deadline) -> Result<(), CallError> {
-        let Some(stdin) = self.process.stdin.as_mut() else {
-            return Err(CallError::Fatal(HarnessErrorKind::Io(
-                "the host's stdin is closed".into(),
-            )));
-        };
-        let mut buf = Vec::with_capacity(line.len() + 1);
-        buf.extend_from_slice(line.as_bytes());
-        buf.push(b'\n');
-        let write = async {
-            stdin.write_all(&buf).await?;
-            stdin.flush().await
-        };
-        match tokio::time::timeout_at(deadline.at, write).await {
-            Ok(Ok(())) => Ok(()),
-            // The host is gone (broken pipe): report how it ended.
-            Ok(Err(_)) => Err(CallError::Fatal(HarnessErrorKind::Exited {
-                status: self.process.reap().await,
-            })),
-            Err(_) => Err(CallError::Fatal(HarnessErrorKind::Timeout {
-                millis: deadline.limit_ms,
-            })),
-        }
-    }
-
     /// Send `method` and wait for its checked result. With `callbacks`, the
     /// host may call back until it answers.
     pub(crate) async fn call<P: Serialize + ?Sized>(
@@ -108,42 +85,68 @@ impl Session {
         deadline: Deadline,
         callbacks: Option<&Arc<dyn Callbacks>>,
     ) -> Result<Value, CallError> {
+        let ticket = self.process.begin_call();
+        let answered = self
+            .exchange(method, params, deadline, callbacks, ticket)
+            .await;
+        self.process.end_call();
+        answered
+    }
+
+    async fn exchange<P: Serialize + ?Sized>(
+        &mut self,
+        method: &'static str,
+        params: &P,
+        deadline: Deadline,
+        callbacks: Option<&Arc<dyn Callbacks>>,
+        ticket: CallTicket,
+    ) -> Result<Value, CallError> {
         let id = Id::Int(self.next_id);
         self.next_id += 1;
-        self.write(&encode_request(&id, method, params), deadline)
-            .await?;
+        if !self
+            .process
+            .send_request(encode_request(&id, method, params))
+        {
+            return Err(CallError::Fatal(HarnessErrorKind::Exited {
+                status: self.process.reap().await,
+            }));
+        }
 
         let schemas = Schemas::get();
         // Answers of callback tasks; dropping the set at return abandons the
         // callbacks still running (a timing-out interceptor never answers).
         let mut tasks: JoinSet<()> = JoinSet::new();
         let (answers_tx, mut answers) = mpsc::unbounded_channel::<String>();
+        // Callback requests taken in this call; those not yet delivered are
+        // open.
+        let mut accepted: usize = 0;
         loop {
             let event = tokio::select! {
                 biased;
-                event = self.process.incoming.recv() => event.unwrap_or(Incoming::Eof),
-                Some(answer) = answers.recv() => {
-                    self.write(&answer, deadline).await?;
-                    continue;
-                }
+                // First, so that a host writing without pause still times out.
                 () = tokio::time::sleep_until(deadline.at) => {
                     return Err(CallError::Fatal(HarnessErrorKind::Timeout { millis: deadline.limit_ms }));
                 }
+                event = self.process.next_event() => event,
+                Some(answer) = answers.recv() => {
+                    // Queued, never awaited: the writer may be stuck on a
+                    // host that does not read, the reader must not be.
+                    self.process.send_answer(answer, ticket);
+                    continue;
+                }
             };
             let line = match event {
-                Incoming::Line(line) => line,
-                Incoming::Eof => {
-                    return Err(CallError::Fatal(HarnessErrorKind::Exited {
-                        status: self.process.reap().await,
-                    }))
+                Event::Line(line) => line,
+                Event::Gone { status } => {
+                    return Err(CallError::Fatal(HarnessErrorKind::Exited { status }))
                 }
-                Incoming::Failed(CodecError::Oversized { limit }) => {
+                Event::Failed(CodecError::Oversized { limit }) => {
                     return Err(CallError::Fatal(HarnessErrorKind::OversizedLine { limit }))
                 }
-                Incoming::Failed(CodecError::NotUtf8) => {
+                Event::Failed(CodecError::NotUtf8) => {
                     return Err(protocol("the host wrote a line that is not UTF-8"))
                 }
-                Incoming::Failed(e) => {
+                Event::Failed(e) => {
                     return Err(CallError::Fatal(HarnessErrorKind::Io(e.to_string())))
                 }
             };
@@ -185,12 +188,16 @@ impl Session {
                         return Err(protocol(format!("the host sent request `{m}`, which is not a callback")));
                     };
                     while tasks.try_join_next().is_some() {}
-                    if tasks.len() >= MAX_OPEN_CALLBACKS {
+                    let open = accepted.saturating_sub(self.process.delivered(ticket));
+                    if open >= MAX_OPEN_CALLBACKS {
+                        let unread = open.saturating_sub(tasks.len());
                         return Err(protocol(format!(
-                            "the host has more than {MAX_OPEN_CALLBACKS} callbacks open at once"
+                            "the host has more than {MAX_OPEN_CALLBACKS} callbacks open at once \
+                             ({unread} of them answered, waiting for the host to read its stdin)"
                         )));
                     }
                     schemas.check_params(m, &params).map_err(|e| protocol(e.to_string()))?;
+                    accepted += 1;
                     let callbacks = Arc::clone(callbacks);
                     let tx = answers_tx.clone();
                     tasks.spawn(async move {

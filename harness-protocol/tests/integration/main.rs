@@ -6,6 +6,7 @@
 
 mod faults;
 mod hosts;
+mod lifecycle;
 mod loopback;
 mod schemas;
 
@@ -23,6 +24,7 @@ fn main() {
     trials.extend(loopback::trials());
     trials.extend(schemas::trials());
     trials.extend(faults::trials());
+    trials.extend(lifecycle::trials());
     libtest_mimic::run(&args, trials).exit();
 }
 
