@@ -14,7 +14,7 @@ use ctk_harness_protocol::{
 use crate::assert::{self, Observed};
 use crate::declaration::Surface;
 use crate::event::Event;
-use crate::outcome::VectorOutcome;
+use crate::outcome::{Status, VectorOutcome};
 use crate::script::ScriptedCallbacks;
 use crate::surface::{applicability, Applicability};
 use crate::vector::load::LoadedVector;
@@ -35,10 +35,28 @@ pub struct EngineOptions {
     /// and every vector not yet run is reported as an error, so an
     /// interrupted run keeps what it gathered and can never be claimed.
     pub interrupted: Arc<AtomicBool>,
+    /// `--fail-fast`: after the first gating failure or error no further
+    /// vector starts; the rest are reported as [`NOT_RUN_FAIL_FAST`] errors.
+    pub fail_fast: bool,
 }
 
 /// Reason given for a vector an interrupted run never started.
 pub const NOT_RUN_INTERRUPTED: &str = "not run: the run was interrupted";
+
+/// Reason given for a vector `--fail-fast` never started.
+pub const NOT_RUN_FAIL_FAST: &str = "not run: --fail-fast stopped the run after a failure";
+
+/// Whether an outcome's reason says the vector never ran (an interrupted
+/// or fail-fast run); such errors say nothing about the host.
+pub fn never_ran(reason: &str) -> bool {
+    reason == NOT_RUN_INTERRUPTED || reason == NOT_RUN_FAIL_FAST
+}
+
+/// What a worker tells the collector.
+enum Progress {
+    Started(usize),
+    Finished(usize, VectorOutcome),
+}
 
 /// The setup a host receives for `vector`: everything but `expect`.
 pub fn setup_for(vector: &Vector, spec: SpecVersion) -> VectorSetup {
@@ -145,22 +163,24 @@ where
         total: vectors.len(),
     });
     let next = Arc::new(Mutex::new(0usize));
+    let stop = Arc::new(AtomicBool::new(false));
     let options = Arc::new(options);
     let factory = Arc::new(factory);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, VectorOutcome)>();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
     let mut workers = Vec::new();
     for _ in 0..options.jobs.clamp(1, vectors.len().max(1)) {
-        let (vectors, options, next, tx, factory) = (
+        let (vectors, options, next, tx, factory, stop) = (
             vectors.clone(),
             options.clone(),
             next.clone(),
             tx.clone(),
             factory.clone(),
+            stop.clone(),
         );
         workers.push(tokio::spawn(async move {
             let mut harness = Some(factory());
             loop {
-                if options.interrupted.load(Ordering::SeqCst) {
+                if options.interrupted.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst) {
                     break;
                 }
                 let index = {
@@ -179,6 +199,12 @@ where
                 // costs that one vector (an error) and a fresh harness, never
                 // the results already gathered or the vectors still queued.
                 let mut h = harness.take().unwrap_or_else(|| factory());
+                if applicability(&loaded.vector, &options.surface, options.spec)
+                    == Applicability::Applies
+                    && tx.send(Progress::Started(index)).is_err()
+                {
+                    break;
+                }
                 let (task_loaded, task_options) = (loaded.clone(), options.clone());
                 let task = tokio::spawn(async move {
                     let outcome = run_vector(&mut h, &task_loaded, &task_options).await;
@@ -195,7 +221,13 @@ where
                         Duration::ZERO,
                     ),
                 };
-                if tx.send((index, outcome)).is_err() {
+                if options.fail_fast
+                    && loaded.vector.advisory.is_none()
+                    && matches!(outcome.status, Status::Fail | Status::Error)
+                {
+                    stop.store(true, Ordering::SeqCst);
+                }
+                if tx.send(Progress::Finished(index, outcome)).is_err() {
                     break;
                 }
             }
@@ -203,12 +235,17 @@ where
     }
     drop(tx);
     let mut results: Vec<Option<VectorOutcome>> = vec![None; vectors.len()];
-    while let Some((index, outcome)) = rx.recv().await {
-        on_event(&Event::VectorFinished {
-            index,
-            outcome: outcome.clone(),
-        });
-        results[index] = Some(outcome);
+    while let Some(progress) = rx.recv().await {
+        match progress {
+            Progress::Started(index) => on_event(&Event::VectorStarted { index }),
+            Progress::Finished(index, outcome) => {
+                on_event(&Event::VectorFinished {
+                    index,
+                    outcome: outcome.clone(),
+                });
+                results[index] = Some(outcome);
+            }
+        }
     }
     for w in workers {
         let _ = w.await;
@@ -221,6 +258,8 @@ where
             r.unwrap_or_else(|| {
                 let reason = if options.interrupted.load(Ordering::SeqCst) {
                     NOT_RUN_INTERRUPTED
+                } else if stop.load(Ordering::SeqCst) {
+                    NOT_RUN_FAIL_FAST
                 } else {
                     "the worker running this vector panicked"
                 };

@@ -10,6 +10,11 @@ pub enum Event {
         /// Number of vectors.
         total: usize,
     },
+    /// A worker started a vector that applies (skips never start).
+    VectorStarted {
+        /// Position of the vector in the run.
+        index: usize,
+    },
     /// A vector finished (events arrive in completion order).
     VectorFinished {
         /// Position of the vector in the run.

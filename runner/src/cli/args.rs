@@ -6,9 +6,19 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::exit_code;
 
-/// The Agent Hooks conformance test kit runner.
+/// Certify an Agent Hooks host: run the conformance vectors against it, and
+/// write the report a conformance claim cites.
+///
+/// Start with `ctk run` (the bundled reference host) or
+/// `ctk run --declaration host.json -- <your host command>`; then
+/// `ctk claim REPORT` prints the CLAIMS.md row.
 #[derive(Debug, Parser)]
-#[command(name = "ctk", version, about, after_help = exit_code::HELP)]
+#[command(
+    name = "ctk",
+    version,
+    about = "Certify an Agent Hooks host: run the conformance vectors against it and write the report a claim cites",
+    after_help = exit_code::HELP
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -22,12 +32,14 @@ pub enum Command {
     #[command(after_help = exit_code::HELP)]
     Run(RunArgs),
     /// List the vectors a run would load.
+    #[command(after_help = exit_code::LIST_HELP)]
     List(ListArgs),
-    /// Check vector, declaration or report files.
+    /// Check vector, declaration or report files (a folder stands for its `*.json` files).
+    #[command(after_help = exit_code::VALIDATE_HELP)]
     Validate {
         /// What the files are.
         kind: ValidateKind,
-        /// The files.
+        /// The files, or folders of `*.json` files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// Clause catalog replacing the embedded one for the spec it names
@@ -39,11 +51,13 @@ pub enum Command {
     #[command(after_help = COVERAGE_HELP)]
     Coverage(CoverageArgs),
     /// Print the CLAIMS.md row of a report, or refuse.
+    #[command(after_help = exit_code::CLAIM_HELP)]
     Claim {
         /// The report.json to claim from.
         report: PathBuf,
     },
     /// Recompute every digest of a report.
+    #[command(after_help = exit_code::VERIFY_HELP)]
     Verify {
         /// The report.json to verify.
         report: PathBuf,
@@ -108,6 +122,28 @@ pub enum SpecArg {
     Draft,
 }
 
+/// What `--no-tests` does with a run in which no vector runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NoTests {
+    /// Exit 4: a green result must mean something was checked.
+    Fail,
+    /// Print a warning and exit 0.
+    Warn,
+    /// Exit 0 silently.
+    Pass,
+}
+
+/// When to colour terminal output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// Terminal output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -166,9 +202,27 @@ pub struct RunArgs {
     /// One host process per vector (stdio hosts).
     #[arg(long)]
     pub isolate: bool,
-    /// Limit on each of a vector's setup, run and teardown, in milliseconds.
+    /// Limit on each of a vector's setup, run and teardown, in milliseconds
+    /// (at least 1).
     #[arg(long, default_value_t = 30_000)]
     pub vector_timeout_ms: u64,
+    /// What a run in which no vector runs (the filters match nothing, or no
+    /// vector applies to the declared surface) does.
+    #[arg(long, value_enum, default_value = "fail")]
+    pub no_tests: NoTests,
+    /// Stop starting vectors after the first gating failure or error; the
+    /// vectors not run are reported as errors ("not run").
+    #[arg(long, overrides_with = "no_fail_fast")]
+    pub fail_fast: bool,
+    /// Run every vector whatever fails (the default).
+    #[arg(long, overrides_with = "fail_fast")]
+    pub no_fail_fast: bool,
+    /// Colour the terminal output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// Print only failures, errors and the summary (no progress, no passing lines).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Host command (stdio); absent: the bundled reference host, in process.
     #[arg(last = true)]
     pub host: Vec<String>,

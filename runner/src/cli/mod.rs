@@ -8,6 +8,7 @@ pub mod host;
 pub mod list;
 pub mod plan;
 pub mod run;
+pub mod terminal;
 pub mod validate;
 pub mod verify;
 

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use crate::cli::args::{SelectArgs, SpecArg};
 use crate::cli::host::HostChoice;
+use crate::cli::CliError;
 use crate::declaration;
 use crate::errors::{LoadError, UsageError};
 use crate::vector::load::{self, LoadedVector, VectorSource};
@@ -27,18 +28,39 @@ pub fn source(select: &SelectArgs) -> VectorSource {
     }
 }
 
-/// Load and filter the selected vectors; an empty selection is an error.
-pub fn vectors(select: &SelectArgs) -> Result<Vec<LoadedVector>, LoadError> {
-    let source = source(select);
-    let mut all = load::load(&source)?;
+/// Load the selected source and apply `--part`/`--id`. A source that holds
+/// no vector is an input error; filters that match nothing leave an empty
+/// list, which `ctk run` hands to its `--no-tests` rule.
+pub fn selected(select: &SelectArgs) -> Result<Vec<LoadedVector>, CliError> {
+    if let Some(dir) = &select.vectors {
+        if dir.is_file() {
+            return Err(UsageError(format!(
+                "--vectors takes a folder of vector files, and {} is a file (to run one vector, pass its folder and --id ID)",
+                dir.display()
+            ))
+            .into());
+        }
+        if !dir.exists() {
+            return Err(UsageError(format!("--vectors {}: no such folder", dir.display())).into());
+        }
+    }
+    let mut all = load::load(&source(select))?;
     all.retain(|v| {
         (select.part.is_empty() || select.part.iter().any(|p| p == v.vector.part()))
             && (select.id.is_empty() || select.id.contains(&v.vector.id))
     });
+    Ok(all)
+}
+
+/// Load and filter the selected vectors; an empty selection is an error.
+pub fn vectors(select: &SelectArgs) -> Result<Vec<LoadedVector>, CliError> {
+    let source = source(select);
+    let all = selected(select)?;
     if all.is_empty() {
         return Err(LoadError::NoVectors {
             source_name: format!("{source} after --part/--id filters"),
-        });
+        }
+        .into());
     }
     Ok(all)
 }
@@ -63,6 +85,15 @@ pub fn declaration(
 ) -> Result<Option<(PathBuf, Value)>, crate::errors::DeclarationError> {
     path.map(|p| declaration::load_file(p).map(|doc| (p.to_path_buf(), doc)))
         .transpose()
+}
+
+/// Check `--vector-timeout-ms`: a zero limit would fail every vector
+/// before it starts.
+pub fn vector_timeout(ms: u64) -> Result<std::time::Duration, UsageError> {
+    if ms == 0 {
+        return Err(UsageError("--vector-timeout-ms must be at least 1".into()));
+    }
+    Ok(std::time::Duration::from_millis(ms))
 }
 
 /// Check `--jobs`.

@@ -1,6 +1,6 @@
 //! `ctk run`.
 
-use std::io::IsTerminal as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -8,17 +8,19 @@ use std::time::{Duration, Instant};
 use ctk_harness_protocol::Harness;
 use serde_json::Value;
 
-use crate::cli::args::{Format, RunArgs};
+use crate::cli::args::{Format, NoTests, RunArgs};
+use crate::cli::terminal::{self, Display, Terminal};
 use crate::cli::{host, plan, CliError};
 use crate::declaration::{self, Surface};
 use crate::engine::{self, EngineOptions};
 use crate::errors::{ReportError, UsageError};
 use crate::event::Event;
 use crate::exit_code;
-use crate::outcome::VectorOutcome;
+use crate::outcome::{Status, VectorOutcome};
 use crate::report::build::{self, RunContext};
+use crate::report::human::{self, Style};
 use crate::report::model::{HostIdentity, Report};
-use crate::report::{human, json, junit, markdown};
+use crate::report::{events, json, junit, markdown};
 use crate::vector::load::LoadedVector;
 use crate::vector::model::SpecVersion;
 
@@ -41,6 +43,8 @@ pub struct Job {
     pub vector_timeout: Duration,
     /// Raised by the Ctrl-C handler; see [`EngineOptions::interrupted`].
     pub interrupted: Arc<std::sync::atomic::AtomicBool>,
+    /// `--fail-fast`; see [`EngineOptions::fail_fast`].
+    pub fail_fast: bool,
 }
 
 /// What a run produced.
@@ -61,6 +65,7 @@ where
     F: Fn() -> H + Send + Sync + 'static,
 {
     let started = Instant::now();
+    let started_at = build::rfc3339(std::time::SystemTime::now());
     let info = factory()
         .info()
         .await
@@ -103,6 +108,7 @@ where
         vector_timeout: job.vector_timeout,
         jobs: job.jobs,
         interrupted: job.interrupted.clone(),
+        fail_fast: job.fail_fast,
     };
     let outcomes: Vec<VectorOutcome> =
         engine::run_all(factory, job.vectors.clone(), options, on_event).await;
@@ -118,6 +124,7 @@ where
         surface: serde_json::to_value(&surface).unwrap_or(Value::Null),
         vector_source: job.vector_source,
         filtered: job.filtered,
+        started_at,
         total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     Ok(RunResult {
@@ -125,15 +132,63 @@ where
     })
 }
 
-/// The exit code a report earns.
+/// The exit code a report earns: gating vectors only (advisory ones, in
+/// [`Report::advisory_totals`], never change it). Vectors that never ran (an
+/// interrupted or `--fail-fast` run) never make a run green: alone they are a
+/// harness error; beside a failure, the failure's code stands.
 pub fn exit_code_for(report: &Report) -> u8 {
-    if report.totals.error > 0 {
+    let (mut fail, mut error, mut not_run) = (0, 0, 0);
+    for v in report.vectors.iter().filter(|v| v.advisory.is_none()) {
+        match v.status {
+            Status::Fail => fail += 1,
+            Status::Error if engine::never_ran(&v.reason) => not_run += 1,
+            Status::Error => error += 1,
+            Status::Pass | Status::Skip => {}
+        }
+    }
+    if error > 0 || (not_run > 0 && fail == 0) {
         exit_code::HARNESS
-    } else if report.totals.fail > 0 {
+    } else if fail > 0 {
         exit_code::FAILURES
     } else {
         exit_code::SUCCESS
     }
+}
+
+/// The report of a run whose host never finished its handshake (it could
+/// not start, died, or stated a broken declaration): every vector is an
+/// `error` with `reason`, so CI still finds its report and JUnit file, and
+/// the report can never back a claim.
+pub fn unstarted_report(job: &Job, host_label: &str, reason: &str) -> Report {
+    let outcomes: Vec<VectorOutcome> = job
+        .vectors
+        .iter()
+        .map(|v| VectorOutcome::error(&v.vector.id, reason.to_owned(), Duration::ZERO))
+        .collect();
+    let (source, document) = match &job.declaration {
+        Some((path, doc)) => (path.display().to_string(), doc.clone()),
+        None => (
+            "none (the host never stated one)".to_owned(),
+            Value::Object(serde_json::Map::new()),
+        ),
+    };
+    let surface = serde_json::to_value(declaration::surface(&document)).unwrap_or(Value::Null);
+    let ctx = RunContext {
+        spec: job.spec.wire().to_owned(),
+        host: HostIdentity {
+            name: host_label.to_owned(),
+            version: "unknown (no handshake)".to_owned(),
+            spec_versions: Vec::new(),
+        },
+        declaration_source: source,
+        declaration: document,
+        surface,
+        vector_source: job.vector_source.clone(),
+        filtered: job.filtered,
+        started_at: build::rfc3339(std::time::SystemTime::now()),
+        total_ms: 0,
+    };
+    build::build(ctx, &job.vectors, &outcomes)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
@@ -158,50 +213,139 @@ pub fn write_reports(dir: &Path, report: &Report, json_text: &str) -> Result<(),
     .collect()
 }
 
+/// The file name of the streamed results in `--report-dir`.
+pub const EVENTS_FILE: &str = "events.jsonl";
+
+/// `events.jsonl`, appended line by line while the run goes (see
+/// [`events`]). A file that cannot be written is reported once and then
+/// left alone: the run and its other reports go on.
+struct EventLog {
+    file: Option<std::fs::File>,
+    path: PathBuf,
+    spec: String,
+    vector_source: String,
+}
+
+impl EventLog {
+    fn create(dir: &Path, job: &Job) -> Self {
+        let path = dir.join(EVENTS_FILE);
+        let file = match std::fs::File::create(&path) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                terminal::err(&format!("warning: cannot write {}: {e}", path.display()));
+                None
+            }
+        };
+        Self {
+            file,
+            path,
+            spec: job.spec.wire().to_owned(),
+            vector_source: job.vector_source.clone(),
+        }
+    }
+
+    fn record(&mut self, event: &Event, vectors: &[LoadedVector]) {
+        let Some(file) = &mut self.file else { return };
+        let header = events::RunHeader {
+            spec: &self.spec,
+            vector_source: &self.vector_source,
+        };
+        // One unbuffered write per line: nothing sits in a buffer a kill
+        // could lose.
+        let line = format!("{}\n", events::line(event, vectors, &header));
+        if let Err(e) = file.write_all(line.as_bytes()) {
+            terminal::err(&format!(
+                "warning: cannot write {}: {e}",
+                self.path.display()
+            ));
+            self.file = None;
+        }
+    }
+}
+
+/// What `--no-tests` makes of a run in which no vector ran.
+fn no_tests(rule: NoTests, why: &str) -> u8 {
+    match rule {
+        NoTests::Fail => {
+            terminal::err(&format!(
+                "error: no vector ran: {why} (--no-tests warn or pass accepts such a run)"
+            ));
+            exit_code::NO_TESTS
+        }
+        NoTests::Warn => {
+            terminal::err(&format!("warning: no vector ran: {why}"));
+            exit_code::SUCCESS
+        }
+        NoTests::Pass => exit_code::SUCCESS,
+    }
+}
+
+/// How the host appears in a report when it never said its name.
+fn host_label(choice: &host::HostChoice) -> String {
+    match choice {
+        host::HostChoice::Reference => "ctk-reference-host (in process)".to_owned(),
+        host::HostChoice::Stdio { command, .. } => command.join(" "),
+    }
+}
+
 /// `ctk run`.
 pub fn command(args: RunArgs) -> Result<u8, CliError> {
     let jobs = plan::jobs(args.jobs)?;
+    let vector_timeout = plan::vector_timeout(args.vector_timeout_ms)?;
     let choice = plan::host(&args.host, args.isolate)?;
     let declaration = plan::declaration(args.declaration.as_deref())?;
     if let Some((path, doc)) = &declaration {
         declaration::check_for_run(path, doc, plan::spec(args.select.spec))?;
     }
-    let vectors = plan::vectors(&args.select)?;
+    let vectors = plan::selected(&args.select)?;
+    let source = plan::source(&args.select).to_string();
+    if vectors.is_empty() {
+        return Ok(no_tests(
+            args.no_tests,
+            &format!("no vector of {source} matches the --part/--id filters"),
+        ));
+    }
+    if let Some(dir) = &args.report_dir {
+        // Refused before the run, not after it: a report directory that
+        // cannot be made must not cost a long run its reports.
+        std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+    }
     let job = Job {
         spec: plan::spec(args.select.spec),
-        vector_source: plan::source(&args.select).to_string(),
+        vector_source: source,
         vectors: Arc::new(vectors),
         filtered: !args.select.part.is_empty() || !args.select.id.is_empty(),
         declaration,
         jobs,
-        vector_timeout: Duration::from_millis(args.vector_timeout_ms),
+        vector_timeout,
         interrupted: Arc::default(),
+        fail_fast: args.fail_fast && !args.no_fail_fast,
     };
     let human_out = args.format == Format::Human;
-    let bar = if human_out && std::io::stderr().is_terminal() {
-        let bar = indicatif::ProgressBar::new(job.vectors.len() as u64);
-        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
-            bar.set_style(style);
-        }
-        Some(bar)
-    } else {
-        None
+    let no_color = std::env::var("NO_COLOR").ok();
+    let style = Style {
+        color: terminal::use_color(
+            args.color,
+            std::io::stdout().is_terminal(),
+            no_color.as_deref(),
+        ),
     };
-    let on_event = |event: &Event| {
-        if let Event::VectorFinished { outcome, .. } = event {
-            if !human_out {
-                return;
-            }
-            let line = human::vector_line(outcome);
-            match &bar {
-                Some(bar) => {
-                    bar.println(line);
-                    bar.inc(1);
-                }
-                None => println!("{line}"),
-            }
-        }
-    };
+    let vectors = job.vectors.clone();
+    let mut log = args
+        .report_dir
+        .as_deref()
+        .map(|d| EventLog::create(d, &job));
+    let mut view = Terminal::new(
+        &vectors,
+        Display {
+            human: human_out,
+            quiet: args.quiet,
+            style,
+        },
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(jobs.clamp(2, 16))
         .enable_all()
@@ -215,27 +359,71 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         if tokio::signal::ctrl_c().await.is_ok() {
             interrupted.store(true, std::sync::atomic::Ordering::SeqCst);
             ctk_harness_protocol::kill_all_hosts();
-            eprintln!("interrupted: finishing the report of what ran (Ctrl-C again to leave now)");
+            terminal::err(
+                "interrupted: finishing the report of what ran (Ctrl-C again to leave now)",
+            );
             if tokio::signal::ctrl_c().await.is_ok() {
                 ctk_harness_protocol::kill_all_hosts();
                 std::process::exit(i32::from(exit_code::HARNESS));
             }
         }
     });
-    let result = runtime.block_on(host::run(&choice, job, on_event));
-    if let Some(bar) = &bar {
-        bar.finish_and_clear();
-    }
-    let report = result?.report;
+    let result = {
+        let on_event = |event: &Event| {
+            view.on_event(event);
+            if let Some(log) = &mut log {
+                log.record(event, &vectors);
+            }
+        };
+        runtime.block_on(host::run(&choice, job.clone(), on_event))
+    };
+    view.finish();
+    let report = match result {
+        Ok(result) => result.report,
+        Err(CliError::Harness(reason)) => {
+            // The host never got as far as a vector: say why, and still
+            // leave a report (every vector an error) for CI to find.
+            terminal::err(&format!("error: host error: {reason}"));
+            let reason = format!("host error before any vector ran: {reason}");
+            let report = unstarted_report(&job, &host_label(&choice), &reason);
+            if let Some(log) = &mut log {
+                for (index, v) in report.vectors.iter().enumerate() {
+                    let outcome = VectorOutcome::error(&v.id, v.reason.clone(), Duration::ZERO);
+                    log.record(&Event::VectorFinished { index, outcome }, &vectors);
+                }
+            }
+            report
+        }
+        Err(e) => return Err(e),
+    };
     // Print before writing, so a report directory that cannot be written
     // never loses the results already gathered.
     let json_text = json::render(&report);
     match args.format {
-        Format::Human => print!("{}", human::summary(&report)),
-        Format::Json => print!("{json_text}"),
+        Format::Human => terminal::out(&human::summary(&report, style)),
+        Format::Json => terminal::out(&json_text),
     }
-    if let Some(dir) = &args.report_dir {
-        write_reports(dir, &report, &json_text)?;
+    let written = match &args.report_dir {
+        Some(dir) => {
+            write_reports(dir, &report, &json_text)?;
+            format!(
+                "reports written to {}: report.json, report.md, junit.xml, {EVENTS_FILE}",
+                dir.display()
+            )
+        }
+        None => "no report written (pass --report-dir DIR to keep one)".to_owned(),
+    };
+    match args.format {
+        Format::Human => terminal::out(&format!("{written}\n")),
+        Format::Json => terminal::err(&written),
     }
-    Ok(exit_code_for(&report))
+    let code = exit_code_for(&report);
+    let applicable = report.totals.applicable() + report.advisory_totals.applicable();
+    if code == exit_code::SUCCESS && applicable == 0 {
+        return Ok(no_tests(
+            args.no_tests,
+            "no selected vector applies to the declared surface (see the skip reasons)",
+        ));
+    }
+    Ok(code)
 }

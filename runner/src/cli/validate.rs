@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use crate::catalog::Catalogs;
 use crate::cli::args::ValidateKind;
-use crate::cli::{error_chain, verify, CliError};
+use crate::cli::{error_chain, terminal, verify, CliError};
 use crate::declaration;
+use crate::errors::UsageError;
 use crate::errors::{Location, ReportError};
 use crate::exit_code;
 use crate::vector::load;
@@ -38,7 +39,9 @@ pub fn check_report(file: &Path, value: &Value) -> Result<(), ReportError> {
 
 /// Validate files; prints one line per problem and returns the exit code.
 /// `clauses` replace the embedded clause catalogs (vectors only).
-pub fn command(kind: ValidateKind, files: &[PathBuf], clauses: &[PathBuf]) -> Result<u8, CliError> {
+pub fn command(kind: ValidateKind, paths: &[PathBuf], clauses: &[PathBuf]) -> Result<u8, CliError> {
+    let files = expand(paths)?;
+    let files = files.as_slice();
     let mut problems: Vec<String> = Vec::new();
     match kind {
         ValidateKind::Vector => {
@@ -72,12 +75,38 @@ pub fn command(kind: ValidateKind, files: &[PathBuf], clauses: &[PathBuf]) -> Re
         ),
     }
     if problems.is_empty() {
-        println!("{} file(s) valid", files.len());
+        let what = match kind {
+            ValidateKind::Vector => "schema and lint",
+            ValidateKind::Declaration => "declaration schema",
+            // `validate report` reads the file; only `ctk verify`
+            // recomputes the digests, so say which check this was.
+            ValidateKind::Report => {
+                "report schema only; digests not recomputed (run `ctk verify REPORT` for those)"
+            }
+        };
+        terminal::out(&format!("{} file(s) valid ({what})\n", files.len()));
         Ok(exit_code::SUCCESS)
     } else {
         for p in &problems {
-            eprintln!("error: {p}");
+            terminal::err(&format!("error: {p}"));
         }
         Ok(exit_code::USAGE)
     }
+}
+
+/// The files `paths` stand for: a file is itself, a folder its `*.json`
+/// files (sorted), so `ctk validate vector vectors/0.1` works; a path that
+/// does not exist is named as such, not as a raw OS error.
+fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            out.extend(load::vector_files(p)?);
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(UsageError(format!("{}: no such file or folder", p.display())).into());
+        }
+    }
+    Ok(out)
 }

@@ -1,36 +1,84 @@
 //! Terminal rendering: one line per finished vector, failure details with
-//! diffs, and a summary.
+//! diffs, and a summary. Pure text; `cli::terminal` decides where it goes.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::assert::diff;
 use crate::outcome::{Status, VectorOutcome};
 use crate::report::model::Report;
 
-/// One line for a finished vector.
-pub fn vector_line(outcome: &VectorOutcome) -> String {
-    let label = match outcome.status {
-        Status::Pass => "PASS ",
-        Status::Fail => "FAIL ",
-        Status::Skip => "SKIP ",
-        Status::Error => "ERROR",
-    };
-    let mut line = format!(
-        "{label} {} ({} ms)",
-        outcome.id,
-        outcome.duration.as_millis()
-    );
+/// Whether terminal text carries ANSI colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Style {
+    /// Colour the status labels and the summary.
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// The fixed-width status label, coloured by status.
+    pub fn label(self, status: Status) -> String {
+        let (code, text) = match status {
+            Status::Pass => ("32", "PASS "),
+            Status::Fail => ("1;31", "FAIL "),
+            Status::Skip => ("33", "SKIP "),
+            Status::Error => ("1;35", "ERROR"),
+        };
+        self.paint(code, text)
+    }
+}
+
+/// One line for a finished vector: label, id, title, time (not for skips,
+/// which take none) and reason.
+pub fn vector_line(outcome: &VectorOutcome, title: &str, style: Style) -> String {
+    let mut line = format!("{} {}", style.label(outcome.status), outcome.id);
+    if !title.is_empty() {
+        let _ = write!(line, " {title}");
+    }
+    if outcome.status != Status::Skip {
+        let _ = write!(line, " ({} ms)", outcome.duration.as_millis());
+    }
     if !outcome.reason.is_empty() {
         let _ = write!(line, ": {}", outcome.reason);
     }
     line
 }
 
-/// Details of every failure, then the totals.
-pub fn summary(report: &Report) -> String {
+/// Skip reasons with how many vectors each skipped, most frequent first
+/// (ties in reason order), so the summary says why the run checked less.
+pub fn skips_by_reason(report: &Report) -> Vec<(String, usize)> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for v in report.vectors.iter().filter(|v| v.status == Status::Skip) {
+        *counts.entry(v.reason.as_str()).or_default() += 1;
+    }
+    let mut out: Vec<(String, usize)> = counts
+        .into_iter()
+        .map(|(reason, n)| (reason.to_owned(), n))
+        .collect();
+    out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    out
+}
+
+/// Details of every failure, then the totals and the skips grouped by reason.
+pub fn summary(report: &Report, style: Style) -> String {
     let mut s = String::new();
     for v in report.vectors.iter().filter(|v| v.status == Status::Fail) {
-        let _ = writeln!(s, "\n--- {} ({}) failed: {}", v.id, v.part, v.title);
+        let _ = writeln!(
+            s,
+            "\n--- {} ({}) {}: {}",
+            v.id,
+            v.part,
+            style.paint("1;31", "failed"),
+            v.title
+        );
         for f in &v.failures {
             let _ = writeln!(s, "  {}: {}", f.key, f.message);
             if let Some(d) = &f.diff {
@@ -54,5 +102,12 @@ pub fn summary(report: &Report) -> String {
         t.applicable(),
         report.spec
     );
+    let skips = skips_by_reason(report);
+    if !skips.is_empty() {
+        let _ = writeln!(s, "skipped {}, by reason:", t.skip);
+        for (reason, n) in skips {
+            let _ = writeln!(s, "  {n:>4}  {reason}");
+        }
+    }
     s
 }

@@ -1,0 +1,344 @@
+//! `ctk run` as a user meets it: no green without evidence, a host that
+//! dies at start, output that breaks, a run that is killed, and the
+//! terminal lines.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn ctk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("the ctk binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+/// The reference host's declaration with `edit` applied, written to a file.
+fn declaration(dir: &Path, edit: impl FnOnce(&mut Value)) -> String {
+    let text = std::fs::read_to_string(repo("reference-host/host.json")).expect("host.json");
+    let mut doc: Value = serde_json::from_str(&text).expect("json");
+    edit(&mut doc);
+    let path = dir.join("host.json");
+    std::fs::write(&path, doc.to_string()).expect("write");
+    path.display().to_string()
+}
+
+fn report(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json written");
+    serde_json::from_str(&text).expect("report.json is JSON")
+}
+
+#[test]
+fn a_run_in_which_no_vector_applies_is_not_green() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // A declaration that omits interception_points offers no point at all,
+    // so every vector is skipped.
+    let decl = declaration(tmp.path(), |doc| {
+        doc["surface"]
+            .as_object_mut()
+            .expect("surface")
+            .remove("interception_points");
+    });
+    let base = ["run", "--part", "verdict/warnings", "--declaration", &decl];
+    let out = ctk(&base);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no vector ran"),
+        "{}",
+        text(&out.stderr)
+    );
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("skipped 9, by reason:"), "{stdout}");
+    assert!(
+        stdout.contains("the surface omits interception points"),
+        "{stdout}"
+    );
+    let warn = ctk(&[&base[..], &["--no-tests", "warn"]].concat());
+    assert_eq!(warn.status.code(), Some(0), "{}", text(&warn.stderr));
+    assert!(text(&warn.stderr).contains("warning: no vector ran"));
+    let pass = ctk(&[&base[..], &["--no-tests", "pass"]].concat());
+    assert_eq!(pass.status.code(), Some(0), "{}", text(&pass.stderr));
+    assert!(!text(&pass.stderr).contains("no vector ran"));
+}
+
+#[test]
+fn filters_that_match_nothing_are_not_green() {
+    let out = ctk(&["run", "--id", "CTK-NO-SUCH-VECTOR"]);
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("matches the --part/--id filters"));
+    let out = ctk(&["run", "--part", "no/such/part", "--no-tests", "pass"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_host_that_dies_at_start_still_leaves_every_report() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("out");
+    let dir_s = dir.display().to_string();
+    let out = ctk(&[
+        "run",
+        "--part",
+        "verdict/warnings",
+        "--declaration",
+        &repo("reference-host/host.json").display().to_string(),
+        "--report-dir",
+        &dir_s,
+        "--",
+        "python3",
+        "-c",
+        "import sys; sys.stderr.write('hots.py: No such file or directory\\n'); sys.exit(2)",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    for name in ["report.json", "report.md", "junit.xml", "events.jsonl"] {
+        assert!(dir.join(name).is_file(), "{name} missing");
+    }
+    let r = report(&dir);
+    let vectors = r["vectors"].as_array().expect("vectors");
+    assert_eq!(vectors.len(), 9);
+    assert!(vectors.iter().all(|v| v["status"] == "error"), "{r}");
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).expect("junit");
+    assert!(junit.contains("<error"), "{junit}");
+    let claim = ctk(&["claim", &dir.join("report.json").display().to_string()]);
+    assert_eq!(claim.status.code(), Some(1), "{}", text(&claim.stderr));
+    let validate = ctk(&[
+        "validate",
+        "report",
+        &dir.join("report.json").display().to_string(),
+    ]);
+    assert_eq!(
+        validate.status.code(),
+        Some(0),
+        "{}",
+        text(&validate.stderr)
+    );
+}
+
+#[test]
+fn a_closed_stdout_never_costs_the_reports() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args(["run", "--part", "verdict/gate", "--report-dir"])
+        .arg(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ctk starts");
+    // `| head -1`: read one line, then close the pipe.
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("a first line");
+    assert!(first.starts_with("PASS"), "{first}");
+    let status = child.wait().expect("ctk ends");
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut e, &mut stderr);
+    }
+    assert_ne!(status.code(), Some(101), "ctk panicked: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    let r = report(&dir);
+    let all = r["vectors"].as_array().expect("vectors");
+    assert!(all.len() > 1);
+    assert!(all.iter().all(|v| v["status"] == "pass"), "{r}");
+}
+
+/// A folder of three vectors: two that pass at once, then one whose only
+/// interceptor never answers, under an interceptor timeout of ten minutes,
+/// so the run sits in it until it is killed.
+fn vectors_that_hang_third(dir: &Path) {
+    let deny = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/engine/AH-CTK-901-deny-input.json"),
+    )
+    .expect("vector");
+    for id in ["AH-CTK-961", "AH-CTK-962"] {
+        std::fs::write(
+            dir.join(format!("{id}.json")),
+            deny.replace("AH-CTK-901", id),
+        )
+        .expect("write");
+    }
+    let mut hang: Value = serde_json::from_str(&deny).expect("json");
+    hang["id"] = "AH-CTK-963".into();
+    hang["interceptor_timeout_ms"] = 600_000.into();
+    hang["interceptor_script"][0]["fault"] = "timeout".into();
+    hang["interceptor_script"][0]
+        .as_object_mut()
+        .expect("rule")
+        .remove("return");
+    std::fs::write(dir.join("AH-CTK-963.json"), hang.to_string()).expect("write");
+}
+
+#[test]
+fn a_killed_run_leaves_every_finished_result_on_disk() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let vectors = tmp.path().join("vectors");
+    std::fs::create_dir(&vectors).expect("mkdir");
+    vectors_that_hang_third(&vectors);
+    let dir = tmp.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args(["run", "--vector-timeout-ms", "600000", "--vectors"])
+        .arg(&vectors)
+        .arg("--report-dir")
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ctk starts");
+    let events = dir.join("events.jsonl");
+    let finished = |text: &str| text.matches("\"vector_finished\"").count();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let seen = std::fs::read_to_string(&events).unwrap_or_default();
+        if finished(&seen) >= 2 && seen.contains("\"vector_started\",\"index\":2") {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("two results did not arrive within 60 s: {seen}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let seen = std::fs::read_to_string(&events).expect("events.jsonl");
+    let lines: Vec<Value> = seen
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is whole JSON"))
+        .collect();
+    let done: Vec<&str> = lines
+        .iter()
+        .filter(|v| v["event"] == "vector_finished")
+        .map(|v| v["id"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(done, ["AH-CTK-961", "AH-CTK-962"], "{seen}");
+    assert!(lines
+        .iter()
+        .filter(|v| v["event"] == "vector_finished")
+        .all(|v| v["status"] == "pass"));
+    assert!(
+        !seen.contains("\"run_finished\""),
+        "the killed run cannot have finished"
+    );
+    assert!(!dir.join("report.json").exists());
+}
+
+#[test]
+fn fail_fast_stops_after_the_first_failure_and_never_reads_green() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/engine");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("out");
+    let out = Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args([
+            "run",
+            "--fail-fast",
+            "--vector-timeout-ms",
+            "500",
+            "--vectors",
+        ])
+        .arg(&data)
+        .arg("--report-dir")
+        .arg(&dir)
+        .output()
+        .expect("ctk runs");
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let r = report(&dir);
+    let statuses: Vec<(&str, &str)> = r["vectors"]
+        .as_array()
+        .expect("vectors")
+        .iter()
+        .map(|v| {
+            (
+                v["status"].as_str().unwrap_or(""),
+                v["reason"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    let first_bad = statuses
+        .iter()
+        .position(|(s, _)| *s == "fail" || *s == "error")
+        .expect("the engine test vectors hold a failing one");
+    assert!(first_bad + 1 < statuses.len(), "nothing left to stop");
+    for (status, reason) in &statuses[first_bad + 1..] {
+        assert!(
+            *status == "skip" || reason.starts_with("not run: --fail-fast"),
+            "{statuses:?}"
+        );
+    }
+    assert!(
+        statuses[first_bad + 1..]
+            .iter()
+            .any(|(_, r)| r.starts_with("not run: --fail-fast")),
+        "{statuses:?}"
+    );
+    assert_eq!(r["complete"], false);
+}
+
+#[test]
+fn lines_carry_titles_and_quiet_shows_only_what_went_wrong() {
+    let out = ctk(&["run", "--part", "verdict/warnings", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("PASS  CTK-0001 An allow carrying a warning at agent_startup"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains('\x1b'), "{stdout}");
+    assert!(stdout.contains("no report written"), "{stdout}");
+    let quiet = ctk(&["run", "--part", "verdict/warnings", "--quiet"]);
+    let stdout = text(&quiet.stdout);
+    assert!(!stdout.contains("PASS "), "{stdout}");
+    assert!(stdout.contains("9 passed"), "{stdout}");
+    let color = ctk(&["run", "--part", "verdict/warnings", "--color", "always"]);
+    assert!(
+        text(&color.stdout).contains("\x1b[32mPASS"),
+        "{}",
+        text(&color.stdout)
+    );
+}
+
+#[test]
+fn bad_flags_name_the_flag() {
+    let out = ctk(&["run", "--vector-timeout-ms", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--vector-timeout-ms must be at least 1"));
+    let file = repo("README.md").display().to_string();
+    let out = ctk(&["run", "--vectors", &file]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--vectors takes a folder"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = ctk(&["run", "--vectors", "/no/such/folder"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--vectors /no/such/folder: no such folder"));
+}
+
+#[test]
+fn every_subcommand_help_states_its_exit_codes() {
+    for sub in ["run", "list", "validate", "coverage", "claim", "verify"] {
+        let out = ctk(&[sub, "--help"]);
+        assert_eq!(out.status.code(), Some(0), "{sub}");
+        assert!(
+            text(&out.stdout).contains("Exit codes:"),
+            "{sub}: {}",
+            text(&out.stdout)
+        );
+    }
+    let top = ctk(&["--help"]);
+    assert!(text(&top.stdout).contains("Certify an Agent Hooks host"));
+}
