@@ -47,10 +47,10 @@ V(401, "reject-reason-stands", "A reject resolution's deny becomes the combined 
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:declined-by-reviewer", "resolved_by": "rejection"})],
    "run_outcome": "completed"},
-  caps=MT, script=LIFT, approval_script=res("reject", deny("ctk:declined-by-reviewer")))
+  caps=MT, script=LIFT, approval_script=res("reject", deny("ctk:declined-by-reviewer")), advisory="P-7")
 V(402, "reject-at-input-blocks", "A reject resolution at input keeps the turn from starting",
   "9, 6.1", ["9-d", "6.1-b", "6.1-j"], AP, plain_scenario(),
-  {"interceptions": ix([SU, IN, SD]), "records": [rec(IN, {"verdict.reason": "ctk:not-today", "resolved_by": "rejection"})],
+  {"interceptions": ix([SU, IN, SD]), "records": [rec(IN, {"verdict.decision": "deny", "resolved_by": "rejection"})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=LIFT_IN, approval_script=res("reject", deny("ctk:not-today")))
 V(403, "unresolved-outcome", "An unresolved resolution gives approval_unresolved",
@@ -153,7 +153,7 @@ V(426, "selective-approval", "A resolver that approves one tool call and rejects
   {"sequence_strict": False, "interceptions": ix([PT, PTT, PT]),
    "tool_invocations": [{"name": "lookup", "args": {"q": "fine"}}],
    "records": [rec(PT, {"verdict.decision": "allow", "resolved_by": "approval"}),
-               rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:too-risky", "resolved_by": "rejection"})],
+               rec(PT, {"verdict.decision": "deny", "resolved_by": "rejection"})],
    "final_output": "partly done", "run_outcome": "completed"},
   caps=MT, script=LIFT, approval_script=[{"match": {"target.q": "fine"}, "resolve": {"outcome": "approve", "verdict": ALLOW}},
                                          {"resolve": {"outcome": "reject", "verdict": deny("ctk:too-risky")}}])

@@ -33,6 +33,13 @@ def at_output(reason=None):
 
 
 VI = "host_error:verdict_invalid"
+# Section 5 names the failures a host MUST refuse ("not a JSON object, whose decision is absent or invalid, whose
+# reason starts with host_error:, whose transform or approval presence violates the constraints above, whose
+# warnings is not an array of objects, whose evidence is not an object, or whose result_labels is not an array of
+# strings", plus the evidence cap of section 5.3). The rows below that refuse something outside that list pin the
+# project's reading that every schema violation is refused (D-03, D-60, P-8, P-9); they are advisory
+# (spec/0.1/DECISIONS.md, "Rulings of issue 9").
+ADVISORY = {107: "D-60", 119: "D-03", 154: "D-60", 155: "D-60", 156: "P-9"}
 CASES = [
     # id, slug, title, raw, covers, where
     (100, "non-object-string", "a bare string instead of a verdict object", "allow", ["5-b"], "tool"),
@@ -63,7 +70,7 @@ for num, slug, what, raw, cov, where in CASES:
     point = {"tool": PT, "input": IN, "output": OUT}[where]
     V(num, "gate-" + slug, "The verdict gate refuses %s with verdict_invalid at %s" % (what, point),
       "5, 6.3", cov + ["6.3-d", "5-a"], GP, scen(), fn(VI), caps=caps,
-      script=[rule(point, raw=raw, raw_set=True)])
+      script=[rule(point, raw=raw, raw_set=True)], advisory=ADVISORY.get(num))
 
 # accepted shapes (the gate must not over-refuse)
 # The evidence rides on the winning verdict (a transform, decided_by 0). The all-allow case (P-2 / D-29: the combined
@@ -185,7 +192,7 @@ for num, slug, what, raw, cov, where in [
     point = {"tool": PT, "input": IN, "output": OUT}[where]
     V(num, "gate-" + slug, "The verdict gate refuses %s with verdict_invalid at %s" % (what, point),
       "5, 6.3", cov + ["6.3-d"], GP, scen(), fn(VI), caps=caps,
-      script=[rule(point, raw=raw, raw_set=True)])
+      script=[rule(point, raw=raw, raw_set=True)], advisory=ADVISORY.get(num))
 V(161, "gate-accepts-empty-members", "Empty warnings and result_labels arrays are valid: the allow stands and the tool runs",
   "5", ["5-a", "5-g", "5-i"], GP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
@@ -196,16 +203,19 @@ V(162, "gate-envelope-without-extensions", "A response envelope carrying only a 
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:wrapped", "decided_by": 0})], "run_outcome": "completed"},
   caps=MT, script=[rule(PT, raw={"verdict": {"decision": "deny", "reason": "ctk:wrapped"}}, raw_set=True)])
-# P-8: a path that is not a string is a structural fault of the verdict (D-10).
+# P-8: a path that is not a string is a structural fault of the verdict (D-10). Advisory: the text also lets a
+# host judge it as a path "rooted elsewhere" (transform_target_forbidden) or one that "does not resolve"
+# (transform_invalid), section 5.2; CTK-0167 asserts what every reading shares.
 V(163, "gate-transform-path-not-string", "A transform whose path is a number is a structural fault: the tool call is denied with verdict_invalid",
   "5, 5.2", ["5-e", "5.2-a", "6.3-d"], GP, tool_scenario(), at_pre_tool(VI), caps=MT,
-  script=[rule(PT, raw={"decision": "transform", "transform": {"path": 5, "value": 1}}, raw_set=True)])
+  script=[rule(PT, raw={"decision": "transform", "transform": {"path": 5, "value": 1}}, raw_set=True)], advisory="P-8")
 
 # ---- decided after the triage (appended; ids continue the block)
 # P-9: a non-string warnings[].message fails the gate like a non-string message (the verdict is closed and typed).
 V(164, "gate-warning-message-not-string", "The verdict gate refuses a warning whose message is a number with verdict_invalid at pre_tool_call",
   "5, 6.3", ["5-g", "6.3-d"], GP, tool_scenario(), at_pre_tool(VI), caps=MT,
-  script=[rule(PT, raw={"decision": "allow", "warnings": [{"reason": "ctk:w", "message": 5}]}, raw_set=True)])
+  script=[rule(PT, raw={"decision": "allow", "warnings": [{"reason": "ctk:w", "message": 5}]}, raw_set=True)],
+  advisory="P-9")
 # P-2 / D-29: when every verdict allows, the combined verdict is the lowest-index allow, so its reason and evidence
 # reach the record unchanged; decided_by stays null (nothing blocked or transformed).
 EV = {"artefact": "first-allow-evidence", "verification_pointers": {"log": "https://audit.invalid/e/2"}}
@@ -216,4 +226,37 @@ V(165, "gate-all-allow-keeps-first-evidence", "When every interceptor allows, th
                         "decided_by": None, "verdicts[1].reason": "ctk:second-allow"})],
    "run_outcome": "completed"},
   caps=MT, scripts=[[rule(PT, {"decision": "allow", "reason": "ctk:first-allow", "evidence": EV})],
-                    [rule(PT, {"decision": "allow", "reason": "ctk:second-allow", "evidence": {"artefact": "second"}})]])
+                    [rule(PT, {"decision": "allow", "reason": "ctk:second-allow", "evidence": {"artefact": "second"}})]],
+  advisory="D-29")
+
+# ---- gating twins of advisory vectors (spec/0.1/DECISIONS.md, "Rulings of issue 9")
+# CTK-0165's twin. Section 7.4: "If no interceptor returned deny, the combined verdict is the last transform returned,
+# or allow -- with metadata unioned per section 7.3." Whose reason and evidence the allow carries is not said; the
+# decision, decided_by null (section 10.3) and the unions are.
+V(166, "gate-all-allow-unions-metadata", "When every interceptor allows, the combined verdict is an allow with decided_by null, the first-seen union of the warnings and the union of the labels",
+  "7.3, 7.4, 10.3", ["7.3-c", "7.3-d", "10.3-g"], GP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+   "records": [rec(PT, {"verdict.decision": "allow", "decided_by": None,
+                        "verdict.warnings[0].reason": "ctk:w-one", "verdict.warnings[1].reason": "ctk:w-two",
+                        "verdict.result_labels": ["label-a", "label-b"]}, ["verdict.warnings[2]"])],
+   "run_outcome": "completed"},
+  caps=MT, scripts=[[rule(PT, {"decision": "allow", "reason": "ctk:first-allow", "result_labels": ["label-a"],
+                               "warnings": [{"reason": "ctk:w-one", "message": "first"}]})],
+                    [rule(PT, {"decision": "allow", "reason": "ctk:second-allow", "result_labels": ["label-a", "label-b"],
+                               "warnings": [{"reason": "ctk:w-one", "message": "first"},
+                                            {"reason": "ctk:w-two", "message": "second"}]})]])
+# CTK-0163's twin: whichever reason a host gives a numeric path, the transform is never applied and the tool never
+# runs; every candidate reason is a host_error deny, so the tool-seam posture applies.
+V(167, "gate-transform-path-not-string-denied", "A transform whose path is a number is denied: the tool never runs and the run follows the tool-seam posture",
+  "5, 5.2", ["5.2-a", "6.3-d"], GP, tool_scenario(), at_pre_tool(), caps=MT,
+  script=[rule(PT, raw={"decision": "transform", "transform": {"path": 5, "value": 1}}, raw_set=True)])
+# CTK-0107's twin, moved to input, where a plain deny and a host_error deny both keep the turn from starting: a
+# deny with a numeric reason is still a deny.
+V(168, "gate-reason-not-string-still-denies", "A deny whose reason is a number keeps the turn from starting, whether or not the gate refuses the reason",
+  "5, 6", ["5.1-c", "6-a"], GP, plain_scenario(), at_input(), caps=M,
+  script=[rule(IN, raw={"decision": "deny", "reason": 403}, raw_set=True)])
+# CTK-0155's twin: a deny whose approval member is not an object is a deny under every reading (refused by the gate,
+# or a deny whose approval block cannot be consulted); the turn does not start.
+V(169, "gate-approval-not-object-still-denies", "A deny whose approval member is not an object keeps the turn from starting, whether or not the gate refuses it",
+  "5, 6", ["5.1-c", "6-a"], GP, plain_scenario(), at_input(), caps=M,
+  script=[rule(IN, raw={"decision": "deny", "reason": "ctk:x", "approval": True}, raw_set=True)])

@@ -294,6 +294,13 @@ V(705, "eval-zero-interceptors", "evaluate_only with no interceptor records a no
   "7, 8", ["7-f", "8-b"], EP, plain_scenario(),
   {"interceptions": [], "records": [rec(p, {"verdict.reason": "host_error:no_interceptor", "mode": "evaluate_only", "decided_by": None})
                                     for p in FULL_PLAIN],
+   "final_output": "hello there", "run_outcome": "completed"}, caps=M, mode=EV, scripts=[], advisory="D-05")
+# CTK-0705's twin. Section 7 requires the no_interceptor deny "in enforce mode" only; in evaluate_only the text says
+# what every emission does (section 8: records, and every action proceeds as if the combined verdict were allow)
+# but not which verdict an emission with no interceptor records (spec/0.1/DECISIONS.md, "Rulings of issue 9").
+V(712, "eval-zero-interceptors-proceeds", "evaluate_only with no interceptor still records every emission, stamped evaluate_only with decided_by null, and the run completes",
+  "8, 10.3", ["8-b", "10.3-a"], EP, plain_scenario(),
+  {"interceptions": [], "records": [rec(p, {"mode": "evaluate_only", "decided_by": None}) for p in FULL_PLAIN],
    "final_output": "hello there", "run_outcome": "completed"}, caps=M, mode=EV, scripts=[])
 V(706, "eval-failure-recorded", "evaluate_only: a raising interceptor is recorded as interceptor_failed and the tool still runs",
   "8, 6.3", ["8-e", "6.3-b"], EP, tool_scenario(),

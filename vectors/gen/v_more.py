@@ -292,7 +292,7 @@ V(1112, "decl-redactor", "A declared redactor shapes the approval request while 
   host_declaration=doc([b("pin-guard", 0)], {"approval": {"resolver": "ctk-scripted", "redactor": "ctk-redact"}}))
 
 
-def refused(num, slug, title, cls, document, covers, invalid=False, text=None, file=None):
+def refused(num, slug, title, cls, document, covers, invalid=False, text=None, file=None, advisory=None):
     """A refusal vector. `document` is the parsed value (None: none), `text` the raw text
     (host_declaration_text), `file` a file fault (host_declaration_file)."""
     kw = {}
@@ -308,7 +308,7 @@ def refused(num, slug, title, cls, document, covers, invalid=False, text=None, f
     V(num, "decl-refuse-" + slug, title, "7.7.6", covers + ["7.7.6-a", "7.7.6-b", "7.7.1-a", "11-d"], DR, plain_scenario(),
       {"load": {"outcome": "refused", "class": "declaration_error:" + cls, "paths_equivalent": True},
        "interceptions": [], "run_outcome": "error"},
-      caps=HD, scripts=[[]], **kw)
+      caps=HD, scripts=[[]], advisory=advisory, **kw)
 
 
 G = [b("guard", 0)]
@@ -370,8 +370,20 @@ refused(1139, "profile-outside-surface", "A configured profile missing from the 
         doc(G, {"composition": {"profile": "parallel/unanimous"}}, surface={"profiles": {"sequential/run_all": {}}}), ["7.7.4-d"])
 refused(1140, "own-version-not-listed", "A stated declaration_versions lacking the document's own version is refused as inconsistent", "inconsistent",
         doc(G, surface={"declaration_versions": ["agent-hooks-declaration/5.0"]}), ["7.7.4-d"])
+# The surfaces of CTK-1141 and CTK-1170 state every member but profiles, so the refusal class does not depend on how
+# a host fills what a partial surface leaves out: section 7.7.4 fills omitted members "from the host's surface
+# (buffered_output defaults to true)", which the project reads as the host's own value (D-42); for a host that
+# mediates incrementally the other reading turns a partial surface into declaration_error:inconsistent (step 7)
+# before step 8 is reached. A host lacking any stated member is refused at step 8 too, so every host expects
+# surface_unsupported.
+def full_surface(versions):
+    return {"interception_points": [SU, IN, PM, PO, PT, PTT, OUT, SD],
+            "capabilities": ["model_calls", "tool_calls", "host_declaration"], "buffered_output": True,
+            "declaration_versions": versions}
+
+
 refused(1141, "surface-version-beyond-code", "A stated surface claiming a contract version the host lacks is refused as surface_unsupported",
-        "surface_unsupported", doc(G, surface={"declaration_versions": [DV, "agent-hooks-declaration/7.0"]}), ["7.7.4-c"])
+        "surface_unsupported", doc(G, surface=full_surface([DV, "agent-hooks-declaration/7.0"])), ["7.7.4-c"])
 refused(1142, "resolver-unregistered", "An approval resolver name nobody registered is refused as reference_unresolved", "reference_unresolved",
         doc(G, {"approval": {"resolver": "nobody-home"}}), ["7.7.6-e"])
 refused(1143, "redactor-unregistered", "A redactor name nobody registered is refused as reference_unresolved", "reference_unresolved",
@@ -428,7 +440,7 @@ refused(1158, "malformed-root-array", "A document whose root is an array, not an
 refused(1159, "malformed-root-string", "A document given as a JSON string holding its text is refused as malformed", "malformed",
         json.dumps(doc(G)), ["7.7.6-h"], True)
 refused(1160, "malformed-depth-33", "A document nested 33 levels deep, one beyond the bound, is refused as malformed, not truncated",
-        "malformed", DEEP, ["7.7.6-h", "7.7.3-e"])
+        "malformed", DEEP, ["7.7.6-h", "7.7.3-e"], advisory="D-46")
 refused(1161, "malformed-duplicate-root-key", "Text repeating the root member bindings is refused as malformed, not resolved to either",
         "malformed", None, ["7.7.6-h"], True,
         text='{%s, "bindings": [], "bindings": [%s]}' % (HEAD, GUARD))
@@ -452,4 +464,13 @@ refused(1169, "unreadable-oversized", "A declaration file of 1 MiB plus one byte
 
 # ---------------- surface_unsupported: a second case
 refused(1170, "surface-version-higher-minor", "A stated surface claiming declaration version 1.9, a minor no loader has, is refused as surface_unsupported",
-        "surface_unsupported", doc(G, surface={"declaration_versions": [DV, "agent-hooks-declaration/1.9"]}), ["7.7.4-c"])
+        "surface_unsupported", doc(G, surface=full_surface([DV, "agent-hooks-declaration/1.9"])), ["7.7.4-c"])
+
+# ---------------- rulings of issue 9 (spec/0.1/DECISIONS.md, "Rulings of issue 9: gating vs advisory")
+# Section 7.7.3: a document "nests at most 32 levels". Counting the root object as level 1 is D-46 (CTK-1160,
+# advisory); a count that starts below the root finds 32 levels in CTK-1160's document. 34 levels by D-46's count
+# break the bound under either count.
+DEEPER = doc(G, extensions={"deep": nested(32)})
+assert depth(DEEPER) == 34, depth(DEEPER)
+refused(1171, "malformed-depth-34", "A document nested 34 levels deep, beyond the bound however the root is counted, is refused as malformed, not truncated",
+        "malformed", DEEPER, ["7.7.6-h", "7.7.3-e"])

@@ -37,7 +37,9 @@ for num, p in [(1, SU), (2, IN), (3, PM), (4, PO), (5, PT), (6, PTT), (7, OUT), 
 # --- plain deny at each point
 def deny_expect(p, reason, liftable_=False):
     lift = {"verdict.approval": {}} if liftable_ else {}
-    r = {"verdict.decision": "deny", "verdict.reason": reason, "decided_by": 0, "fold_truncated": False}
+    # No "fold_truncated": False here: the text requires the member only when it is true (D-15 is advisory;
+    # spec/0.1/DECISIONS.md, "Rulings of issue 9").
+    r = {"verdict.decision": "deny", "verdict.reason": reason, "decided_by": 0}
     r.update(lift)
     recabs = ["resolved_by"]
     if p == SU:
@@ -117,7 +119,7 @@ for num, p in [(25, SU), (26, IN), (27, PM), (28, PO), (29, PT), (30, PTT), (31,
     scen, full, caps = SCEN[p]
     reason = "ctk:ask-first-" + SHORT[p]
     exp = {"interceptions": ix(full), "records": [rec(p, {"verdict.decision": "allow", "resolved_by": "approval",
-                                                          "decided_by": 0, "fold_truncated": False})],
+                                                          "decided_by": 0})],
            "final_output": FINAL[scen], "run_outcome": "completed"}
     if scen is tool_scenario:
         exp["tool_invocations"] = [{"name": "lookup", "args": {"q": "alpha"}}]
@@ -152,6 +154,15 @@ V(34, "transform-pre-model-messages", "A transform of the first message at pre_m
   "4.3, 5.2", ["4.3-a", "4.3-b", "5.1-b", "5.2-a"], TP, tool_scenario(text="original prompt"),
   {"interceptions": ix(FULL_TOOL, {2: {"messages[0].content": "original prompt"},
                                    6: {"messages[0].content": "rewritten prompt", "target[0].content": "rewritten prompt"}}),
+   "records": [rec(PM, {"verdict.decision": "transform", "verdict.transform.path": "$target[0].content"})],
+   "final_output": "done", "run_outcome": "completed", "identities_equal": False},
+  caps=MT, script=[rule(PM, transform("$target[0].content", "rewritten prompt"), match={"target[0].content": "original prompt"})],
+  advisory="P-4")
+# Gating twin of CTK-0034: whether the rewrite persists into the history of later model calls is P-4 (the text
+# says only that the transformed value is what the action uses, section 6); every reading applies the transform.
+V(57, "transform-pre-model-messages-applied", "A transform of the first message at pre_model_call is applied: the record carries the transform and the enforced identity differs from the input identity",
+  "4.3, 5.2, 6", ["4.3-a", "5.1-b", "5.2-a"], TP, tool_scenario(text="original prompt"),
+  {"interceptions": ix(FULL_TOOL, {2: {"messages[0].content": "original prompt"}}),
    "records": [rec(PM, {"verdict.decision": "transform", "verdict.transform.path": "$target[0].content"})],
    "final_output": "done", "run_outcome": "completed", "identities_equal": False},
   caps=MT, script=[rule(PM, transform("$target[0].content", "rewritten prompt"), match={"target[0].content": "original prompt"})])
@@ -265,35 +276,46 @@ V(50, "transform-rooted-elsewhere", "A transform path rooted outside $target is 
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(OUT, transform("$context.output.content", "sneaky"))])
 
-# A transform must not leave the point's conditional fields with the wrong JSON type (section 4.2 types, section 10.2
-# "presence and JSON type"). The composed context fails the section 4 envelope check, so the emission is denied
-# host_error:context_invalid (spec/0.1/DECISIONS.md D-35 / P-3).
+# A transform that leaves the point's conditional fields with the wrong JSON type (section 4.2 types). The project's
+# reading (D-35 / P-3): the composed context fails the section 4 envelope check and the emission is denied
+# host_error:context_invalid at the transforming point. The text checks types "before dispatching any emission"
+# (section 10.2) and says a transform value is "any JSON value" (section 5.2), so a host may instead let the breakage
+# surface at the next emission's envelope check: CTK-0051..0055 are advisory, and CTK-0056 asserts what both readings
+# share (spec/0.1/DECISIONS.md, "Rulings of issue 9").
 CI = "host_error:context_invalid"
 V(51, "transform-args-not-object", "A bare $target transform that makes tool_call.args a string is not applied: the tool does not run and no post_tool_call is emitted",
   "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-e", "4.2-f"], TP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": CI})],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
-  caps=MT, script=[rule(PT, transform("$target", "not-an-object"))])
+  caps=MT, script=[rule(PT, transform("$target", "not-an-object"))], advisory="D-35")
 V(52, "transform-messages-not-array", "A bare $target transform that makes messages an object is not applied: the model is not called",
   "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-c", "6.1-c"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO, OUT],
    "records": [rec(PM, {"verdict.decision": "deny", "verdict.reason": CI})], "final_output": None, "run_outcome": "blocked"},
-  caps=M, script=[rule(PM, transform("$target", {"role": "user", "content": "not a list"}))])
+  caps=M, script=[rule(PM, transform("$target", {"role": "user", "content": "not a list"}))], advisory="D-35")
 V(53, "transform-tool-calls-not-array", "A transform that makes response.tool_calls a string is not applied: the response is discarded and nothing reaches the caller",
   "4.2, 4.3, 5.2, 10.2", ["4.3-e", "4.2-d", "6.1-d"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, PM, PO, SD]), "interceptions_absent": [OUT],
    "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": CI})], "final_output": None, "run_outcome": "blocked"},
-  caps=M, script=[rule(PO, transform("$target.tool_calls", "none"))])
+  caps=M, script=[rule(PO, transform("$target.tool_calls", "none"))], advisory="D-35")
 # The same check does not depend on the identity provider: with the null provider no identity is computed, yet a
 # transform that drops a required conditional member must still be refused.
 V(54, "transform-output-shape-null-provider", "With the null provider, a bare $target transform that replaces output with a string is still refused: nothing reaches the caller",
   "4.2, 4.3, 10.1", ["4.3-e", "4.2-g", "6.1-g"], TP, plain_scenario(),
   {"interceptions": ix(FULL_PLAIN), "records": [rec(OUT, {"verdict.decision": "deny", "verdict.reason": CI, "identity_provider": None})],
    "final_output": None, "run_outcome": "blocked"},
-  caps=M, identity_provider=None, script=[rule(OUT, transform("$target", "plain text"))])
+  caps=M, identity_provider=None, script=[rule(OUT, transform("$target", "plain text"))], advisory="D-35")
 V(55, "transform-input-shape-null-provider", "With the null provider, a bare $target transform that replaces input with a string is still refused: the turn never begins",
   "4.2, 4.3, 10.1", ["4.3-e", "4.2-b", "6.1-b"], TP, plain_scenario(),
   {"interceptions": ix([SU, IN, SD]), "interceptions_absent": [PM],
    "records": [rec(IN, {"verdict.decision": "deny", "verdict.reason": CI, "identity_provider": None})], "final_output": None, "run_outcome": "blocked"},
-  caps=M, identity_provider=None, script=[rule(IN, transform("$target", "plain text"))])
+  caps=M, identity_provider=None, script=[rule(IN, transform("$target", "plain text"))], advisory="D-35")
+# Gating twin of CTK-0051: whichever emission refuses the broken args (the transforming pre_tool_call, or the
+# post_tool_call whose envelope check sees tool_call.args as a string), no interceptor ever receives a context whose
+# tool_call.args is not an object, and the refusal is a host_error deny at the tool seam (posture applies).
+V(56, "transform-args-not-object-never-dispatched", "A bare $target transform that makes tool_call.args a string never reaches an interceptor: post_tool_call is not dispatched and the run follows the tool-seam posture",
+  "4.2, 6.3, 10.2", ["4.2-e", "4.2-f"], TP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT],
+   "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
+  caps=MT, script=[rule(PT, transform("$target", "not-an-object"))])

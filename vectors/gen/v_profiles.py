@@ -39,7 +39,7 @@ A = lambda: [rule(PT, ALLOW)]
 # ---------------- sequential/first_deny
 V(300, "fd-all-allow", "first_deny, on_approval stop: three allows give an allow with every interceptor summarized",
   "7.2, 7.4, 10.3", ["7.4-a", "7.2-c", "10.3-g", "10.3-h", "10.3-i", "10.3-k", "7.2-a"], P_FD, tool_scenario(),
-  ran(records=[rec(PT, {"verdict.decision": "allow", "decided_by": None, "fold_truncated": False,
+  ran(records=[rec(PT, {"verdict.decision": "allow", "decided_by": None,
                         "composition.profile": "sequential/first_deny", "composition.on_approval": "stop",
                         "interceptors_registered": 3}, ["composition.on_transform_conflict", "composition.on_disagreement"])]),
   caps=MT, scripts=[A(), A(), A()], composition=FD("stop"))
@@ -53,7 +53,7 @@ V(302, "fd-no-profile-default", "With no composition configured the record shows
    "final_output": "hello there", "run_outcome": "completed"}, caps=M, script=[])
 V(303, "fd-transform-folds", "first_deny folds a transform before the next interceptor, which then sees the new args and allows",
   "7.4", ["7.4-b", "7.3-b", "5.1-b"], P_FD, tool_scenario(),
-  ran({"q": "folded"}, records=[rec(PT, {"verdict.decision": "transform", "decided_by": 0, "fold_truncated": False})]),
+  ran({"q": "folded"}, records=[rec(PT, {"verdict.decision": "transform", "decided_by": 0})]),
   caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))],
                     [rule(PT, deny("ctk:saw-unfolded"), match={"target.q": "alpha"}), rule(PT, ALLOW)]],
   composition=FD("stop"))
@@ -65,7 +65,7 @@ V(304, "fd-deny-first-truncates", "first_deny stops at a deny from the first int
 V(305, "fd-deny-last-not-truncated", "first_deny with the deny coming from the last interceptor records fold_truncated false",
   "7.4, 10.3", ["7.4-e", "10.3-i", "7.3-a"], P_FD, tool_scenario(),
   blocked(records=[rec(PT, {"verdict.reason": "ctk:last-says-no", "decided_by": 2, "fold_truncated": False})]),
-  caps=MT, scripts=[A(), A(), [rule(PT, deny("ctk:last-says-no"))]], composition=FD("stop"))
+  caps=MT, scripts=[A(), A(), [rule(PT, deny("ctk:last-says-no"))]], composition=FD("stop"), advisory="D-15")
 V(306, "fd-stop-approval-ends-fold", "first_deny with on_approval stop: the lifted deny ends the fold, so a later plain deny is never reached",
   "7.4, 7.6, 9", ["7.4-f", "7.6-a", "7.6-b", "9-l"], P_FD, tool_scenario(),
   ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "decided_by": 0, "fold_truncated": True}, ["verdicts[1]"])]),
@@ -74,13 +74,16 @@ V(306, "fd-stop-approval-ends-fold", "first_deny with on_approval stop: the lift
 V(307, "fd-resume-later-deny-wins", "first_deny with on_approval resume: after the lift the fold continues and a later plain deny blocks",
   "7.4, 7.6", ["7.4-g", "7.3-a", "9-l"], P_FD, tool_scenario(),
   blocked(records=[rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:second-check", "decided_by": 1,
-                            "resolved_by": "approval", "fold_truncated": False, "composition.on_approval": "resume"})]),
+                            "resolved_by": "approval", "composition.on_approval": "resume"})]),
   caps=MT, scripts=[[rule(PT, liftable("ctk:check"))], [rule(PT, deny("ctk:second-check"))]],
   composition=FD("resume"), approval_script=APPROVE)
 V(308, "fd-resume-allow-continues", "first_deny resume: the lifted deny is replaced and the remaining interceptors all run",
   "7.4", ["7.4-g", "10.3-i"], P_FD, tool_scenario(),
-  ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "fold_truncated": False})]),
-  caps=MT, scripts=[[rule(PT, liftable("ctk:check"))], A(), A()], composition=FD("resume"), approval_script=APPROVE)
+  ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval",
+                        "verdict.warnings[0].reason": "ctk:third-ran"})]),
+  caps=MT, scripts=[[rule(PT, liftable("ctk:check"))], A(),
+                    [rule(PT, {"decision": "allow", "warnings": [{"reason": "ctk:third-ran"}]})]],
+  composition=FD("resume"), approval_script=APPROVE)
 V(309, "fd-resume-transform-resolution-folds", "first_deny resume: a transform resolution is folded, so the next interceptor sees the approved args",
   "7.4, 7.6, 9", ["7.4-g", "9-c", "7.4-b"], P_FD, tool_scenario(),
   ran({"q": "approved-q"}, records=[rec(PT, {"verdict.decision": "transform", "resolved_by": "approval"})]),
@@ -90,12 +93,12 @@ V(309, "fd-resume-transform-resolution-folds", "first_deny resume: a transform r
   approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target.q", "approved-q")}}])
 V(310, "fd-resume-two-liftable", "first_deny resume: two liftable denies are each put to the seam and both lift",
   "7.4, 9", ["7.4-g", "9-a"], P_FD, tool_scenario(),
-  ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "fold_truncated": False})]),
+  ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval"})]),
   caps=MT, scripts=[[rule(PT, liftable("ctk:first-gate"))], [rule(PT, liftable("ctk:second-gate"))]],
   composition=FD("resume"), approval_script=APPROVE)
 V(311, "fd-resume-reject-stops", "first_deny resume: a rejected liftable deny ends the fold and later interceptors are not called",
   "7.4, 9", ["7.4-e", "9-d", "9-l", "10.3-i"], P_FD, tool_scenario(),
-  blocked(records=[rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:operator-said-no", "resolved_by": "rejection",
+  blocked(records=[rec(PT, {"verdict.decision": "deny", "resolved_by": "rejection",
                             "fold_truncated": True}, ["verdicts[1]"])]),
   caps=MT, scripts=[[rule(PT, liftable("ctk:check"))], A()], composition=FD("resume"), approval_script=REJECT)
 V(312, "fd-failure-second", "first_deny: the second interceptor raising takes slot 1 and decides the deny",
@@ -114,7 +117,7 @@ V(314, "fd-liftable-then-plain-stop-no-resolver", "first_deny without a resolver
 # ---------------- sequential/run_all
 V(315, "ra-all-allow", "run_all: every interceptor runs; no knob appears in the composition stamp",
   "7.2, 7.4, 10.3", ["7.4-h", "7.2-c", "10.3-h", "10.3-i", "7.2-a"], P_RA, tool_scenario(),
-  ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "sequential/run_all"}, "fold_truncated": False,
+  ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "sequential/run_all"},
                         "verdicts[2].decision": "allow"}, ["composition.on_approval"])]),
   caps=MT, scripts=[A(), A(), A()], composition=RA)
 V(316, "ra-transforms-chain", "run_all folds transforms in order: the second rewrites what the first produced and wins",
@@ -124,7 +127,7 @@ V(316, "ra-transforms-chain", "run_all folds transforms in order: the second rew
                     [rule(PT, transform("$target.q", "step-two"), match={"target.q": "step-one"})]], composition=RA)
 V(317, "ra-deny-first-rest-run", "run_all: a deny from the first interceptor still lets the later ones run and be summarized",
   "7.4, 10.3", ["7.4-h", "10.3-h", "7.3-e"], P_RA, tool_scenario(),
-  blocked(records=[rec(PT, {"verdict.reason": "ctk:early-no", "decided_by": 0, "fold_truncated": False,
+  blocked(records=[rec(PT, {"verdict.reason": "ctk:early-no", "decided_by": 0,
                             "verdicts[1].decision": "allow", "verdicts[2].decision": "transform"})]),
   caps=MT, scripts=[[rule(PT, deny("ctk:early-no"))], A(), [rule(PT, transform("$target.q", "zz"))]], composition=RA)
 V(318, "ra-two-liftable-approved", "run_all: two liftable denies are lifted by one approve resolution",
@@ -136,9 +139,9 @@ V(319, "ra-plain-deny-blocks-seam", "run_all: one plain deny among liftable ones
   blocked(records=[rec(PT, {"verdict.reason": "ctk:hard-no", "decided_by": 0}, ["resolved_by"])]),
   caps=MT, scripts=[[rule(PT, deny("ctk:hard-no"))], [rule(PT, liftable("ctk:soft"))]], composition=RA, approval_script=APPROVE)
 # P-7: after a reject, under every profile, the combined verdict is the resolver's own deny (its reason).
-V(320, "ra-liftable-rejected", "run_all: a rejected resolution blocks the action and its deny, with the resolver's reason, is the combined verdict",
+V(320, "ra-liftable-rejected", "run_all: a rejected resolution blocks the action and a deny is the combined verdict",
   "7.4, 9", ["7.4-i", "9-d", "9-l"], P_RA, tool_scenario(),
-  blocked(records=[rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:operator-said-no", "resolved_by": "rejection"})]),
+  blocked(records=[rec(PT, {"verdict.decision": "deny", "resolved_by": "rejection"})]),
   caps=MT, scripts=[A(), [rule(PT, liftable("ctk:soft"))]], composition=RA, approval_script=REJECT)
 V(321, "ra-approval-keeps-fold", "run_all: a permit resolution lets the action proceed with the args folded before it",
   "7.4, 9", ["7.4-j", "9-n"], P_RA, tool_scenario(),
@@ -186,7 +189,7 @@ V(329, "ps-all-allow", "strictest: all allow gives allow; the default knob deny 
   "7.2, 7.5, 10.3", ["7.5-b", "7.2-b", "7.2-c", "10.3-i", "10.3-h", "7.2-a"], P_PS, tool_scenario(),
   ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "parallel/strictest", "on_transform_conflict": "deny"},
                         "verdicts[1].decision": "allow"}, ["fold_truncated"])]),
-  caps=MT, scripts=[A(), A()], composition=PS())
+  caps=MT, scripts=[A(), A()], composition=PS(), advisory="D-15")
 V(330, "ps-single-transform-applied", "strictest: a single transform beats allows and is applied",
   "7.5", ["7.5-b", "7.3-a"], P_PS, tool_scenario(),
   ran({"q": "only-one"}, records=[rec(PT, {"verdict.decision": "transform", "decided_by": 1})]),
@@ -221,7 +224,7 @@ V(336, "ps-conflict-approval-reject", "strictest with knob approval: a reject ke
   "7.5, 9", ["7.5-d", "9-d"], P_PS, tool_scenario(),
   blocked(records=[rec(PT, {"verdict.reason": "ctk:operator-said-no", "resolved_by": "rejection"})]),
   caps=MT, scripts=[[rule(PT, transform("$target.q", "a"))], [rule(PT, transform("$target.q", "b"))]],
-  composition=PS("approval"), approval_script=REJECT)
+  composition=PS("approval"), approval_script=REJECT, advisory="P-7")
 V(337, "ps-conflict-approval-no-resolver", "strictest with knob approval and no resolver: the synthesized deny stands as transform_conflict",
   "7.5, 5.1", ["7.5-d", "5.1-e"], P_PS, tool_scenario(),
   hostdeny(records=[rec(PT, {"verdict.reason": "host_error:transform_conflict"}, ["resolved_by"])]),
@@ -248,8 +251,7 @@ V(341, "ps-failure-others-run", "strictest: a timed-out interceptor is a deny in
 # ---------------- parallel/unanimous
 V(342, "pu-all-allow", "unanimous: all allow gives allow with the default on_disagreement deny stamped",
   "7.5, 7.2", ["7.5-f", "7.2-b", "7.2-c", "10.3-i", "7.2-a"], P_PU, tool_scenario(),
-  ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "parallel/unanimous", "on_disagreement": "deny"}},
-                   ["fold_truncated"])]),
+  ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "parallel/unanimous", "on_disagreement": "deny"}})]),
   caps=MT, scripts=[A(), A(), A()], composition=PU())
 V(343, "pu-transform-disagrees", "unanimous with knob deny: an allow and a transform disagree; output is withheld",
   "7.5", ["7.5-g"], P_PU, plain_scenario(),
@@ -282,7 +284,8 @@ V(347, "pu-approval-transform", "unanimous with knob approval: a resolver transf
 V(348, "pu-approval-reject", "unanimous with knob approval: a reject blocks with the resolver's reason",
   "7.5, 9", ["7.5-h", "9-d"], P_PU, tool_scenario(),
   blocked(records=[rec(PT, {"verdict.reason": "ctk:operator-said-no", "resolved_by": "rejection"})]),
-  caps=MT, scripts=[A(), [rule(PT, transform("$target.q", "other"))]], composition=PU("approval"), approval_script=REJECT)
+  caps=MT, scripts=[A(), [rule(PT, transform("$target.q", "other"))]], composition=PU("approval"), approval_script=REJECT,
+  advisory="P-7")
 V(349, "pu-liftable-not-direct", "unanimous with knob deny: an individual liftable deny is not put to the seam",
   "7.5", ["7.5-i", "7.5-g"], P_PU, tool_scenario(),
   hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement"}, ["resolved_by"])]),
@@ -296,12 +299,12 @@ V(350, "pu-warnings-union", "unanimous: the combined allow carries the union of 
 # ---------------- knob-value completions (appended; ids continue the block)
 V(351, "fd-resume-all-allow", "first_deny with on_approval resume: plain allows give an allow and the resume knob is stamped",
   "7.2, 7.4", ["7.2-c", "7.4-a"], P_FD, tool_scenario(),
-  ran(records=[rec(PT, {"verdict.decision": "allow", "decided_by": None, "fold_truncated": False,
+  ran(records=[rec(PT, {"verdict.decision": "allow", "decided_by": None,
                         "composition": {"profile": "sequential/first_deny", "on_approval": "resume"}}, ["resolved_by"])]),
   caps=MT, scripts=[A(), A()], composition=FD("resume"))
 V(352, "fd-resume-plain-transform", "first_deny with on_approval resume: a transform folds and wins exactly as under stop",
   "7.4", ["7.4-b", "7.3-b"], P_FD, tool_scenario(),
-  ran({"q": "resumed"}, records=[rec(PT, {"verdict.decision": "transform", "decided_by": 1, "fold_truncated": False})]),
+  ran({"q": "resumed"}, records=[rec(PT, {"verdict.decision": "transform", "decided_by": 1})]),
   caps=MT, scripts=[A(), [rule(PT, transform("$target.q", "resumed"))]], composition=FD("resume"))
 V(353, "fd-resume-failure-after-lift", "first_deny resume: after a lift the next interceptor raising decides the deny in its own slot",
   "6.3, 7.4", ["6.3-e", "6.3-g", "7.4-g"], P_FD, tool_scenario(),
@@ -310,7 +313,7 @@ V(353, "fd-resume-failure-after-lift", "first_deny resume: after a lift the next
 V(354, "ps-approval-knob-all-allow", "strictest with knob approval: all allow gives allow without consulting the seam",
   "7.2, 7.5", ["7.2-c", "7.5-b", "9-a"], P_PS, tool_scenario(),
   ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "parallel/strictest", "on_transform_conflict": "approval"}},
-                   ["resolved_by", "fold_truncated"])]),
+                   ["resolved_by"])]),
   caps=MT, scripts=[A(), A()], composition=PS("approval"), approval_script=APPROVE)
 V(355, "ps-approval-knob-single-transform", "strictest with knob approval: a single transform is no conflict and applies without the seam",
   "7.5", ["7.5-b", "9-a"], P_PS, tool_scenario(),
@@ -345,7 +348,7 @@ V(360, "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a f
   approval_script=[{"resolve": {"outcome": "unresolved"}}])
 V(361, "ra-transform-then-liftable-rejected", "run_all: a reject after a folded transform leaves the deny; the tool never sees the fold",
   "7.4, 9", ["7.4-k", "9-d"], P_RA, tool_scenario(),
-  blocked(records=[rec(PT, {"verdict.reason": "ctk:operator-said-no", "resolved_by": "rejection"}, ["verdict.transform"])]),
+  blocked(records=[rec(PT, {"verdict.decision": "deny", "resolved_by": "rejection"}, ["verdict.transform"])]),
   caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:soft"))]], composition=RA,
   approval_script=REJECT)
 
@@ -397,3 +400,40 @@ for num, p, scen, caps, path, val, field, exp in WB:
       "first_deny at %s: after a folded transform the next interceptor sees the new value in %s, not only in target" % (p, field),
       "4.3, 7.4", ["4.3-b", "7.4-b"], P_FD, scen, exp, caps=caps, composition=FD("stop"),
       scripts=[[rule(p, transform(path, val))], [rule(p, deny("ctk:stale-field"), match={field: "orig"})]])
+
+
+# ---------------- rulings of issue 9 (spec/0.1/DECISIONS.md, "Rulings of issue 9: gating vs advisory")
+# fold_truncated is required when true (section 7.4: "the record sets fold_truncated: true"); section 10.3 defines its
+# value ("true iff one or more registered interceptors were never invoked") without requiring the member otherwise.
+# The project's reading (D-15: present and false whenever a sequential composition ran to the end, absent under the
+# parallel profiles) is pinned by the advisory vectors CTK-0305, CTK-0329 and CTK-0374.
+V(373, "fd-deny-last-decides", "first_deny with the deny coming from the last interceptor: that deny decides with its own index",
+  "7.4, 10.3", ["7.4-e", "7.3-a", "10.3-g"], P_FD, tool_scenario(),
+  blocked(records=[rec(PT, {"verdict.reason": "ctk:last-says-no", "decided_by": 2})]),
+  caps=MT, scripts=[A(), A(), [rule(PT, deny("ctk:last-says-no"))]], composition=FD("stop"))
+V(374, "ra-all-ran-not-truncated", "run_all: when every interceptor ran, the record states fold_truncated false",
+  "7.4, 10.3", ["10.3-i", "7.4-h"], P_RA, tool_scenario(),
+  ran(records=[rec(PT, {"verdict.decision": "allow", "fold_truncated": False, "verdicts[2].decision": "allow"})]),
+  caps=MT, scripts=[A(), A(), A()], composition=RA, advisory="D-15")
+V(375, "ps-all-allow-default-knob", "strictest: all allow gives allow; the default knob deny is stamped and both interceptors are summarized",
+  "7.2, 7.5, 10.3", ["7.5-b", "7.2-b", "7.2-c", "10.3-h", "7.2-a"], P_PS, tool_scenario(),
+  ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "parallel/strictest", "on_transform_conflict": "deny"},
+                        "verdicts[1].decision": "allow"})]),
+  caps=MT, scripts=[A(), A()], composition=PS())
+# Section 9: "The triggering deny (or the resolver's deny) stands as the combined verdict." At the tool seam the two
+# readings differ in the run outcome when the triggering deny is host-synthesized (a host_error reason follows the
+# posture, the resolver's plain deny does not), so CTK-0336 and CTK-0348 are advisory (P-7) and their twins run at
+# input, where every deny keeps the turn from starting.
+def input_rejected():
+    return {"interceptions": ix([SU, IN, SD]), "interceptions_absent": [PM],
+            "records": [rec(IN, {"verdict.decision": "deny", "resolved_by": "rejection"})],
+            "final_output": None, "run_outcome": "blocked"}
+
+
+V(376, "ps-conflict-approval-reject-at-input", "strictest with knob approval: a reject keeps a transform conflict at input blocked and the turn never begins",
+  "7.5, 9", ["7.5-d", "9-d"], P_PS, plain_scenario(), input_rejected(),
+  caps=M, scripts=[[rule(IN, transform("$target.content", "a"))], [rule(IN, transform("$target.content", "b"))]],
+  composition=PS("approval"), approval_script=REJECT)
+V(377, "pu-approval-reject-at-input", "unanimous with knob approval: a reject keeps a disagreement at input blocked and the turn never begins",
+  "7.5, 9", ["7.5-h", "9-d"], P_PU, plain_scenario(), input_rejected(),
+  caps=M, scripts=[[], [rule(IN, transform("$target.content", "other"))]], composition=PU("approval"), approval_script=REJECT)
