@@ -22,10 +22,11 @@ use ctk_harness_protocol::Harness as _;
 use ctk_reference_host::ReferenceHost;
 use libtest_mimic::{Arguments, Failed, Trial};
 
-const UPSTREAM: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/upstream/agent-hooks/conformance/vectors"
-);
+// The integration tests' upstream helper; this binary uses only part of it.
+#[allow(dead_code)]
+#[path = "integration/upstream.rs"]
+mod upstream;
+
 const EXPECTED_FAILURES: &str = include_str!("expected-failures.txt");
 
 fn expected_failures() -> BTreeMap<String, String> {
@@ -62,6 +63,7 @@ fn options() -> EngineOptions {
         vector_timeout: Duration::from_secs(30),
         jobs: 1,
         interrupted: Default::default(),
+        fail_fast: false,
     }
 }
 
@@ -191,9 +193,11 @@ fn main() {
     let options = Arc::new(options());
     let mut expected = expected_failures();
     let mut trials = Vec::new();
-    if Path::new(UPSTREAM).is_dir() {
+    // Upstream vectors are interop trials: a visible skip without ../shared,
+    // a failure under CTK_REQUIRE_UPSTREAM=1.
+    if let Some(dir) = upstream::upstream(upstream::UPSTREAM_VECTORS) {
         trials.extend(trials_for(
-            files(&VectorSource::Dir(PathBuf::from(UPSTREAM))),
+            files(&VectorSource::Dir(dir)),
             &options,
             &mut expected,
         ));

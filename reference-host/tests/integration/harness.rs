@@ -2,8 +2,8 @@
 //! and the failure mappings the runner's replies must produce.
 
 use ctk_harness_protocol::{
-    Composition, DeclarationFileFault, Harness, InterceptorBinding, Knob, Profile, RunOutcome,
-    VectorSetup,
+    Composition, DeclarationFileFault, Harness, InterceptorBinding, Knob, OnApproval, Profile,
+    RunOutcome, VectorSetup,
 };
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -15,7 +15,7 @@ use ctk_reference_host::harness_impl::{
 };
 use ctk_reference_host::{ReferenceHost, HOST_DECLARATION};
 
-use crate::driver::{load, prepare, run, run_vector};
+use crate::support::{run, tool_setup, Act, Scripted};
 
 fn record_at<'a>(records: &'a [Value], point: &str) -> &'a Value {
     records
@@ -37,12 +37,26 @@ async fn info_names_both_versions_and_the_declaration() {
 
 #[tokio::test]
 async fn a_raised_interceptor_is_interceptor_failed() {
-    let (record, _, _) = run_vector("AH-CTK-070").await;
+    let script = Scripted::new(vec![vec![("pre_tool_call", Act::Raise)]]);
+    let record = run(tool_setup(1), script).await;
     assert_eq!(
         record_at(&record.records, "pre_tool_call")["verdict"]["reason"],
         "host_error:interceptor_failed"
     );
-    let (record, _, _) = run_vector("AH-CTK-094").await;
+    assert!(record.tool_invocations.is_empty());
+    // The second of two raises: the failure is attributed to it.
+    let script = Scripted::new(vec![
+        vec![("pre_tool_call", Act::Verdict(json!({"decision": "allow"})))],
+        vec![("pre_tool_call", Act::Raise)],
+    ]);
+    let mut setup = tool_setup(2);
+    setup.composition = Composition {
+        profile: Profile::SequentialFirstDeny,
+        on_approval: Some(OnApproval::Stop),
+        on_disagreement: None,
+        on_transform_conflict: None,
+    };
+    let record = run(setup, script).await;
     let pre = record_at(&record.records, "pre_tool_call");
     assert_eq!(pre["verdict"]["reason"], "host_error:interceptor_failed");
     assert_eq!(pre["decided_by"], 1);
@@ -50,21 +64,23 @@ async fn a_raised_interceptor_is_interceptor_failed() {
 
 #[tokio::test]
 async fn a_raised_resolver_is_approval_resolver_failed() {
-    let (record, _, _) = run_vector("AH-CTK-073").await;
+    let liftable = json!({"decision": "deny", "reason": "ctk:requires_approval", "approval": {}});
+    let script = Scripted::raising_resolver(vec![vec![("pre_tool_call", Act::Verdict(liftable))]]);
+    let mut setup = tool_setup(1);
+    setup.approval_resolver = true;
+    let record = run(setup, script).await;
     assert_eq!(
         record_at(&record.records, "pre_tool_call")["verdict"]["reason"],
         "host_error:approval_resolver_failed"
     );
+    assert!(record.tool_invocations.is_empty());
 }
 
 #[tokio::test]
 async fn a_silent_interceptor_times_out_at_the_configured_limit() {
-    let v = load("AH-CTK-070");
-    let (mut setup, _) = prepare(&v);
+    let mut setup = tool_setup(1);
     setup.interceptor_timeout_ms = Some(20);
-    let mut v2 = v;
-    v2.doc["interceptor_script"] = json!([{"at": "pre_tool_call", "fault": "hang"}]);
-    let (_, script) = prepare(&v2);
+    let script = Scripted::new(vec![vec![("pre_tool_call", Act::Hang)]]);
     let record = run(setup, script).await;
     assert_eq!(record.outcome, RunOutcome::Completed);
     assert_eq!(
@@ -75,7 +91,22 @@ async fn a_silent_interceptor_times_out_at_the_configured_limit() {
 
 #[tokio::test]
 async fn run_all_failed_fold_reports_truncation_through_the_host() {
-    let (record, _, _) = run_vector("AH-CTK-102").await;
+    let bad = json!({"decision": "transform", "transform": {"path": "$target.missing.deep.path", "value": "x"}});
+    let script = Scripted::new(vec![
+        vec![("pre_tool_call", Act::Verdict(bad))],
+        vec![(
+            "pre_tool_call",
+            Act::Verdict(json!({"decision": "allow", "reason": "ctk:should-not-run"})),
+        )],
+    ]);
+    let mut setup = tool_setup(2);
+    setup.composition = Composition {
+        profile: Profile::SequentialRunAll,
+        on_approval: None,
+        on_disagreement: None,
+        on_transform_conflict: None,
+    };
+    let record = run(setup, script).await;
     let pre = record_at(&record.records, "pre_tool_call");
     assert_eq!(pre["fold_truncated"], true);
     assert_eq!(pre["verdicts"].as_array().map(Vec::len), Some(1));
@@ -83,13 +114,26 @@ async fn run_all_failed_fold_reports_truncation_through_the_host() {
 
 #[tokio::test]
 async fn stamps_mode_profile_and_per_point_counts() {
-    let (record, _, _) = run_vector("AH-CTK-087").await;
+    let t = json!({"decision": "transform", "transform": {"path": "$target.url", "value": "x"}});
+    let script = Scripted::new(vec![
+        vec![("pre_tool_call", Act::Verdict(json!({"decision": "allow"})))],
+        vec![("pre_tool_call", Act::Verdict(t))],
+    ]);
+    let mut setup = tool_setup(2);
+    setup.composition = Composition {
+        profile: Profile::ParallelUnanimous,
+        on_approval: None,
+        on_disagreement: Some(Knob::Deny),
+        on_transform_conflict: None,
+    };
+    let record = run(setup, script).await;
     let pre = record_at(&record.records, "pre_tool_call");
     assert_eq!(
         pre["composition"],
         json!({"profile": "parallel/unanimous", "on_disagreement": "deny"})
     );
     assert_eq!(pre["interceptors_registered"], 2);
+    assert_eq!(pre["mode"], "enforce");
     assert!(pre.get("fold_truncated").is_none());
 }
 
@@ -126,8 +170,7 @@ async fn setup_refuses_what_the_host_cannot_honour() {
 
 #[tokio::test]
 async fn a_refused_declaration_is_a_load_outcome_never_a_run() {
-    let v = load("AH-CTK-003");
-    let (_, script) = prepare(&v);
+    let script = Scripted::new(vec![vec![]]);
     let mut s = minimal_setup();
     s.declaration = Some(json!({"declaration": "agent-hooks-declaration/1.1",
         "spec": "agent-hooks/0.1", "bindings": []}));
@@ -139,25 +182,28 @@ async fn a_refused_declaration_is_a_load_outcome_never_a_run() {
     );
     assert_eq!(load.paths_equivalent, Some(true));
     assert!(record.records.is_empty());
-    assert!(script.seen.lock().expect("lock").is_empty());
+    assert!(script.seen().is_empty());
 }
 
 #[tokio::test]
 async fn draft_runs_emit_draft_contexts() {
     let mut s = minimal_setup();
     s.spec = "agent-hooks/draft".into();
-    let v = load("AH-CTK-003");
-    let (_, script) = prepare(&v);
+    let script = Scripted::new(vec![vec![]]);
     let record = run(s, script.clone()).await;
     assert_eq!(record.outcome, RunOutcome::Completed);
-    let seen = script.seen.lock().expect("lock").clone();
+    let seen = script.seen();
     assert!(seen.iter().all(|c| c["spec"] == "agent-hooks/draft"));
 }
 
 #[tokio::test]
 async fn evaluate_only_records_failures_and_proceeds() {
-    let v = load("AH-CTK-096");
-    let (mut setup, script) = prepare(&v);
+    let script = Scripted::new(vec![vec![(
+        "pre_tool_call",
+        Act::Verdict(json!({"decision": "allow", "reason": "ctk:should-not-run"})),
+    )]]);
+    let mut setup = tool_setup(1);
+    setup.identity_provider = Some("ctk-fault".into());
     setup.mode = ctk_harness_protocol::Mode::EvaluateOnly;
     let record = run(setup, script).await;
     assert_eq!(record.outcome, RunOutcome::Completed);
@@ -185,8 +231,7 @@ const FAULT_DETAIL: [(DeclarationFileFault, &str); 5] = [
 
 #[tokio::test]
 async fn every_file_fault_is_unreadable_through_the_file_path_alone() {
-    let v = load("AH-CTK-003");
-    let (_, script) = prepare(&v);
+    let script = Scripted::new(vec![vec![]]);
     // The document itself loads: the fault alone is what gets refused.
     let mut s = minimal_setup();
     s.declaration = Some(scripted_document());
@@ -219,7 +264,7 @@ async fn every_file_fault_is_unreadable_through_the_file_path_alone() {
             let error = record.error.expect("error text");
             assert!(error.contains(why), "{fault:?}: {error}");
             assert!(record.records.is_empty(), "{fault:?}");
-            assert!(script.seen.lock().expect("lock").is_empty(), "{fault:?}");
+            assert!(script.seen().is_empty(), "{fault:?}");
         }
     }
     // missing and directory need no document at all.
@@ -237,8 +282,7 @@ async fn every_file_fault_is_unreadable_through_the_file_path_alone() {
 
 #[tokio::test]
 async fn text_the_value_path_cannot_carry_is_refused_as_malformed() {
-    let v = load("AH-CTK-003");
-    let (_, script) = prepare(&v);
+    let script = Scripted::new(vec![vec![]]);
     for text in [
         r#"{"declaration": "agent-hooks-declaration/1.0", "spec": "agent-hooks/0.1", "bindings": [], "bindings": []}"#.to_owned(),
         format!("{} {{}}", scripted_document()),

@@ -3,10 +3,9 @@
 mod agent_loop;
 mod best_effort;
 mod composition;
-mod driver;
 mod golden;
 mod harness;
 mod props;
 mod reserved_reasons;
 mod support;
-mod vectors;
+mod upstream;

@@ -12,11 +12,11 @@ use ctk_reference_host::point::Point;
 use ctk_reference_host::reason::ReservedReason;
 use ctk_reference_host::seam::approval::ResolverAnswer;
 
-use crate::driver::upstream;
 use crate::support::{
     approving, builder, fields_for, returning, tool_fields, with_fn, FnResolver, Hang,
     RaisingRedactor,
 };
+use crate::upstream::upstream;
 
 fn reason(record: &Value) -> &str {
     record["verdict"]["reason"].as_str().unwrap_or_default()
@@ -28,19 +28,45 @@ fn liftable() -> Value {
     serde_json::from_str(LIFTABLE).expect("json")
 }
 
-#[test]
-fn the_enum_lists_exactly_the_upstream_reserved_reasons() {
-    let text = std::fs::read_to_string(upstream().join("spec/reserved-reasons.json"))
-        .expect("reserved reasons");
+/// The reason ids a reserved-reasons document lists, in order.
+fn listed(path: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let doc: Value = serde_json::from_str(&text).expect("json");
-    let upstream: Vec<&str> = doc["reasons"]
+    doc["reasons"]
         .as_array()
         .expect("list")
         .iter()
-        .filter_map(|r| r["id"].as_str())
-        .collect();
-    let ours: Vec<&str> = ReservedReason::ALL.iter().map(|r| r.as_str()).collect();
-    assert_eq!(ours, upstream);
+        .filter_map(|r| r["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn ours() -> Vec<String> {
+    ReservedReason::ALL
+        .iter()
+        .map(|r| r.as_str().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_enum_lists_exactly_the_project_reserved_reasons() {
+    let project =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/reserved-reasons.json");
+    // The project file orders by section 11's table; the enum by emission
+    // path. The set is the fact.
+    let mut ours = ours();
+    let mut listed = listed(&project);
+    ours.sort();
+    listed.sort();
+    assert_eq!(ours, listed);
+    assert_eq!(ours.len(), 14);
+}
+
+#[test]
+fn the_enum_lists_exactly_the_upstream_reserved_reasons() {
+    let Some(path) = upstream("agent-hooks/spec/reserved-reasons.json") else {
+        return;
+    };
+    assert_eq!(ours(), listed(&path));
 }
 
 #[tokio::test]

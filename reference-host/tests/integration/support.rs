@@ -138,3 +138,145 @@ pub(crate) fn fields_for(point: Point) -> Map<String, Value> {
     m.insert(k.into(), v);
     m
 }
+
+/// What a scripted runner-side interceptor does at one interception point.
+#[derive(Clone)]
+pub(crate) enum Act {
+    /// Answer with this value (a verdict, or anything for the gate to judge).
+    Verdict(Value),
+    /// Raise.
+    Raise,
+    /// Never answer.
+    Hang,
+}
+
+/// The runner's side of a run, scripted: per interceptor a list of
+/// `(point, act)` (unlisted points allow), a resolver that raises or leaves
+/// the approval unresolved. Drives `ReferenceHost` through the `Harness`
+/// trait without the runner's engine.
+pub(crate) struct Scripted {
+    /// One `(point, act)` list per bound interceptor.
+    pub(crate) interceptors: Vec<Vec<(&'static str, Act)>>,
+    /// Whether the approval resolver raises (else it answers `unresolved`).
+    pub(crate) resolver_raises: bool,
+    /// Contexts interceptor 0 received.
+    pub(crate) seen: std::sync::Mutex<Vec<Value>>,
+}
+
+impl Scripted {
+    /// Callbacks for `interceptors`, with a resolver that never decides.
+    pub(crate) fn new(interceptors: Vec<Vec<(&'static str, Act)>>) -> Arc<Self> {
+        Arc::new(Scripted {
+            interceptors,
+            resolver_raises: false,
+            seen: std::sync::Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Callbacks for `interceptors` whose approval resolver raises.
+    pub(crate) fn raising_resolver(interceptors: Vec<Vec<(&'static str, Act)>>) -> Arc<Self> {
+        Arc::new(Scripted {
+            interceptors,
+            resolver_raises: true,
+            seen: std::sync::Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The contexts interceptor 0 has received so far.
+    pub(crate) fn seen(&self) -> Vec<Value> {
+        self.seen.lock().expect("lock").clone()
+    }
+}
+
+impl ctk_harness_protocol::Callbacks for Scripted {
+    fn intercept<'a>(
+        &'a self,
+        index: usize,
+        context: &'a mut Value,
+    ) -> ctk_harness_protocol::BoxFuture<'a, ctk_harness_protocol::InterceptorReply> {
+        use ctk_harness_protocol::InterceptorReply;
+        Box::pin(async move {
+            if index == 0 {
+                self.seen.lock().expect("lock").push(context.clone());
+            }
+            let act = self.interceptors.get(index).and_then(|rules| {
+                rules
+                    .iter()
+                    .find(|(at, _)| context["interception_point"] == *at)
+                    .map(|(_, act)| act.clone())
+            });
+            match act {
+                None => InterceptorReply::Response(json!({"decision": "allow"})),
+                Some(Act::Verdict(v)) => InterceptorReply::Response(v),
+                Some(Act::Raise) => InterceptorReply::Raised {
+                    message: "scripted raise".into(),
+                },
+                Some(Act::Hang) => std::future::pending().await,
+            }
+        })
+    }
+
+    fn resolve_approval<'a>(
+        &'a self,
+        request: &'a Value,
+    ) -> ctk_harness_protocol::BoxFuture<'a, ctk_harness_protocol::ResolverReply> {
+        use ctk_harness_protocol::ResolverReply;
+        Box::pin(async move {
+            if self.resolver_raises {
+                return ResolverReply::Raised {
+                    message: "scripted raise".into(),
+                };
+            }
+            ResolverReply::Resolution(
+                json!({"outcome": "unresolved", "context_identity": request["context_identity"]}),
+            )
+        })
+    }
+
+    fn redact<'a>(
+        &'a self,
+        context: &'a Value,
+    ) -> ctk_harness_protocol::BoxFuture<'a, ctk_harness_protocol::RedactorReply> {
+        Box::pin(async move { ctk_harness_protocol::RedactorReply::Redacted(context.clone()) })
+    }
+}
+
+/// A scenario: the user asks, the model calls tool `tool` once with `args`,
+/// then answers `done`.
+pub(crate) fn one_tool_call(tool: &str, args: Value) -> Box<serde_json::value::RawValue> {
+    let scenario = json!({
+        "input": {"content": "please", "role": "user"},
+        "tools": [{"name": tool, "behavior": [{"return": "TOOL-RESULT"}]}],
+        "model_script": [
+            {"respond": {"content": null, "tool_calls": [{"id": "tc-1", "name": tool, "args": args}], "finish_reason": "tool_calls"}},
+            {"respond": {"content": "done", "tool_calls": [], "finish_reason": "stop"}}
+        ]
+    });
+    serde_json::value::RawValue::from_string(scenario.to_string()).expect("raw scenario")
+}
+
+/// A setup of `one_tool_call` with `n` interceptors bound everywhere.
+pub(crate) fn tool_setup(n: usize) -> ctk_harness_protocol::VectorSetup {
+    let mut s = ctk_harness_protocol::VectorSetup::new(
+        "T-TOOL",
+        "agent-hooks/0.1",
+        one_tool_call("http_get", json!({"url": "https://x"})),
+    );
+    s.interceptors = (0..n)
+        .map(|_| ctk_harness_protocol::InterceptorBinding::everywhere())
+        .collect();
+    s
+}
+
+/// Set up, run and tear down one setup on a fresh `ReferenceHost`.
+pub(crate) async fn run(
+    setup: ctk_harness_protocol::VectorSetup,
+    callbacks: Arc<Scripted>,
+) -> ctk_harness_protocol::RunRecord {
+    use ctk_harness_protocol::Harness as _;
+    let mut host = ctk_reference_host::ReferenceHost::new();
+    host.setup(setup).await.expect("setup");
+    let record = host.run(callbacks).await.expect("run");
+    host.teardown().await.expect("teardown");
+    record
+}

@@ -1,8 +1,9 @@
 //! The identity oracle cross-check: the runner's own `jcs-sha256`
 //! (`ctk::digest`, serde_jcs + sha2) against the reference host's
 //! (`ctk_reference_host::identity::provider::jcs_sha256`, its own
-//! canonicaliser), over generated contexts, and both against the upstream
-//! golden fixtures.
+//! canonicaliser), over generated contexts, and both against the project's
+//! golden identities (`spec/0.1/golden-identities.json`, always) and the
+//! upstream golden fixtures (when `../shared` is present).
 //!
 //! G-15 is a known deliberate difference from the golden file
 //! (`spec/0.1/DECISIONS.md` D-11): the golden pins serde_json's lossy float
@@ -14,6 +15,8 @@ use ctk_reference_host::identity::provider::jcs_sha256;
 use ctk_reference_host::SpecVersion;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
+
+use crate::upstream::{upstream, UPSTREAM_GOLDEN};
 
 const POINTS: [&str; 8] = [
     "agent_startup",
@@ -272,15 +275,57 @@ fn in_domain_integers_always_identify() {
 }
 
 #[test]
-fn both_match_the_golden_fixtures() {
+fn both_match_the_project_golden_identities() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/upstream/agent-hooks/conformance/golden/identity.json"
+        "/../spec/0.1/golden-identities.json"
     );
-    let Ok(text) = std::fs::read_to_string(path) else {
-        eprintln!("skipped: {path} is absent");
+    let text = std::fs::read_to_string(path).expect("spec/0.1/golden-identities.json");
+    let golden: Value = serde_json::from_str(&text).expect("golden JSON");
+    let cases = golden["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 20, "{} cases", cases.len());
+    for c in cases {
+        let name = c["name"].as_str().expect("name");
+        let ctx = &c["context"];
+        let (ours, theirs) = (runner(ctx), reference(ctx));
+        match c["refused"].as_str() {
+            // The runner's identity hashes the projection without the §4
+            // envelope check (the assertions do that); the host refuses.
+            Some("envelope") => {
+                assert!(ours.is_some(), "{name}");
+                assert_eq!(theirs, None, "{name}");
+            }
+            Some(kind) => {
+                let err = digest::context_identity(ctx).expect_err(name);
+                let want = match kind {
+                    "out_of_domain" => digest::IdentityError::OutOfDomain,
+                    "unknown_point" => digest::IdentityError::UnknownPoint,
+                    other => panic!("{name}: unknown refusal {other}"),
+                };
+                assert_eq!(err, want, "{name}");
+                assert_eq!(theirs, None, "{name}");
+            }
+            None => {
+                let want = c["identity"].as_str().expect("identity");
+                let projected = digest::projection(ctx).expect("projects");
+                assert_eq!(
+                    digest::canonical(&projected).expect("canonical"),
+                    c["canonical_projection"].as_str().expect("canonical"),
+                    "{name}"
+                );
+                assert_eq!(ours.as_deref(), Some(want), "{name}");
+                assert_eq!(theirs.as_deref(), Some(want), "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn both_match_the_upstream_golden_fixtures() {
+    let Some(path) = upstream(UPSTREAM_GOLDEN) else {
         return;
     };
+    let text = std::fs::read_to_string(path).expect("upstream golden file");
     let golden: Value = serde_json::from_str(&text).expect("golden JSON");
     let fixtures = golden["fixtures"].as_array().expect("fixtures");
     assert!(fixtures.len() >= 18, "{} fixtures", fixtures.len());

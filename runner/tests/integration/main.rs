@@ -7,3 +7,6 @@ mod engine;
 mod expect_keys;
 mod identity;
 mod reports;
+mod run_cli;
+mod upstream;
+mod vector_lint;
