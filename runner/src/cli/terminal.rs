@@ -138,11 +138,17 @@ impl<'a> Terminal<'a> {
                 let shown =
                     !self.display.quiet || matches!(outcome.status, Status::Fail | Status::Error);
                 if self.display.human && shown {
-                    self.print_line(&human::vector_line(
-                        outcome,
-                        self.title(*index),
-                        self.display.style,
-                    ));
+                    let title = match self
+                        .vectors
+                        .get(*index)
+                        .and_then(|v| v.vector.advisory.as_deref())
+                    {
+                        Some(decision) => {
+                            format!("{} [advisory {decision}]", self.title(*index))
+                        }
+                        None => self.title(*index).to_owned(),
+                    };
+                    self.print_line(&human::vector_line(outcome, &title, self.display.style));
                 }
                 if let Some(bar) = &self.bar {
                     bar.inc(1);

@@ -71,9 +71,14 @@ pub fn skips_by_reason(report: &Report) -> Vec<(String, usize)> {
 pub fn summary(report: &Report, style: Style) -> String {
     let mut s = String::new();
     for v in report.vectors.iter().filter(|v| v.status == Status::Fail) {
+        let advisory = v
+            .advisory
+            .as_ref()
+            .map(|d| format!(" [advisory {d}: never gates]"))
+            .unwrap_or_default();
         let _ = writeln!(
             s,
-            "\n--- {} ({}) {}: {}",
+            "\n--- {} ({}){advisory} {}: {}",
             v.id,
             v.part,
             style.paint("1;31", "failed"),
@@ -91,10 +96,20 @@ pub fn summary(report: &Report, style: Style) -> String {
         }
     }
     let t = report.totals;
+    let a = report.advisory_totals;
+    let advisory = a.applicable() + a.skip;
+    let counted = if advisory > 0 {
+        format!(
+            "{} vectors, {} gating",
+            report.vectors.len(),
+            report.vectors.len() - advisory
+        )
+    } else {
+        format!("{} vectors", report.vectors.len())
+    };
     let _ = writeln!(
         s,
-        "\n{} vectors: {} passed, {} failed, {} skipped, {} errors ({} applicable) against {}",
-        report.vectors.len(),
+        "\n{counted}: {} passed, {} failed, {} skipped, {} errors ({} applicable) against {}",
         t.pass,
         t.fail,
         t.skip,
@@ -102,9 +117,16 @@ pub fn summary(report: &Report, style: Style) -> String {
         t.applicable(),
         report.spec
     );
+    if advisory > 0 {
+        let _ = writeln!(
+            s,
+            "{advisory} advisory (they never gate and never block a claim): {} passed, {} failed, {} skipped, {} errors",
+            a.pass, a.fail, a.skip, a.error
+        );
+    }
     let skips = skips_by_reason(report);
     if !skips.is_empty() {
-        let _ = writeln!(s, "skipped {}, by reason:", t.skip);
+        let _ = writeln!(s, "skipped {}, by reason:", t.skip + a.skip);
         for (reason, n) in skips {
             let _ = writeln!(s, "  {n:>4}  {reason}");
         }

@@ -342,3 +342,67 @@ fn every_subcommand_help_states_its_exit_codes() {
     let top = ctk(&["--help"]);
     assert!(text(&top.stdout).contains("Certify an Agent Hooks host"));
 }
+
+#[test]
+fn the_in_process_host_honours_the_vector_timeout() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let vectors = tmp.path().join("vectors");
+    std::fs::create_dir(&vectors).expect("mkdir");
+    vectors_that_hang_third(&vectors);
+    let dir = tmp.path().join("out");
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args(["run", "--vector-timeout-ms", "300", "--vectors"])
+        .arg(&vectors)
+        .arg("--report-dir")
+        .arg(&dir)
+        .output()
+        .expect("ctk runs");
+    // The interceptor would hang for ten minutes; the limit ends it long
+    // before (a generous multiple, not a window).
+    assert!(started.elapsed() < Duration::from_secs(120));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let r = report(&dir);
+    let hung = &r["vectors"][2];
+    assert_eq!(hung["status"], "error", "{r}");
+    assert!(
+        hung["reason"]
+            .as_str()
+            .is_some_and(|s| s.contains("did not finish within 300 ms")),
+        "{hung}"
+    );
+    assert_eq!(r["vectors"][0]["status"], "pass");
+}
+
+#[test]
+fn an_advisory_failure_is_shown_apart_and_never_fails_the_run() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let vectors = tmp.path().join("vectors");
+    std::fs::create_dir(&vectors).expect("mkdir");
+    let engine = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/engine");
+    let pass = std::fs::read_to_string(engine.join("AH-CTK-901-deny-input.json")).expect("901");
+    std::fs::write(vectors.join("AH-CTK-901.json"), &pass).expect("write");
+    let mut wrong: Value = serde_json::from_str(&pass).expect("json");
+    wrong["id"] = "AH-CTK-904".into();
+    // The host answers `ctk:no`; this expectation cannot hold.
+    wrong["expect"]["records"][0]["assert"]["verdict.reason"] = "ctk:other".into();
+    wrong["advisory"] = "D-29".into();
+    std::fs::write(vectors.join("AH-CTK-904.json"), wrong.to_string()).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args(["run", "--color", "never", "--vectors"])
+        .arg(&vectors)
+        .output()
+        .expect("ctk runs");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("FAIL  AH-CTK-904"), "{stdout}");
+    assert!(stdout.contains("[advisory D-29]"), "{stdout}");
+    assert!(
+        stdout.contains("2 vectors, 1 gating: 1 passed, 0 failed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("1 advisory (they never gate and never block a claim): 0 passed, 1 failed"),
+        "{stdout}"
+    );
+}
