@@ -29,7 +29,10 @@ import os
 import queue
 import re
 import sys
+import tempfile
 import threading
+
+import declaration
 
 PROTOCOL = "ctk-harness/1"
 SPEC = "agent-hooks/0.1"
@@ -469,27 +472,35 @@ class Link:
 # ---------------------------------------------------------------- emitter
 
 class Emitter:
-    """Builds contexts, dispatches, composes (sequential/first_deny, stop),
-    consults the approval seam and records one record per emission."""
+    """Builds contexts, dispatches, composes (the four §7 profiles), consults
+    the approval seam and records one record per emission.
 
-    def __init__(self, link, setup, session_n):
+    `config` says what is registered: `spec`, `mode`, `provider`,
+    `composition` (profile and its consulted knob), `bindings` (each
+    `{index, name, at, timeout_ms}`: callback index, binding id or None,
+    points or None for every point, timeout or None for unbounded),
+    `resolver` and `redactor` (bools), `approval_timeout_ms`, and
+    `declaration` (the document's version when built from one, else None)."""
+
+    def __init__(self, link, config, session_n):
         self.link = link
-        self.setup = setup
-        self.mode = setup.get("mode", "enforce")
-        self.provider = setup.get("identity_provider")
-        self.bindings = setup.get("interceptors", [])
-        self.timeout_ms = setup.get("interceptor_timeout_ms") or DEFAULT_TIMEOUT_MS
-        self.approval_timeout_ms = setup.get("approval_timeout_ms") or self.timeout_ms
-        comp = setup.get("composition") or {}
-        self.on_approval = comp.get("on_approval") or "stop"
+        self.config = config
+        self.mode = config["mode"]
+        self.provider = config["provider"]
+        self.bindings = config["bindings"]
+        self.composition = config["composition"]
+        self.profile = self.composition["profile"]
+        self.approval_timeout_ms = config["approval_timeout_ms"]
         self.sequence = 0
         self.session = f"sess-{session_n}"
         self.records = []
+        self.labels = []
+        self.seq_lock = threading.Lock()
 
     def context(self, point, conditional, target):
         now = datetime.datetime.now(datetime.timezone.utc)
         ctx = {
-            "spec": self.setup.get("spec", SPEC),
+            "spec": self.config["spec"],
             "interception_point": point,
             "timestamp": now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z",
             "sequence": self.sequence,
@@ -498,15 +509,19 @@ class Emitter:
             "target": target,
         }
         ctx.update(conditional)
-        self.sequence += 1
+        with self.seq_lock:
+            ctx["sequence"] = self.sequence
+            self.sequence += 1
         return ctx
 
     def bound(self, point):
-        return [i for i, b in enumerate(self.bindings) if b.get("at") is None or point in b["at"]]
+        """The bindings at `point`, in registration (document) order."""
+        return [b for b in self.bindings if b["at"] is None or point in b["at"]]
 
-    def intercept(self, index, ctx):
-        """Interceptor `index` on its own copy: the verdict after the gate."""
-        result = self.link.call("callback/intercept", {"index": index, "context": copy.deepcopy(ctx)}, self.timeout_ms)
+    def intercept(self, binding, ctx):
+        """A binding's interceptor on its own copy: the verdict after the gate."""
+        result = self.link.call("callback/intercept", {"index": binding["index"], "context": copy.deepcopy(ctx)},
+                                binding["timeout_ms"])
         if result is None:
             return host_deny("host_error:interceptor_timeout", "the interceptor did not answer in time")
         if result.get("outcome") == "raised":
@@ -543,7 +558,7 @@ class Emitter:
     def consult(self, ctx, point, deny):
         """The approval seam (§9): ('approval', permit) or ('rejection', deny)."""
         request_ctx = copy.deepcopy(ctx)
-        if self.setup.get("redactor"):
+        if self.config["redactor"]:
             redacted = self.link.call("callback/redact", {"context": request_ctx}, self.approval_timeout_ms)
             if redacted is None or redacted.get("outcome") != "redacted":
                 return "rejection", host_deny("host_error:approval_resolver_failed", "the redactor failed")
@@ -589,9 +604,12 @@ class Emitter:
             "session_id": ctx["session"]["id"],
             "sequence": ctx["sequence"],
             "timestamp": ctx["timestamp"],
-            "composition": {"profile": "sequential/first_deny", "on_approval": self.on_approval},
+            "composition": dict(self.composition),
             "interceptors_registered": len(bound),
         }
+        if self.config["declaration"] is not None:
+            record["declaration"] = self.config["declaration"]
+        sequential = self.profile.startswith("sequential/")
         try:
             # The §4 envelope (with the §4.2 types) and the §12.3 bounds,
             # whatever the provider; then the provider's own checks.
@@ -605,58 +623,17 @@ class Emitter:
             self.records.append(record)
             return self.permitted(combined), ctx
 
-        verdicts, seen = [], []
-        decided_by, resolved_by, truncated = None, None, False
-        combined = None
-        last_transform = None
         if not bound:
             combined = host_deny("host_error:no_interceptor", "no interceptor is bound at this point")
-        for slot, index in enumerate(bound):
-            v = self.intercept(index, ctx)
-            seen.append(v)
-            entry = {"index": slot, "decision": v["decision"]}
-            if v.get("reason") is not None:
-                entry["reason"] = v["reason"]
-            if self.bindings[index].get("name") is not None:
-                entry["name"] = self.bindings[index]["name"]
-            verdicts.append(entry)
-            rest = slot < len(bound) - 1
-            if v["decision"] == "deny":
-                liftable = (v.get("approval") is not None and not is_host_error(v)
-                            and self.setup.get("approval_resolver") and self.mode == "enforce"
-                            and point != "agent_shutdown")
-                if not liftable:
-                    combined, decided_by, truncated = v, slot, rest
-                    break
-                resolved_by, resolution = self.consult(ctx, point, v)
-                seen.append(resolution)
-                if resolved_by == "rejection":
-                    combined, truncated = resolution, rest
-                    decided_by = None if is_host_error(resolution) else slot
-                    break
-                try:
-                    self.fold(ctx, point, resolution)
-                except GateError as e:
-                    combined, decided_by, truncated = host_deny(e.reason, e.message), None, rest
-                    break
-                combined, decided_by, truncated = resolution, slot, rest
-                break  # on_approval: stop
-            if v["decision"] == "transform":
-                try:
-                    self.fold(ctx, point, v)
-                except GateError as e:
-                    combined, decided_by, truncated = host_deny(e.reason, e.message), None, rest
-                    break
-                last_transform = (slot, v)
-        if combined is None:
-            if last_transform is not None:
-                decided_by, combined = last_transform
-            elif seen:
-                # Every verdict allowed: the lowest-index allow is the winner,
-                # so its reason, message and evidence reach the record (D-29).
-                combined = dict(seen[0])
-            else:
-                combined = {"decision": "allow"}
+            decided_by, truncated, resolved_by, verdicts, seen = None, False, None, [], []
+        else:
+            compose = {
+                "sequential/first_deny": self.first_deny,
+                "sequential/run_all": self.run_all,
+                "parallel/strictest": self.strictest,
+                "parallel/unanimous": self.unanimous,
+            }[self.profile]
+            combined, decided_by, truncated, resolved_by, verdicts, seen = compose(ctx, point, bound)
         combined = self.unions(combined, seen)
 
         if self.mode == "evaluate_only":
@@ -679,14 +656,200 @@ class Emitter:
                 combined = host_deny("host_error:context_invalid", str(e))
                 enforced_identity, decided_by = None, None
         record.update(verdict=project_verdict(combined), input_identity=input_identity,
-                      enforced_identity=enforced_identity, decided_by=decided_by,
-                      fold_truncated=truncated)
+                      enforced_identity=enforced_identity, decided_by=decided_by)
+        if sequential:
+            record["fold_truncated"] = bool(truncated)
         if verdicts:
             record["verdicts"] = verdicts
         if resolved_by is not None:
             record["resolved_by"] = resolved_by
         self.records.append(record)
-        return self.permitted(combined), ctx
+        permitted = self.permitted(combined)
+        if permitted and combined.get("result_labels"):
+            # §5.4: the labels persist with the data they describe.
+            self.labels.append({"interception_point": point, "sequence": ctx["sequence"],
+                                "labels": list(combined["result_labels"])})
+        return permitted, ctx
+
+    def emit_self_denied(self, point, conditional, target, reason):
+        """An emission the host denies itself, without dispatching, for a
+        fact no verdict can change (unevaluated stream residue, §12.1)."""
+        ctx = self.context(point, conditional, target)
+        bound = self.bound(point)
+        record = {"interception_point": point, "mode": self.mode, "identity_provider": self.provider,
+                  "session_id": ctx["session"]["id"], "sequence": ctx["sequence"], "timestamp": ctx["timestamp"],
+                  "composition": dict(self.composition), "interceptors_registered": len(bound)}
+        if self.config["declaration"] is not None:
+            record["declaration"] = self.config["declaration"]
+        try:
+            validate_envelope(ctx)
+            check_bounds(ctx)
+            ident = identity(self.provider, ctx)
+            verdict = host_deny(reason, "the stream ended before a verdict covered it")
+        except DomainError as e:
+            ident, verdict = None, host_deny("host_error:context_invalid", str(e))
+        record.update(verdict=project_verdict(verdict), input_identity=ident, enforced_identity=ident,
+                      decided_by=None)
+        if self.profile.startswith("sequential/"):
+            record["fold_truncated"] = False
+        self.records.append(record)
+        return False
+
+    # ------------------------------------------------------------ profiles
+    # Each returns (combined, decided_by, fold_truncated, resolved_by,
+    # verdicts[] entries, every verdict seen, for the unions).
+
+    @staticmethod
+    def entry(slot, binding, v):
+        e = {"index": slot, "decision": v["decision"]}
+        if v.get("reason") is not None:
+            e["reason"] = v["reason"]
+        if binding["name"] is not None:
+            e["name"] = binding["name"]
+        return e
+
+    def can_consult(self, point):
+        """Whether the approval seam may be consulted at all."""
+        return self.config["resolver"] and self.mode == "enforce" and point != "agent_shutdown"
+
+    @staticmethod
+    def liftable(v):
+        return v["decision"] == "deny" and v.get("approval") is not None and not is_host_error(v)
+
+    def lift(self, ctx, point, deny, slot):
+        """Consult the seam for `deny` (at `slot`, None when synthesized) and
+        apply a permit: (combined, decided_by, resolved_by, resolution)."""
+        resolved_by, resolution = self.consult(ctx, point, deny)
+        if resolved_by == "rejection":
+            return resolution, (None if is_host_error(resolution) or slot is None else slot), resolved_by, resolution
+        try:
+            self.fold(ctx, point, resolution)
+        except GateError as e:
+            return host_deny(e.reason, e.message), None, resolved_by, resolution
+        return resolution, slot, resolved_by, resolution
+
+    def first_deny(self, ctx, point, bound):
+        """§7.4: registration order, a fold; the first standing deny stops."""
+        resume = self.composition.get("on_approval") == "resume"
+        verdicts, seen, permits = [], [], []
+        resolved_by, last_transform = None, None
+        for slot, b in enumerate(bound):
+            v = self.intercept(b, ctx)
+            seen.append(v)
+            verdicts.append(self.entry(slot, b, v))
+            rest = slot < len(bound) - 1
+            if v["decision"] == "deny":
+                if not (self.liftable(v) and self.can_consult(point)):
+                    return v, slot, rest, resolved_by, verdicts, seen
+                combined, decided_by, resolved_by, resolution = self.lift(ctx, point, v, slot)
+                seen.append(resolution)
+                if combined["decision"] == "deny" or not resume:
+                    return combined, decided_by, rest, resolved_by, verdicts, seen
+                # on_approval: resume: the permit substitutes at this slot.
+                permits.append(combined)
+                if combined["decision"] == "transform":
+                    last_transform = (slot, combined)
+                continue
+            if v["decision"] == "transform":
+                try:
+                    self.fold(ctx, point, v)
+                except GateError as e:
+                    return host_deny(e.reason, e.message), None, rest, resolved_by, verdicts, seen
+                last_transform = (slot, v)
+            permits.append(v)
+        if last_transform is not None:
+            return last_transform[1], last_transform[0], False, resolved_by, verdicts, seen
+        # Every verdict allowed: the lowest-index allow is the winner, so its
+        # reason, message and evidence reach the record (D-29).
+        return dict(permits[0]), None, False, resolved_by, verdicts, seen
+
+    def run_all(self, ctx, point, bound):
+        """§7.4: every interceptor runs in order, transforms fold; the
+        severity-max verdict combines. The seam is consulted at most once,
+        when every deny is liftable."""
+        verdicts, seen = [], []
+        for slot, b in enumerate(bound):
+            v = self.intercept(b, ctx)
+            seen.append(v)
+            verdicts.append(self.entry(slot, b, v))
+            if v["decision"] == "transform":
+                try:
+                    self.fold(ctx, point, v)
+                except GateError as e:
+                    return host_deny(e.reason, e.message), None, slot < len(bound) - 1, None, verdicts, seen
+        return self.by_severity(ctx, point, seen[:len(bound)], verdicts, seen, False, apply_transform=False)
+
+    def by_severity(self, ctx, point, slots, verdicts, seen, truncated, apply_transform):
+        """The severity-max winner over `slots` (plain deny, liftable deny,
+        transform, allow; block ties to the lowest index), with at most one
+        consultation when every deny is liftable."""
+        denies = [(i, v) for i, v in enumerate(slots) if v["decision"] == "deny"]
+        if denies:
+            plain = [(i, v) for i, v in denies if not self.liftable(v)]
+            slot, v = plain[0] if plain else denies[0]
+            if plain or not self.can_consult(point):
+                return v, slot, truncated, None, verdicts, seen
+            combined, decided_by, resolved_by, resolution = self.lift(ctx, point, v, slot)
+            seen.append(resolution)
+            return combined, decided_by, truncated, resolved_by, verdicts, seen
+        transforms = [(i, v) for i, v in enumerate(slots) if v["decision"] == "transform"]
+        if transforms:
+            slot, v = transforms[-1]
+            if apply_transform:
+                try:
+                    self.fold(ctx, point, v)
+                except GateError as e:
+                    return host_deny(e.reason, e.message), None, truncated, None, verdicts, seen
+            return v, slot, truncated, None, verdicts, seen
+        return dict(slots[0]), None, truncated, None, verdicts, seen
+
+    def parallel(self, ctx, bound):
+        """Every bound interceptor on its own copy of one untransformed
+        snapshot, dispatched concurrently; verdicts in registration order."""
+        out = [None] * len(bound)
+
+        def one(i, b):
+            out[i] = self.intercept(b, ctx)
+
+        threads = [threading.Thread(target=one, args=(i, b), daemon=True) for i, b in enumerate(bound)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return out
+
+    def synthesized(self, ctx, point, reason, knob):
+        """A profile-synthesized failure: denied with `reason`, or, with the
+        knob at `approval`, a liftable deny the seam is consulted for."""
+        deny = {"decision": "deny", "reason": reason, "message": "the interceptors disagree", "approval": {}}
+        if self.composition.get(knob) == "approval" and self.can_consult(point):
+            combined, decided_by, resolved_by, resolution = self.lift(ctx, point, deny, None)
+            return combined, None, resolved_by, [resolution]
+        return host_deny(reason, "the interceptors disagree"), None, None, []
+
+    def strictest(self, ctx, point, bound):
+        """§7.5: the strictest verdict wins; two or more transforms conflict."""
+        slots = self.parallel(ctx, bound)
+        verdicts = [self.entry(i, b, v) for i, (b, v) in enumerate(zip(bound, slots))]
+        seen = list(slots)
+        transforms = [v for v in slots if v["decision"] == "transform"]
+        if not any(v["decision"] == "deny" for v in slots) and len(transforms) >= 2:
+            combined, decided_by, resolved_by, extra = self.synthesized(
+                ctx, point, "host_error:transform_conflict", "on_transform_conflict")
+            return combined, decided_by, None, resolved_by, verdicts, seen + extra
+        return self.by_severity(ctx, point, slots, verdicts, seen, None, apply_transform=True)
+
+    def unanimous(self, ctx, point, bound):
+        """§7.5: allow only when every verdict allows; any deny (an
+        interceptor failure included) or transform is a disagreement."""
+        slots = self.parallel(ctx, bound)
+        verdicts = [self.entry(i, b, v) for i, (b, v) in enumerate(zip(bound, slots))]
+        seen = list(slots)
+        if all(v["decision"] == "allow" for v in slots):
+            return dict(slots[0]), None, None, None, verdicts, seen
+        combined, decided_by, resolved_by, extra = self.synthesized(
+            ctx, point, "host_error:composition_disagreement", "on_disagreement")
+        return combined, decided_by, None, resolved_by, verdicts, seen + extra
 
     @staticmethod
     def unions(combined, seen):
@@ -726,69 +889,107 @@ class ScenarioError(Exception):
 
 
 def run_agent(emitter, scenario):
-    """The agent loop; returns the run record."""
+    """The agent loop (HOSTS.md §4); returns the run record."""
     tools = {t["name"]: t for t in scenario.get("tools", [])}
     model_script = scenario.get("model_script", [])
     invocations = []
+    messages = []
     run = {"outcome": "completed", "final_output": None, "tool_invocations": invocations}
 
-    def shutdown(reason):
-        summary = {"reason": reason}
+    def finish(outcome, final=None, error=None):
+        run["outcome"], run["final_output"] = outcome, final
+        if error is not None:
+            run["error"] = error
+        summary = {"reason": "completed" if outcome == "completed" else "error"}
         emitter.emit("agent_shutdown", {"summary": summary}, summary)
-
-    def block():
-        run["outcome"], run["final_output"] = "blocked", None
-        shutdown("error")
+        # What the session made durable: its history and the labels kept
+        # with permitted data.
+        run["persisted"] = {"messages": messages, "labels": emitter.labels}
         return run
 
-    names = sorted(tools)
-    agent_init = {"tools_registered": names}
+    agent_init = {"tools_registered": sorted(tools)}
     ok, _ = emitter.emit("agent_startup", {"agent_init": agent_init}, agent_init)
     if not ok:
-        return block()
-    given = scenario["input"]
-    user_input = {"content": given.get("content"), "role": given.get("role", "user")}
-    ok, ctx = emitter.emit("input", {"input": user_input}, user_input)
-    if not ok:
-        return block()
-    user_input = ctx["input"]
-    messages = [{"role": user_input["role"], "content": user_input["content"]}]
+        return finish("blocked")
+    cursor = itertools.count()
     final = None
+    turns = [scenario["input"]] + [t["input"] for t in scenario.get("turns", [])]
     try:
-        for n in itertools.count():
-            ok, ctx = emitter.emit("pre_model_call", {"model": {"id": "mock"}, "messages": messages}, messages)
+        for given in turns:
+            user_input = {"content": given.get("content"), "role": given.get("role", "user")}
+            ok, ctx = emitter.emit("input", {"input": user_input}, user_input)
             if not ok:
-                return block()
-            messages = ctx["messages"]
-            if n >= len(model_script):
-                raise ScenarioError("the model script has no response left")
-            scripted = model_script[n]["respond"]
-            response = {"content": scripted.get("content"), "tool_calls": scripted.get("tool_calls", []),
-                        "finish_reason": scripted.get("finish_reason")}
-            ok, ctx = emitter.emit("post_model_call", {"model": {"id": "mock"}, "response": response}, response)
-            if not ok:
-                return block()
-            response = ctx["response"]
-            if not response.get("tool_calls"):
-                final = response.get("content")
-                break
-            for call in response["tool_calls"]:
-                messages.append(tool_turn(emitter, tools, call, invocations))
-            content = response.get("content")
-            messages.append({"role": "assistant", "content": "" if content is None else content})
+                return finish("blocked")
+            user_input = ctx["input"]
+            messages.append({"role": user_input["role"], "content": user_input["content"]})
+            while True:
+                ok, ctx = emitter.emit("pre_model_call", {"model": {"id": "mock"}, "messages": messages}, messages)
+                if not ok:
+                    return finish("blocked")
+                messages[:] = ctx["messages"]
+                n = next(cursor)
+                if n >= len(model_script):
+                    raise ScenarioError("the model script has no response left")
+                scripted = model_script[n]["respond"]
+                if scripted.get("error") is not None:
+                    # An errored model call is not mediated (§12.1).
+                    raise ScenarioError("the model call failed")
+                if scripted.get("stream") and scripted.get("stream_truncated"):
+                    # This host buffers: a stream that died cannot be
+                    # assembled, and its residue was covered by no verdict.
+                    residue = {"content": "".join(scripted["stream"]), "tool_calls": [],
+                               "finish_reason": "stream_incomplete"}
+                    emitter.emit_self_denied("post_model_call", {"model": {"id": "mock"}, "response": residue},
+                                             residue, "host_error:streaming_unsupported")
+                    return finish("blocked")
+                response = {"content": scripted.get("content"), "tool_calls": scripted.get("tool_calls", []),
+                            "finish_reason": scripted.get("finish_reason")}
+                ok, ctx = emitter.emit("post_model_call", {"model": {"id": "mock"}, "response": response}, response)
+                if not ok:
+                    return finish("blocked")
+                response = ctx["response"]
+                if not response.get("tool_calls"):
+                    final = response.get("content")
+                    break
+                if scripted.get("parallel"):
+                    messages.extend(parallel_tools(emitter, tools, response["tool_calls"], invocations))
+                else:
+                    for call in response["tool_calls"]:
+                        messages.append(tool_turn(emitter, tools, call, invocations))
+                content = response.get("content")
+                messages.append({"role": "assistant", "content": "" if content is None else content})
+            if final is not None:
+                output = {"content": final}
+                ok, ctx = emitter.emit("output", {"output": output}, output)
+                if not ok:
+                    return finish("blocked")
+                final = ctx["output"]["content"]
+                messages.append({"role": "assistant", "content": final})
     except ScenarioError as e:
-        run.update(outcome="error", error=str(e))
-        shutdown("error")
-        return run
-    if final is not None:
-        output = {"content": final}
-        ok, ctx = emitter.emit("output", {"output": output}, output)
-        if not ok:
-            return block()
-        final = ctx["output"]["content"]
-    run["final_output"] = final
-    shutdown("completed")
-    return run
+        return finish("error", error=str(e))
+    return finish("completed", final)
+
+
+def parallel_tools(emitter, tools, calls, invocations):
+    """`respond.parallel`: each call's pre_tool_call / tool / post_tool_call
+    pair in its own thread; the messages come back in the order of the calls."""
+    out = [None] * len(calls)
+
+    def one(i, call):
+        try:
+            out[i] = tool_turn(emitter, tools, call, invocations)
+        except ScenarioError as e:
+            out[i] = e
+
+    threads = [threading.Thread(target=one, args=(i, c), daemon=True) for i, c in enumerate(calls)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for m in out:
+        if isinstance(m, ScenarioError):
+            raise m
+    return out
 
 
 def tool_turn(emitter, tools, call, invocations):
@@ -808,10 +1009,10 @@ def tool_turn(emitter, tools, call, invocations):
     if tool is None:  # not registered: an error result, no invocation
         result = {"value": "unknown tool", "is_error": True}
     else:
+        invocations.append({"name": tool_call["name"], "args": copy.deepcopy(args)})
         clause = next((b for b in tool["behavior"] if "when_args" not in b or b["when_args"] == args), None)
         if clause is None:
             raise ScenarioError(f"no behaviour of {tool_call['name']!r} matches its arguments")
-        invocations.append({"name": tool_call["name"], "args": copy.deepcopy(args)})
         result = {"value": copy.deepcopy(clause["return"]), "is_error": bool(clause.get("is_error", False))}
     ok, ctx = emitter.emit("post_tool_call", {"tool_call": copy.deepcopy(tool_call), "tool_result": result}, result["value"])
     if not ok:
@@ -821,7 +1022,7 @@ def tool_turn(emitter, tools, call, invocations):
 
 def blocked_message(reason):
     """What the model sees of a denied tool call or a discarded result."""
-    return {"role": "tool", "content": f"blocked: {reason}" if reason is not None else "denied"}
+    return {"role": "tool", "content": f"blocked: {reason if reason is not None else 'denied'}"}
 
 
 # ---------------------------------------------------------------- serving
@@ -848,11 +1049,7 @@ class Host:
         if method == "vector/run":
             if self.setup is None:
                 raise RpcError(-32000, "vector/run before vector/setup", "run")
-            setup, scenario = self.setup
-            emitter = Emitter(self.link, setup, next(self.sessions))
-            run = run_agent(emitter, scenario)
-            run["records"] = emitter.records
-            return run
+            return self.vector_run(self.setup)
         if method == "vector/teardown":
             self.setup = None
             return {}
@@ -861,13 +1058,158 @@ class Host:
     def vector_setup(self, params):
         if params.get("spec") != SPEC:
             raise RpcError(-32000, f"this host emits {SPEC} only", "setup")
-        comp = params.get("composition") or {}
-        if comp.get("profile", "sequential/first_deny") != "sequential/first_deny" or comp.get("on_approval", "stop") != "stop":
-            raise RpcError(-32000, "this host composes with sequential/first_deny, on_approval stop, only", "setup")
-        if params.get("declaration") is not None:
-            raise RpcError(-32000, "this host does not build emitters from declarations", "setup")
-        self.setup = (params, params["scenario"])
+        comp = dict(params.get("composition") or {"profile": "sequential/first_deny"})
+        profile = comp.get("profile", "sequential/first_deny")
+        knob = declaration.PROFILES.get(profile, (None,))[0]
+        if profile not in declaration.PROFILES or any(k in comp for k in declaration.KNOBS - {knob}):
+            raise RpcError(-32000, f"composition {comp} is not one this host can configure", "setup")
+        if knob is not None:
+            comp[knob] = comp.get(knob, declaration.PROFILES[profile][2])
+        self.setup = dict(params, composition=comp)
         return {}
+
+    def vector_run(self, setup):
+        """Build the emitter (from the setup, or from its declaration
+        document), run the scenario, report the run record."""
+        load = None
+        if any(k in setup for k in ("declaration", "declaration_text", "declaration_file")):
+            loaded, load = load_declared(setup, scripts=len(setup["interceptors"]))
+            if loaded is None:
+                return {"outcome": "error", "final_output": None, "tool_invocations": [], "records": [],
+                        "error": load["detail"], "load": load}
+            config = declared_config(setup, loaded)
+        else:
+            timeout_ms = setup.get("interceptor_timeout_ms", DEFAULT_TIMEOUT_MS)
+            config = {
+                "spec": setup["spec"], "mode": setup.get("mode", "enforce"),
+                "provider": setup.get("identity_provider"), "composition": setup["composition"],
+                "bindings": [{"index": i, "name": None, "at": None, "timeout_ms": timeout_ms}
+                             for i in range(len(setup["interceptors"]))],
+                "resolver": bool(setup.get("approval_resolver")), "redactor": bool(setup.get("redactor")),
+                # The approval timeout inherits the interceptor timeout (HOSTS.md §6).
+                "approval_timeout_ms": setup.get("approval_timeout_ms", timeout_ms),
+                "declaration": None,
+            }
+        emitter = Emitter(self.link, config, next(self.sessions))
+        run = run_agent(emitter, setup["scenario"])
+        run["records"] = emitter.records
+        if load is not None:
+            run["load"] = load
+        return run
+
+
+# ---------------------------------------------------------------- declarations
+
+def kit_registry(scripts):
+    """The conformance registry of a declaration vector (HOSTS.md §3.1): this
+    host's code, plus the kit's `ctk.scripted` kind over `scripts`
+    interceptor scripts, its resolver, redactor and fault provider."""
+    def scripted(config, binding):
+        script = config.get("script") if isinstance(config, dict) else None
+        if not declaration.is_int(script) or not 0 <= script < scripts:
+            raise ValueError("config.script names no interceptor script of this vector")
+        return script  # the callback index of the binding's interceptor
+
+    return declaration.Registry(kinds={"ctk.scripted": scripted}, providers={"ctk-fault"},
+                                resolvers={"ctk-scripted"}, redactors={"ctk-redact"})
+
+
+def fault_bytes(fault, text):
+    """The bytes of a `bom`, `invalid_utf8` or `oversized` file (PROTOCOL.md §2.2)."""
+    raw = text.encode("utf-8")
+    if fault == "bom":
+        return b"\xef\xbb\xbf" + raw
+    if fault == "invalid_utf8":
+        at = raw.index(b'"') + 1 if b'"' in raw else 0
+        return raw[:at] + b"\xff" + raw[at:]
+    return raw + b" " * max(0, 1024 * 1024 + 1 - len(raw))
+
+
+def load_file(loader, fault=None, text=None):
+    """Load through the file path, from a file in a fresh temporary directory."""
+    with tempfile.TemporaryDirectory(prefix="python-host-") as tmp:
+        path = os.path.join(tmp, "declaration.json")
+        if fault == "directory":
+            os.mkdir(path)
+        elif fault != "missing":
+            if text is None:
+                raise declaration.Refusal("unreadable", [("", "the file fault has no document text to build the file from")])
+            with open(path, "wb") as f:
+                f.write(text.encode("utf-8") if fault is None else fault_bytes(fault, text))
+        return loader.load_path(path)
+
+
+def load_declared(setup, scripts):
+    """Load the setup's document through every construction path that
+    applies and compare them: (Declaration or None, the load record)."""
+    loader = declaration.Loader(kit_registry(scripts), setup["spec"])
+    paths = []
+
+    def attempt(name, thunk):
+        try:
+            paths.append((name, thunk()))
+        except declaration.Refusal as e:
+            paths.append((name, e))
+
+    def value_paths(doc):
+        attempt("value", lambda: loader.load_value(doc))
+        if isinstance(doc, dict):
+            attempt("builder", lambda: loader.load_builder(declaration.Builder.from_document(doc)))
+
+    text = setup.get("declaration_text")
+    if "declaration_file" in setup:
+        if text is None and "declaration" in setup:
+            text = json.dumps(setup["declaration"], ensure_ascii=False)
+        attempt("file", lambda: load_file(loader, setup["declaration_file"], text))
+    elif text is not None:
+        attempt("text", lambda: loader.load_text(text))
+        attempt("file", lambda: load_file(loader, None, text))
+        exact, doc = declaration.parse_exact(text)
+        if exact:
+            value_paths(doc)
+    else:
+        doc = setup["declaration"]
+        value_paths(doc)
+        serialized = json.dumps(doc, ensure_ascii=False)
+        attempt("text", lambda: loader.load_text(serialized))
+        attempt("file", lambda: load_file(loader, None, serialized))
+
+    def summary(outcome):
+        if isinstance(outcome, declaration.Refusal):
+            return "refused " + outcome.cls
+        return "accepted " + jcs(outcome.resolved)
+
+    first_name, first = paths[0]
+    detail = None
+    for name, outcome in paths[1:]:
+        if summary(outcome) != summary(first):
+            detail = f"the {name} path differs from the {first_name} path: {summary(first)[:200]}; {summary(outcome)[:200]}"
+            break
+    if isinstance(first, declaration.Refusal):
+        load = {"outcome": "refused", "class": first.cls, "paths_equivalent": detail is None,
+                "detail": detail or first.detail()}
+        return None, load
+    load = {"outcome": "accepted", "paths_equivalent": detail is None}
+    if detail:
+        load["detail"] = detail
+    return first, load
+
+
+def declared_config(setup, loaded):
+    """The emitter configuration an accepted declaration selects; the setup
+    contributes only its spec (HOSTS.md §3)."""
+    resolved = loaded.resolved
+    c = resolved["configuration"]
+    approval = c["approval"]
+    return {
+        "spec": setup["spec"], "mode": c["mode"], "provider": c["identity_provider"],
+        "composition": c["composition"],
+        "bindings": [{"index": index, "name": b["id"], "at": b["at"], "timeout_ms": b["timeout_ms"]}
+                     for b, index in zip(resolved["bindings"], loaded.interceptors)],
+        "resolver": approval["resolver"] is not None, "redactor": approval["redactor"] is not None,
+        "approval_timeout_ms": c["timeouts"]["approval_resolver_ms"],
+        "declaration": resolved["declaration"],
+    }
 
 
 class RpcError(Exception):

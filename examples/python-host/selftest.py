@@ -17,7 +17,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import host as hostlib  # noqa: E402  (only for jcs-sha256 in echo_recomputed)
 
-CAPABILITIES = {"model_calls", "tool_calls"}
+with open(os.path.join(HERE, "host.json"), encoding="utf-8") as _f:
+    SURFACE = json.load(_f)["surface"]
+CAPABILITIES = set(SURFACE["capabilities"])
+KNOB_DEFAULTS = {"on_approval": "stop", "on_disagreement": "deny", "on_transform_conflict": "deny"}
 MISSING = object()
 
 
@@ -191,10 +194,15 @@ def check(vector, run, recorded):
 
 
 def applies(vector):
+    """The vector's capabilities and composition are within host.json's surface."""
     comp = vector.get("composition") or {}
+    knobs = SURFACE["profiles"].get(comp.get("profile", "sequential/first_deny"))
+    if knobs is None:
+        return False
+    for knob, values in knobs.items():
+        if comp.get(knob, KNOB_DEFAULTS[knob]) not in values:
+            return False
     return (set(vector.get("capabilities", [])) <= CAPABILITIES
-            and comp.get("profile", "sequential/first_deny") == "sequential/first_deny"
-            and comp.get("on_approval", "stop") == "stop"
             and "host_declaration" not in vector)
 
 

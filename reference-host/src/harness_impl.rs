@@ -28,7 +28,6 @@ use crate::declaration::{
 use crate::emitter::{Emitter, DEFAULT_INTERCEPTOR_TIMEOUT};
 use crate::identity::provider::{IdentityProvider, ProviderRegistry};
 use crate::output::OutputMode;
-use crate::point::Point;
 use crate::propagate::ToolSeamPosture;
 use crate::seam::approval::{ApprovalResolver, ResolverAnswer};
 use crate::seam::redaction::{Redactor, RedactorAnswer};
@@ -58,7 +57,9 @@ struct Prepared {
     version: SpecVersion,
     declaration: Option<DocumentSource>,
     scenario: Scenario,
-    interceptors: Vec<(Option<String>, Option<Vec<Point>>)>,
+    /// How many scripted interceptors the vector registers (anonymous,
+    /// bound at every point: the protocol's bindings carry no members).
+    interceptors: usize,
     composition: Composition,
     mode: Mode,
     provider: IdentityProvider,
@@ -176,23 +177,6 @@ fn prepare(setup: &VectorSetup) -> Result<Prepared, HarnessError> {
         }
     };
     let scenario = Scenario::parse(setup.scenario.get()).map_err(|e| setup_error(e.to_string()))?;
-    let mut interceptors = Vec::with_capacity(setup.interceptors.len());
-    for b in &setup.interceptors {
-        let at = match &b.at {
-            None => None,
-            Some(points) => Some(
-                points
-                    .iter()
-                    .map(|p| {
-                        Point::parse(p).ok_or_else(|| {
-                            setup_error(format!("`{p}` is not an interception point"))
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
-            ),
-        };
-        interceptors.push((b.name.clone(), at));
-    }
     let provider = ProviderRegistry::for_conformance()
         .resolve(setup.identity_provider.as_deref())
         .map_err(|e| setup_error(e.to_string()))?;
@@ -203,7 +187,7 @@ fn prepare(setup: &VectorSetup) -> Result<Prepared, HarnessError> {
         version,
         declaration: DocumentSource::of(setup),
         scenario,
-        interceptors,
+        interceptors: setup.interceptors.len(),
         composition: composition(&setup.composition)?,
         mode: match setup.mode {
             WireMode::Enforce => Mode::Enforce,
@@ -502,10 +486,10 @@ fn build_emitter(p: &Prepared, callbacks: &Arc<dyn Callbacks>) -> Emitter {
     if let Some(t) = p.approval_timeout {
         b = b.approval_timeout(Some(t));
     }
-    for (index, (name, at)) in p.interceptors.iter().enumerate() {
+    for index in 0..p.interceptors {
         b = b.interceptor(Registration {
-            name: name.clone(),
-            at: at.clone(),
+            name: None,
+            at: None,
             timeout: BindingTimeout::Inherit,
             on_error: crate::compose::dispatch::OnError::Deny,
             interceptor: Arc::new(CallbackInterceptor {
@@ -563,7 +547,7 @@ impl Harness for ReferenceHost {
                 },
             ),
             Some(source) => {
-                let registry = conformance_registry(&callbacks, p.interceptors.len())
+                let registry = conformance_registry(&callbacks, p.interceptors)
                     .map_err(|e| HarnessError::new(Phase::Run, HarnessErrorKind::Host(e)))?;
                 let loader = Loader::new(&registry).for_spec(p.version);
                 let paths = load_source(&loader, source);

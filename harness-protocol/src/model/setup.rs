@@ -121,19 +121,14 @@ pub struct Composition {
 
 /// One interceptor the host must register for a vector, in registration
 /// (dispatch) order. Its verdicts come from [`crate::Callbacks::intercept`]
-/// with this binding's index.
+/// with this binding's index; the index is its only identity. Version 1 of
+/// the protocol gives it no members: every scripted interceptor is anonymous
+/// and bound at every point (a vector's rules pick the points they act at),
+/// so the wire form is `{}`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
-pub struct InterceptorBinding {
-    /// Registration name, reported as `verdicts[].name`; `None` for an
-    /// anonymous interceptor.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// The interception points it is bound at; `None` means every point.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub at: Option<Vec<String>>,
-}
+pub struct InterceptorBinding {}
 
 impl InterceptorBinding {
     /// An anonymous interceptor bound at every point.

@@ -19,13 +19,7 @@ const SCENARIO: &str = "{\"input\": \"hi\",\n  \"big\": 123456789012345678901234
 fn setup(id: &str) -> VectorSetup {
     let scenario = RawValue::from_string(SCENARIO.to_owned()).expect("valid JSON text");
     let mut setup = VectorSetup::new(id, "agent-hooks/0.1", scenario);
-    setup.interceptors = (0..4)
-        .map(|i| {
-            let mut b = InterceptorBinding::everywhere();
-            b.name = Some(format!("i{i}"));
-            b
-        })
-        .collect();
+    setup.interceptors = (0..4).map(|_| InterceptorBinding::everywhere()).collect();
     setup.approval_resolver = true;
     setup.redactor = true;
     setup.interceptor_timeout_ms = Some(50);

@@ -43,10 +43,10 @@ fn full_setup() -> VectorSetup {
         RawValue::from_string(r#"{"model": [{"text": "hi"}], "n": 18446744073709551616}"#.into())
             .unwrap();
     let mut s = VectorSetup::new("AH-CTK-001", "agent-hooks/0.1", scenario);
-    let mut b = InterceptorBinding::everywhere();
-    b.name = Some("audit".into());
-    b.at = Some(vec!["pre_tool".into()]);
-    s.interceptors = vec![b, InterceptorBinding::everywhere()];
+    s.interceptors = vec![
+        InterceptorBinding::everywhere(),
+        InterceptorBinding::everywhere(),
+    ];
     s.approval_resolver = true;
     s.redactor = true;
     s.mode = Mode::EvaluateOnly;
@@ -71,9 +71,13 @@ fn full_record() -> RunRecord {
         args: json!({"q": 1}),
     }];
     r.records = vec![json!({"point": "input"}), json!("malformed")];
-    r.released_output = Some(json!(["a"]));
-    r.persisted = Some(json!({"history": []}));
-    r.principal_notices = vec![json!({"notice": 1})];
+    r.released_output = Some(json!("released so far"));
+    r.persisted =
+        Some(json!({"messages": [{"role": "user", "content": "hi"}], "labels": [], "memory": {}}));
+    r.principal_notices = vec![
+        json!({"interception_point": "pre_tool_call", "binding": "audit",
+        "warning": "host_warning:control_failed", "substituted_for": "host_error:interceptor_failed"}),
+    ];
     r.error = Some("boom".into());
     r.load = Some(serde_json::from_value(json!({"outcome": "refused", "class": "declaration_error:x", "paths_equivalent": true, "detail": "d"})).unwrap());
     let _: Option<LoadRecord> = None;
@@ -241,6 +245,26 @@ fn schema_rejects() -> Result<(), String> {
         ),
         (methods::VECTOR_RUN, json!({"outcome": "passed"}), false),
         (
+            methods::VECTOR_RUN,
+            json!({"outcome": "completed", "released_output": ["a"]}),
+            false,
+        ),
+        (
+            methods::VECTOR_RUN,
+            json!({"outcome": "completed", "principal_notices": [{"notice": 1}]}),
+            false,
+        ),
+        (
+            methods::VECTOR_SETUP,
+            json!({"vector_id": "v", "spec": "s", "scenario": {}, "interceptors": [{"name": "audit"}], "identity_provider": null}),
+            true,
+        ),
+        (
+            methods::VECTOR_SETUP,
+            json!({"vector_id": "v", "spec": "s", "scenario": {}, "interceptors": [], "identity_provider": null, "interceptor_timeout_ms": 0}),
+            true,
+        ),
+        (
             methods::CALLBACK_INTERCEPT,
             json!({"index": -1, "context": {}}),
             true,
@@ -329,6 +353,45 @@ fn protocol_examples() -> Result<(), String> {
     })
 }
 
+/// `scenario.json` is the grammar HOSTS.md promises: every scenario of the
+/// kit's own vectors validates against it, and one breaking it does not.
+fn scenario_schema_covers_the_vectors() -> Result<(), String> {
+    let schema: Value = serde_json::from_str(include_str!(
+        "../../../schemas/harness-protocol/scenario.json"
+    ))
+    .map_err(|e| e.to_string())?;
+    let validator = jsonschema::validator_for(&schema).map_err(|e| e.to_string())?;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors");
+    let mut checked = 0;
+    for line in ["0.1", "draft"] {
+        let dir = std::path::Path::new(root).join(line);
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in entries {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            if path.extension().and_then(|x| x.to_str()) != Some("json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+            let vector: Value =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            let scenario = vector.get("scenario").cloned().unwrap_or(Value::Null);
+            if let Some(e) = validator.iter_errors(&scenario).next() {
+                return Err(format!(
+                    "{}: the scenario breaks scenario.json at {}: {e}",
+                    path.display(),
+                    e.instance_path()
+                ));
+            }
+            checked += 1;
+        }
+    }
+    ensure(checked >= 100, || format!("only {checked} vectors checked"))?;
+    let broken = json!({"input": {"content": "hi", "role": "moderator"}});
+    ensure(!validator.is_valid(&broken), || {
+        "scenario.json accepted an unknown input role".into()
+    })
+}
+
 pub(crate) fn trials() -> Vec<Trial> {
     vec![
         Trial::test("schemas::rust_types_validate", || {
@@ -336,6 +399,9 @@ pub(crate) fn trials() -> Vec<Trial> {
         }),
         Trial::test("schemas::violations_are_rejected", || {
             schema_rejects().map_err(Into::into)
+        }),
+        Trial::test("schemas::scenario_schema_covers_the_vectors", || {
+            scenario_schema_covers_the_vectors().map_err(Into::into)
         }),
         Trial::test("schemas::protocol_md_examples_validate", || {
             protocol_examples().map_err(Into::into)
