@@ -557,6 +557,36 @@ impl Drop for HostProcess {
 mod tests {
     use super::*;
 
+    /// Lines read but not taken are bounded in bytes by the line limit, not
+    /// in count: with 1 MiB lines, the host gets at most two lines (one
+    /// queued, one in the reader's hands) past the pipe before it blocks.
+    #[tokio::test]
+    async fn unread_stdout_is_bounded_by_the_line_limit_in_bytes() {
+        let mut config = StdioHarnessConfig::new("sh");
+        config.args = vec![
+            "-c".into(),
+            "i=0; while [ $i -lt 40 ]; do i=$((i+1)); \
+             head -c 1000000 /dev/zero | tr '\\0' x; echo; echo \"wrote $i\" >&2; done; sleep 30"
+                .into(),
+        ];
+        config.max_line_bytes = 1024 * 1024;
+        let host = HostProcess::spawn(&config).expect("sh starts");
+        // Nothing takes the lines: wait until the host is stuck writing.
+        let mut last = 0;
+        for _ in 0..20 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            last = host
+                .stderr
+                .tail()
+                .iter()
+                .filter_map(|l| l.strip_prefix("wrote ")?.parse::<u32>().ok())
+                .max()
+                .unwrap_or(0);
+        }
+        assert!(last >= 1, "the host wrote no line");
+        assert!(last <= 3, "{last} lines of 1 MB were taken off the host");
+    }
+
     #[test]
     fn ring_keeps_the_last_lines_within_bytes() {
         let ring = StderrRing::new(3, 10);

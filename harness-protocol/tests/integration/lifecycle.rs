@@ -61,7 +61,10 @@ while True:
         sys.exit(0)
     msg = json.loads(line)
     rid, method = msg.get("id"), msg.get("method")
-    if method == "initialize":
+    if method == "initialize" and mode == "refuse_handshake":
+        log("refusing the handshake")
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32001, "message": "no such protocol"}})
+    elif method == "initialize":
         send({"jsonrpc": "2.0", "id": rid, "result": {"protocol": "ctk-harness/1",
               "host": {"name": "py", "version": "0", "spec_versions": ["agent-hooks/0.1"]}}})
     elif method == "vector/run" and mode == "setsid_child":
@@ -198,6 +201,38 @@ pub(crate) fn trials() -> Vec<Trial> {
                 format!("the stderr tail lacks the host's last words: {err:?}")
             })
         }),
+        async_trial(
+            "lifecycle::a_refused_handshake_is_an_error_every_time",
+            || async {
+                require_python()?;
+                let mark = marker("refuse");
+                let mut host = py_host("refuse_handshake", &mark).restart_budget(1).build();
+                // The first start and one restart refuse; then the budget is spent.
+                for (attempt, phase) in [Phase::Handshake, Phase::Handshake, Phase::Spawn]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let err = host
+                        .info()
+                        .await
+                        .err()
+                        .ok_or("a refused handshake reported success")?;
+                    ensure(err.phase == phase, || {
+                        format!("attempt {attempt}: expected {phase}: {err:?}")
+                    })?;
+                    ensure(tail_has(&err, "refusing the handshake"), || {
+                        format!(
+                            "attempt {attempt}: the stderr tail lacks the host's words: {err:?}"
+                        )
+                    })?;
+                }
+                ensure(host.restarts() == 1, || {
+                    format!("{} restarts", host.restarts())
+                })?;
+                // The refusing host is ended, not kept for the next call.
+                none_left(&mark).await
+            },
+        ),
         async_trial(
             "lifecycle::a_missing_script_shows_pythons_message",
             || async {
