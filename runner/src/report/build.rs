@@ -26,8 +26,21 @@ pub struct RunContext {
     pub vector_source: String,
     /// Whether `--part`/`--id` narrowed the set.
     pub filtered: bool,
+    /// When the run started, RFC 3339 in UTC to the second
+    /// ([`rfc3339`] of the start time); recorded in `timing`, outside
+    /// `results_digest`.
+    pub started_at: String,
     /// Total wall time, milliseconds.
     pub total_ms: u64,
+}
+
+/// A time as RFC 3339 in UTC to the second, e.g. `2026-12-01T08:25:30Z`:
+/// the form of [`RunContext::started_at`].
+pub fn rfc3339(at: std::time::SystemTime) -> String {
+    let at = time::OffsetDateTime::from(at);
+    let at = at.replace_nanosecond(0).unwrap_or(at);
+    at.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_owned())
 }
 
 /// `sha256:` digest over the ordered vector digests.
@@ -59,16 +72,21 @@ pub fn digests(report: &Value) -> (String, String) {
 
 /// Build a report; `outcomes[i]` belongs to `vectors[i]`.
 pub fn build(ctx: RunContext, vectors: &[LoadedVector], outcomes: &[VectorOutcome]) -> Report {
-    let mut parts: BTreeMap<String, Totals> = BTreeMap::new();
+    // (gating, advisory) per part.
+    let mut parts: BTreeMap<String, (Totals, Totals)> = BTreeMap::new();
     let mut totals = Totals::default();
+    let mut advisory_totals = Totals::default();
     let mut entries = Vec::new();
     let mut vectors_ms = BTreeMap::new();
     for (v, o) in vectors.iter().zip(outcomes) {
-        parts
-            .entry(v.vector.part().to_owned())
-            .or_default()
-            .add(o.status);
-        totals.add(o.status);
+        let part = parts.entry(v.vector.part().to_owned()).or_default();
+        if v.vector.advisory.is_some() {
+            part.1.add(o.status);
+            advisory_totals.add(o.status);
+        } else {
+            part.0.add(o.status);
+            totals.add(o.status);
+        }
         vectors_ms.insert(
             v.vector.id.clone(),
             u64::try_from(o.duration.as_millis()).unwrap_or(u64::MAX),
@@ -77,6 +95,7 @@ pub fn build(ctx: RunContext, vectors: &[LoadedVector], outcomes: &[VectorOutcom
             id: v.vector.id.clone(),
             title: v.vector.title.clone(),
             part: v.vector.part().to_owned(),
+            advisory: v.vector.advisory.clone(),
             file: v.file_name.clone(),
             sha256: v.sha256.clone(),
             status: o.status,
@@ -106,16 +125,20 @@ pub fn build(ctx: RunContext, vectors: &[LoadedVector], outcomes: &[VectorOutcom
         },
         complete: !ctx.filtered
             && outcomes.len() == vectors.len()
-            && !outcomes
-                .iter()
-                .any(|o| o.reason == crate::engine::NOT_RUN_INTERRUPTED),
+            && !outcomes.iter().any(|o| crate::engine::never_ran(&o.reason)),
         vectors: entries,
         parts: parts
             .into_iter()
-            .map(|(part, totals)| PartTotals { part, totals })
+            .map(|(part, (totals, advisory))| PartTotals {
+                part,
+                totals,
+                advisory,
+            })
             .collect(),
         totals,
+        advisory_totals,
         timing: Timing {
+            started_at: ctx.started_at,
             total_ms: ctx.total_ms,
             vectors_ms,
         },

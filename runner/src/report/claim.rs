@@ -1,6 +1,21 @@
 //! `ctk claim`: the CLAIMS.md row of a report, or why no claim may be made.
+//!
+//! A claim names exactly the released suite: the report's vectors must be the
+//! embedded vectors of its spec (same count, same ids, same digest and same
+//! advisory marking for each), whatever folder or filter the run used; a
+//! folder whose files equal the released ones byte for byte in RFC 8785 form
+//! is that suite. Advisory results never block a claim: only the gating
+//! totals are read. Every string the row takes from the host (its name and
+//! version from `initialize`, the declaration's capabilities, profiles,
+//! identity provider, posture and exposure bound) is escaped for a Markdown
+//! table cell and bounded in length.
 
-use crate::report::model::Report;
+use std::collections::BTreeMap;
+
+use crate::report::model::{Report, VectorEntry};
+use crate::vector::embedded;
+use crate::vector::load::LoadedVector;
+use crate::vector::model::SpecVersion;
 
 /// The claimable spec.
 pub const CLAIMABLE_SPEC: &str = "agent-hooks/0.1";
@@ -8,14 +23,42 @@ pub const CLAIMABLE_SPEC: &str = "agent-hooks/0.1";
 /// The header of the CLAIMS.md table the row belongs to.
 pub const CLAIM_HEADER: &str = "| host | version | spec | capabilities | profiles | identity provider | tool-seam posture | statements | passed | report digest |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";
 
+/// Longest a host-supplied name (host name, version, capability, profile,
+/// provider, posture) may be in a row, in characters, before it is cut with
+/// an ellipsis: long enough for any honest name, short enough that a hostile
+/// host cannot flood CLAIMS.md.
+pub const NAME_BOUND: usize = 64;
+
+/// The same bound for host-supplied free text (the exposure bound).
+pub const TEXT_BOUND: usize = 240;
+
+/// How many differing vectors a refusal names before it says how many more.
+const NAMED: usize = 3;
+
 /// Why a report cannot back a claim (empty: it can). `verify_problems` are
-/// the problems `ctk verify` found.
+/// the problems `ctk verify` found. The report's vectors are compared with
+/// the released suite of its spec ([`embedded::released`]).
 pub fn refusals(report: &Report, verify_problems: &[String]) -> Vec<String> {
+    let released = match SpecVersion::parse(&report.spec) {
+        Some(spec) => embedded::released(spec),
+        None => Err(format!("no released suite for {}", report.spec)),
+    };
+    refusals_against(report, verify_problems, released)
+}
+
+/// [`refusals`] against a given released suite (`Err`: why it could not be
+/// loaded), so tests can state the suite a report must match.
+pub fn refusals_against(
+    report: &Report,
+    verify_problems: &[String],
+    released: Result<&[LoadedVector], String>,
+) -> Vec<String> {
     let mut out: Vec<String> = verify_problems
         .iter()
         .map(|p| format!("report does not verify: {p}"))
         .collect();
-    if report.spec != CLAIMABLE_SPEC {
+    let claimable = report.spec == CLAIMABLE_SPEC;
+    if !claimable {
         out.push(format!(
             "the report is for {}; only {CLAIMABLE_SPEC} can be claimed",
             report.spec
@@ -40,22 +83,166 @@ pub fn refusals(report: &Report, verify_problems: &[String]) -> Vec<String> {
             "the report is incomplete".to_owned()
         });
     }
+    if claimable {
+        match released {
+            Ok(suite) => out.extend(suite_differences(report, suite)),
+            Err(e) => out.push(format!(
+                "the released {} suite cannot be loaded: {e}",
+                report.spec
+            )),
+        }
+    }
     if report.declaration.document.get("surface").is_none() {
         out.push("the declaration does not state its surface explicitly".to_owned());
     }
     out
 }
 
+/// The first [`NAMED`] items, then how many more there are.
+fn first_few(items: &[String]) -> String {
+    let mut text = items
+        .iter()
+        .take(NAMED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > NAMED {
+        text.push_str(&format!(" and {} more", items.len() - NAMED));
+    }
+    text
+}
+
+/// How the report's vectors differ from the released suite, one line per
+/// kind of difference, each naming the first vectors that differ.
+fn suite_differences(report: &Report, released: &[LoadedVector]) -> Vec<String> {
+    let prefix = format!("the vectors are not the released {} suite", report.spec);
+    let suite: BTreeMap<&str, &LoadedVector> =
+        released.iter().map(|v| (v.vector.id.as_str(), v)).collect();
+    let listed: BTreeMap<&str, &VectorEntry> =
+        report.vectors.iter().map(|v| (v.id.as_str(), v)).collect();
+    let mut out = Vec::new();
+    if report.vectors.len() != released.len() {
+        out.push(format!(
+            "{prefix}: the report lists {} vectors, the suite has {}",
+            report.vectors.len(),
+            released.len()
+        ));
+    }
+    let missing: Vec<String> = suite
+        .keys()
+        .filter(|id| !listed.contains_key(*id))
+        .map(|id| (*id).to_owned())
+        .collect();
+    if !missing.is_empty() {
+        out.push(format!(
+            "{prefix}: {} released vector(s) missing from the report: {}",
+            missing.len(),
+            first_few(&missing)
+        ));
+    }
+    let extra: Vec<String> = listed
+        .keys()
+        .filter(|id| !suite.contains_key(*id))
+        .map(|id| (*id).to_owned())
+        .collect();
+    if !extra.is_empty() {
+        out.push(format!(
+            "{prefix}: {} vector(s) not in the suite: {}",
+            extra.len(),
+            first_few(&extra)
+        ));
+    }
+    let mut changed = Vec::new();
+    let mut marking = Vec::new();
+    for (id, entry) in &listed {
+        let Some(released) = suite.get(id) else {
+            continue;
+        };
+        if entry.sha256 != released.sha256 {
+            changed.push(format!(
+                "{id} (report {}, suite {})",
+                entry.sha256, released.sha256
+            ));
+        } else if entry.advisory != released.vector.advisory {
+            let say = |a: &Option<String>| {
+                a.as_ref()
+                    .map(|d| format!("advisory {d}"))
+                    .unwrap_or_else(|| "gating".to_owned())
+            };
+            marking.push(format!(
+                "{id} (report {}, suite {})",
+                say(&entry.advisory),
+                say(&released.vector.advisory)
+            ));
+        }
+    }
+    if !changed.is_empty() {
+        out.push(format!(
+            "{prefix}: {} vector(s) have another digest: {}",
+            changed.len(),
+            first_few(&changed)
+        ));
+    }
+    if !marking.is_empty() {
+        out.push(format!(
+            "{prefix}: {} vector(s) are marked otherwise than in the suite: {}",
+            marking.len(),
+            first_few(&marking)
+        ));
+    }
+    out
+}
+
+/// A host-supplied string made safe to print: control characters (line
+/// breaks included) become spaces, and text beyond `bound` characters is cut
+/// with an ellipsis.
+fn bounded(text: &str, bound: usize) -> String {
+    let clean: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if clean.chars().count() > bound {
+        let mut cut: String = clean.chars().take(bound - 1).collect();
+        cut.push('…');
+        cut
+    } else {
+        clean
+    }
+}
+
+/// Text escaped for one Markdown table cell: a `|` would end the cell, a
+/// backtick open a code span, `<`/`>` start HTML, a backslash escape the
+/// next character.
+fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '|' | '`' | '<' | '>') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A host-supplied name as one table cell: [`bounded`] by [`NAME_BOUND`],
+/// then [`escaped`].
+fn cell(text: &str) -> String {
+    escaped(&bounded(text, NAME_BOUND))
+}
+
 fn list(value: &serde_json::Value, key: &str) -> String {
-    match value.get(key) {
+    let items: Vec<String> = match value.get(key) {
         Some(serde_json::Value::Array(items)) => items
             .iter()
             .filter_map(|v| v.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        Some(serde_json::Value::Object(map)) => map.keys().cloned().collect::<Vec<_>>().join(", "),
-        _ => String::new(),
-    }
+            .map(|s| bounded(s, NAME_BOUND))
+            .collect(),
+        Some(serde_json::Value::Object(map)) => {
+            map.keys().map(|s| bounded(s, NAME_BOUND)).collect()
+        }
+        _ => Vec::new(),
+    };
+    escaped(&items.join(", "))
 }
 
 /// The statements a claim must carry for this surface (§13.3): non-default
@@ -71,7 +258,8 @@ pub fn statements(report: &Report) -> Vec<String> {
         None => out.push("identity-unbound (identity_provider null)".to_owned()),
         Some("jcs-sha256") => {}
         Some(custom) => out.push(format!(
-            "custom identity provider {custom}; whether it is content-derived must be stated"
+            "custom identity provider {}; whether it is content-derived must be stated",
+            bounded(custom, NAME_BOUND)
         )),
     }
     if surface.get("buffered_output").and_then(|v| v.as_bool()) == Some(false) {
@@ -82,13 +270,15 @@ pub fn statements(report: &Report) -> Vec<String> {
             .and_then(|v| v.as_str())
             .unwrap_or("not stated");
         out.push(format!(
-            "buffered_output false: released output cannot be retracted; exposure bound: {bound}"
+            "buffered_output false: released output cannot be retracted; exposure bound: {}",
+            bounded(bound, TEXT_BOUND)
         ));
     }
     out
 }
 
-/// The CLAIMS.md row (no refusal check; see [`refusals`]).
+/// The CLAIMS.md row (no refusal check; see [`refusals`]). Host-supplied
+/// strings are bounded and escaped ([`NAME_BOUND`], [`TEXT_BOUND`]).
 pub fn row(report: &Report) -> String {
     let surface = &report.declaration.surface;
     let provider = surface
@@ -101,14 +291,14 @@ pub fn row(report: &Report) -> String {
         .unwrap_or("continue");
     format!(
         "| {} | {} | {} | {} | {} | {} | {} | {} | {}/{} | `{}` |",
-        report.host.name,
-        report.host.version,
-        report.spec,
+        cell(&report.host.name),
+        cell(&report.host.version),
+        cell(&report.spec),
         list(surface, "capabilities"),
         list(surface, "profiles"),
-        provider,
-        posture,
-        statements(report).join("; ").replace('|', "\\|"),
+        cell(provider),
+        cell(posture),
+        escaped(&statements(report).join("; ")),
         report.totals.pass,
         report.totals.applicable(),
         report.digest
@@ -119,7 +309,6 @@ pub fn row(report: &Report) -> String {
 /// 12.1a-d, 13-a, 13-b, 13-c, 13-e) that no vector can test.
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
     use std::time::Duration;
 
     use serde_json::{json, Value};
@@ -129,18 +318,21 @@ mod tests {
     use crate::outcome::VectorOutcome;
     use crate::report::build::{build, RunContext};
     use crate::report::model::HostIdentity;
-    use crate::vector::load::{load, VectorSource};
 
-    /// A report over the engine test vectors: every vector passes, except
-    /// that `fail` makes the first one fail.
+    /// A report over the released suite (the embedded 0.1 vectors, so it is
+    /// claimable): every vector passes, except that `fail` makes the first
+    /// gating one fail.
     fn report(spec: &str, fail: bool, document: Value) -> Report {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/engine");
-        let vectors = load(&VectorSource::Dir(dir)).expect("test vectors");
+        let vectors = embedded::released(SpecVersion::V0_1).expect("the released suite");
+        let first_gating = vectors
+            .iter()
+            .position(|v| v.vector.advisory.is_none())
+            .expect("a gating vector");
         let outcomes: Vec<VectorOutcome> = vectors
             .iter()
             .enumerate()
             .map(|(i, v)| {
-                let failures = if fail && i == 0 {
+                let failures = if fail && i == first_gating {
                     vec![AssertionFailure::message("run_outcome", "differs")]
                 } else {
                     Vec::new()
@@ -160,11 +352,12 @@ mod tests {
                 declaration_source: "host".into(),
                 declaration: document,
                 surface: serde_json::to_value(&surface).expect("surface"),
-                vector_source: "tests/data/engine".into(),
+                vector_source: "embedded:0.1".into(),
                 filtered: false,
+                started_at: "2026-12-01T08:25:30Z".into(),
                 total_ms: 1,
             },
-            &vectors,
+            vectors,
             &outcomes,
         )
     }

@@ -1,13 +1,32 @@
-//! `junit.xml`: one testsuite per part; harness errors are `<error>`,
-//! assertion failures `<failure>`, skips `<skipped>` with the reason.
-//! Timestamps are fixed at the Unix epoch (the report has no wall clock).
+//! `junit.xml` in the common Jenkins/Ant JUnit format, which GitLab, GitHub
+//! test-report actions, Jenkins and Azure read: `<testsuites>` with the run's
+//! totals, one `<testsuite>` per part with `tests`, `failures`, `errors`,
+//! `skipped`, `time` and `timestamp` (the run's start, `timing.started_at`),
+//! and one `<testcase>` per vector named `<id>: <title>`. Assertion failures
+//! are `<failure>` (the expectations and diffs as its text), host or harness errors
+//! `<error>`, skips `<skipped>` with the reason.
+//!
+//! Advisory vectors sit in suites of their own, `advisory: <part>`, after
+//! the gating ones, with the suite property `advisory` = `true` and each
+//! failure message starting `advisory (<decision>; never blocks a claim)`.
+//! A verdict stays a verdict (an advisory failure is a `<failure>`, so CI
+//! shows it as one), while the suite name and message say at a glance that
+//! it does not gate; the exit code is what gates a CI job.
+//!
+//! Written with `quick-xml` rather than `junit-report`, which writes no
+//! `skipped` counts and no properties. `runner/tests/data/junit.xsd` states
+//! the format; the integration tests check every file against it.
 
-use junit_report::{Duration, OffsetDateTime, ReportBuilder, TestCase, TestSuite};
+use std::io;
+
+use quick_xml::escape::partial_escape;
+use quick_xml::events::{BytesDecl, BytesText, Event};
+use quick_xml::Writer;
 
 use crate::assert::diff;
 use crate::errors::ReportError;
 use crate::outcome::Status;
-use crate::report::model::Report;
+use crate::report::model::{Report, Totals, VectorEntry};
 
 fn failure_text(failures: &[crate::assert::AssertionFailure]) -> String {
     let mut out = String::new();
@@ -23,34 +42,198 @@ fn failure_text(failures: &[crate::assert::AssertionFailure]) -> String {
     out
 }
 
+/// Text XML 1.0 can carry: a character it forbids even escaped (most
+/// control characters, which a host's output may hold) becomes U+FFFD.
+fn xml_text(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\t' | '\n' | '\r' => c,
+            c if (c as u32) < 0x20 || matches!(c, '\u{FFFE}' | '\u{FFFF}') => '\u{FFFD}',
+            c => c,
+        })
+        .collect()
+}
+
+/// Seconds with millisecond precision, as JUnit's `time` wants them.
+fn seconds(ms: u64) -> String {
+    format!("{}.{:03}", ms / 1000, ms % 1000)
+}
+
+/// One suite: its name, whether it is advisory, its vectors.
+struct Suite<'a> {
+    name: String,
+    advisory: bool,
+    vectors: Vec<&'a VectorEntry>,
+}
+
+impl Suite<'_> {
+    fn totals(&self) -> Totals {
+        let mut t = Totals::default();
+        for v in &self.vectors {
+            t.add(v.status);
+        }
+        t
+    }
+}
+
+/// The suites of a report: gating parts first, then advisory ones, each in
+/// part order, leaving out empty ones.
+fn suites(report: &Report) -> Vec<Suite<'_>> {
+    let mut out = Vec::new();
+    for advisory in [false, true] {
+        for part in &report.parts {
+            let vectors: Vec<&VectorEntry> = report
+                .vectors
+                .iter()
+                .filter(|v| v.part == part.part && v.advisory.is_some() == advisory)
+                .collect();
+            if vectors.is_empty() {
+                continue;
+            }
+            let name = if advisory {
+                format!("advisory: {}", part.part)
+            } else {
+                part.part.clone()
+            };
+            out.push(Suite {
+                name,
+                advisory,
+                vectors,
+            });
+        }
+    }
+    out
+}
+
+fn ms_of(report: &Report, id: &str) -> u64 {
+    report.timing.vectors_ms.get(id).copied().unwrap_or(0)
+}
+
+fn write_case<W: io::Write>(
+    w: &mut Writer<W>,
+    report: &Report,
+    suite: &str,
+    v: &VectorEntry,
+) -> io::Result<()> {
+    let name = xml_text(&format!("{}: {}", v.id, v.title));
+    let time = seconds(ms_of(report, &v.id));
+    let reason = xml_text(&match &v.advisory {
+        Some(d) => format!("advisory ({d}; never blocks a claim): {}", v.reason),
+        None => v.reason.clone(),
+    });
+    let case = w.create_element("testcase").with_attributes([
+        ("name", name.as_str()),
+        ("classname", suite),
+        ("time", time.as_str()),
+    ]);
+    match v.status {
+        Status::Pass => {
+            case.write_empty()?;
+        }
+        Status::Fail => {
+            let details = xml_text(&failure_text(&v.failures));
+            case.write_inner_content(|w| {
+                w.create_element("failure")
+                    .with_attributes([("message", reason.as_str()), ("type", "assertion")])
+                    .write_text_content(BytesText::from_escaped(partial_escape(&details)))?;
+                Ok(())
+            })?;
+        }
+        Status::Error => {
+            case.write_inner_content(|w| {
+                w.create_element("error")
+                    .with_attributes([("message", reason.as_str()), ("type", "harness")])
+                    .write_empty()?;
+                Ok(())
+            })?;
+        }
+        Status::Skip => {
+            case.write_inner_content(|w| {
+                w.create_element("skipped")
+                    .with_attribute(("message", reason.as_str()))
+                    .write_empty()?;
+                Ok(())
+            })?;
+        }
+    }
+    Ok(())
+}
+
+fn write_xml<W: io::Write>(w: &mut Writer<W>, report: &Report) -> io::Result<()> {
+    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    let suites = suites(report);
+    let mut all = Totals::default();
+    for s in &suites {
+        let t = s.totals();
+        all.pass += t.pass;
+        all.fail += t.fail;
+        all.skip += t.skip;
+        all.error += t.error;
+    }
+    let timestamp = xml_text(&report.timing.started_at);
+    let title = xml_text(&format!(
+        "ctk {}: {} {}",
+        report.spec, report.host.name, report.host.version
+    ));
+    let host = xml_text(&format!("{} {}", report.host.name, report.host.version));
+    w.create_element("testsuites")
+        .with_attributes([
+            ("name", title.as_str()),
+            ("tests", all.count().to_string().as_str()),
+            ("failures", all.fail.to_string().as_str()),
+            ("errors", all.error.to_string().as_str()),
+            ("skipped", all.skip.to_string().as_str()),
+            ("time", seconds(report.timing.total_ms).as_str()),
+            ("timestamp", timestamp.as_str()),
+        ])
+        .write_inner_content(|w| {
+            for (id, s) in suites.iter().enumerate() {
+                let t = s.totals();
+                let ms: u64 = s.vectors.iter().map(|v| ms_of(report, &v.id)).sum();
+                let name = xml_text(&s.name);
+                w.create_element("testsuite")
+                    .with_attributes([
+                        ("name", name.as_str()),
+                        ("tests", t.count().to_string().as_str()),
+                        ("failures", t.fail.to_string().as_str()),
+                        ("errors", t.error.to_string().as_str()),
+                        ("skipped", t.skip.to_string().as_str()),
+                        ("time", seconds(ms).as_str()),
+                        ("timestamp", timestamp.as_str()),
+                        ("hostname", "localhost"),
+                        ("id", id.to_string().as_str()),
+                        ("package", name.as_str()),
+                    ])
+                    .write_inner_content(|w| {
+                        w.create_element("properties").write_inner_content(|w| {
+                            for (key, value) in [
+                                ("spec", report.spec.as_str()),
+                                ("host", host.as_str()),
+                                ("advisory", if s.advisory { "true" } else { "false" }),
+                                ("report_digest", report.digest.as_str()),
+                            ] {
+                                w.create_element("property")
+                                    .with_attributes([("name", key), ("value", value)])
+                                    .write_empty()?;
+                            }
+                            Ok(())
+                        })?;
+                        for v in &s.vectors {
+                            write_case(w, report, &name, v)?;
+                        }
+                        Ok(())
+                    })?;
+            }
+            Ok(())
+        })?;
+    Ok(())
+}
+
 /// Render the JUnit XML.
 pub fn render(report: &Report) -> Result<String, ReportError> {
-    let mut builder = ReportBuilder::new();
-    for part in &report.parts {
-        let mut suite = TestSuite::new(&part.part);
-        suite.set_timestamp(OffsetDateTime::UNIX_EPOCH);
-        for v in report.vectors.iter().filter(|v| v.part == part.part) {
-            let ms = report.timing.vectors_ms.get(&v.id).copied().unwrap_or(0);
-            let time = Duration::milliseconds(i64::try_from(ms).unwrap_or(i64::MAX));
-            let mut case = match v.status {
-                Status::Pass => TestCase::success(&v.id, time),
-                Status::Fail => {
-                    let mut c = TestCase::failure(&v.id, time, "assertion", &v.reason);
-                    c.set_system_out(&failure_text(&v.failures));
-                    c
-                }
-                Status::Error => TestCase::error(&v.id, time, "harness", &v.reason),
-                Status::Skip => TestCase::skipped_with_cause(&v.id, "not applicable", &v.reason),
-            };
-            case.set_classname(&v.part);
-            suite.add_testcase(case);
-        }
-        builder.add_testsuite(suite);
-    }
     let mut out = Vec::new();
-    builder
-        .build()
-        .write_xml(&mut out)
-        .map_err(|e| ReportError::Junit(e.to_string()))?;
+    let mut writer = Writer::new_with_indent(&mut out, b' ', 2);
+    write_xml(&mut writer, report).map_err(|e| ReportError::Junit(e.to_string()))?;
+    out.push(b'\n');
     String::from_utf8(out).map_err(|e| ReportError::Junit(e.to_string()))
 }

@@ -67,6 +67,12 @@ pub struct VectorEntry {
     pub title: String,
     /// Part.
     pub part: String,
+    /// The decision id of an advisory vector (its `advisory` member), absent
+    /// for a gating one. An advisory result is counted in
+    /// [`Report::advisory_totals`] and `parts[].advisory`, never in the
+    /// gating totals, so it never changes the exit code or blocks a claim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advisory: Option<String>,
     /// File name.
     pub file: String,
     /// `sha256:` digest of the vector's RFC 8785 form.
@@ -93,6 +99,11 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// Every counted vector.
+    pub fn count(&self) -> usize {
+        self.pass + self.fail + self.skip + self.error
+    }
+
     /// Vectors that applied (everything but skips).
     pub fn applicable(&self) -> usize {
         self.pass + self.fail + self.error
@@ -114,15 +125,20 @@ impl Totals {
 pub struct PartTotals {
     /// The part.
     pub part: String,
-    /// Its counts.
+    /// Its gating vectors' counts (the ones the exit code and a claim read).
     #[serde(flatten)]
     pub totals: Totals,
+    /// Its advisory vectors' counts, which never gate.
+    pub advisory: Totals,
 }
 
 /// Durations: kept apart because they differ from run to run; excluded from
 /// `results_digest`, which CI compares.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
+    /// When the run started: RFC 3339 in UTC to the second
+    /// (`2026-12-01T08:25:30Z`); JUnit's `timestamp`.
+    pub started_at: String,
     /// Whole run, milliseconds.
     pub total_ms: u64,
     /// Per vector id, milliseconds.
@@ -149,8 +165,11 @@ pub struct Report {
     pub vectors: Vec<VectorEntry>,
     /// Totals per part, sorted by part.
     pub parts: Vec<PartTotals>,
-    /// Overall totals.
+    /// Totals of the gating vectors (no `advisory` member): the exit code
+    /// and a claim read these only.
     pub totals: Totals,
+    /// Totals of the advisory vectors, reported apart; they never gate.
+    pub advisory_totals: Totals,
     /// Whether the whole vector set ran (not filtered) and every vector has a result.
     pub complete: bool,
     /// Durations.

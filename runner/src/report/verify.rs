@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::digest;
 use crate::report::build::{digests, vector_set_digest};
 use crate::report::json::render_value;
-use crate::report::model::{Report, REPORT_FORMAT};
+use crate::report::model::{Report, Totals, REPORT_FORMAT};
 use crate::vector::load::LoadedVector;
 
 /// Why a report does not verify; each problem is one line.
@@ -71,6 +71,7 @@ pub fn verify_parsed(
     if set != report.vector_set.sha256 || report.vector_set.count != report.vectors.len() {
         problems.push("vector_set does not match the listed vectors".to_owned());
     }
+    problems.extend(count_problems(report));
     if let Some(vectors) = vectors {
         let known: BTreeMap<&str, &str> = vectors
             .iter()
@@ -93,6 +94,50 @@ pub fn verify_parsed(
                 known.len()
             ));
         }
+    }
+    problems
+}
+
+/// Whether the counts a report states are the counts of its entries:
+/// `totals` over the gating entries, `advisory_totals` over the advisory
+/// ones, and the same split per part. The digests alone cannot show this
+/// (anyone can re-seal a report), and the exit code and a claim read the
+/// gating totals, so an entry moved between the columns must not go unseen.
+fn count_problems(report: &Report) -> Problems {
+    let mut gating = Totals::default();
+    let mut advisory = Totals::default();
+    let mut parts: BTreeMap<&str, (Totals, Totals)> = BTreeMap::new();
+    for v in &report.vectors {
+        let part = parts.entry(v.part.as_str()).or_default();
+        if v.advisory.is_some() {
+            advisory.add(v.status);
+            part.1.add(v.status);
+        } else {
+            gating.add(v.status);
+            part.0.add(v.status);
+        }
+    }
+    let mut problems = Vec::new();
+    if gating != report.totals {
+        problems.push(format!(
+            "totals {:?} are not the counts of the gating vectors listed, {gating:?}",
+            report.totals
+        ));
+    }
+    if advisory != report.advisory_totals {
+        problems.push(format!(
+            "advisory_totals {:?} are not the counts of the advisory vectors listed, {advisory:?}",
+            report.advisory_totals
+        ));
+    }
+    let stated: Vec<(&str, (Totals, Totals))> = report
+        .parts
+        .iter()
+        .map(|p| (p.part.as_str(), (p.totals, p.advisory)))
+        .collect();
+    let listed: Vec<(&str, (Totals, Totals))> = parts.into_iter().collect();
+    if stated != listed {
+        problems.push("parts are not the per-part counts of the vectors listed".to_owned());
     }
     problems
 }

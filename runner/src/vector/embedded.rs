@@ -1,6 +1,12 @@
 //! The project's vectors (`vectors/0.1/`, `vectors/draft/`), compiled into the
 //! binary by `build.rs`. An empty set loads as the "no vectors" error.
+//!
+//! The embedded set of a spec is its released suite: `ctk claim` accepts a
+//! report only when its vectors are exactly these ([`released`]).
 
+use std::sync::OnceLock;
+
+use crate::vector::load::{self, LoadedVector, VectorSource};
 use crate::vector::model::SpecVersion;
 
 /// `(spec, file name, text)` of every embedded vector, sorted by file name.
@@ -12,4 +18,19 @@ pub fn files(spec: SpecVersion) -> impl Iterator<Item = (&'static str, &'static 
         .iter()
         .filter(move |(s, _, _)| *s == spec.as_str())
         .map(|(_, name, text)| (*name, *text))
+}
+
+/// The released suite of a spec: its embedded vectors, loaded once per
+/// process (every `report.md` rendering asks for it). `Err` carries why the
+/// set does not load, which only a broken build can cause.
+pub fn released(spec: SpecVersion) -> Result<&'static [LoadedVector], String> {
+    static SETS: [OnceLock<Result<Vec<LoadedVector>, String>>; 2] =
+        [OnceLock::new(), OnceLock::new()];
+    let slot = match spec {
+        SpecVersion::V0_1 => &SETS[0],
+        SpecVersion::Draft => &SETS[1],
+    };
+    slot.get_or_init(|| load::load(&VectorSource::Embedded(spec)).map_err(|e| e.to_string()))
+        .as_deref()
+        .map_err(Clone::clone)
 }

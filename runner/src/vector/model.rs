@@ -1,7 +1,7 @@
 //! Serde types of a parsed vector. The scenario stays raw JSON text so that a
 //! host sees integer literals exactly as written (AH-CTK-091).
 
-use ctk_harness_protocol::{Composition, DeclarationFileFault, Mode};
+use ctk_harness_protocol::{Composition, DeclarationFileFault, Mode, Profile};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -9,6 +9,62 @@ use serde_json::{Map, Value};
 /// Deserialize a member whose presence matters even when it holds `null`.
 fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
+}
+
+/// Section → part, for vectors that name no part: the part the project's
+/// own vectors use for that section (the one place this mapping lives). A
+/// section matches its own number and every subsection of it; the longest
+/// match wins. `7` (composition) is refined by the vector's profile.
+const SECTION_PARTS: &[(&str, &str)] = &[
+    ("3", "context/points"),
+    ("4.1", "context/points"),
+    ("4.2", "context/points"),
+    ("4.3", "transform/targets"),
+    ("4.4", "identity/canonical"),
+    ("5", "verdict/gate"),
+    ("5.2", "transform/targets"),
+    ("5.4", "record/fields"),
+    ("6", "enforcement/points"),
+    ("6.3", "fail_closed/interceptor_failure"),
+    ("7", "composition"),
+    ("7.7", "declaration/load"),
+    ("8", "enforcement/evaluate_only"),
+    ("9", "approval_seam"),
+    ("10.1", "identity_provider"),
+    ("10.2", "identity/canonical"),
+    ("10.3", "record/fields"),
+    ("11", "fail_closed/reserved_reasons"),
+    ("12", "streaming/incremental"),
+    ("12.2", "loop/parallel_tool_calls"),
+];
+
+/// The part of a vector that names none, from the first section its
+/// `spec_clause` cites (`"6.1a, 11"` → `6.1a` → section `6` →
+/// `enforcement/points`); `None` when no section matches. A composition
+/// section (§7 but not §7.7) names the part of the vector's profile, the
+/// default `sequential/first_deny` when it states none.
+pub fn derived_part(spec_clause: &str, composition: Composition) -> Option<&'static str> {
+    let first = spec_clause.split(',').next()?.trim();
+    let first: Vec<&str> = first.split('.').collect();
+    let part = SECTION_PARTS
+        .iter()
+        .filter(|(section, _)| {
+            let section: Vec<&str> = section.split('.').collect();
+            section.len() <= first.len()
+                && section.iter().zip(&first).all(|(a, b)| {
+                    // `6.1a` is a subsection of `6.1`: compare the numbers.
+                    *a == b.trim_end_matches(|c: char| c.is_ascii_lowercase())
+                })
+        })
+        .max_by_key(|(section, _)| section.split('.').count())
+        .map(|(_, part)| *part)?;
+    Some(match (part, composition.profile) {
+        ("composition", Profile::SequentialFirstDeny) => "composition/sequential_first_deny",
+        ("composition", Profile::SequentialRunAll) => "composition/sequential_run_all",
+        ("composition", Profile::ParallelStrictest) => "composition/parallel_strictest",
+        ("composition", Profile::ParallelUnanimous) => "composition/parallel_unanimous",
+        (part, _) => part,
+    })
 }
 
 /// The spec versions a vector can belong to.
@@ -262,6 +318,12 @@ pub struct Vector {
     /// Clause ids covered (project extension).
     #[serde(default)]
     pub covers: Vec<String>,
+    /// The decision (`D-nn` in the spec's DECISIONS.md) whose preferred
+    /// reading this vector pins, where the text allows others (project
+    /// extension). An advisory vector is reported apart and never changes
+    /// the exit code or blocks a claim.
+    #[serde(default)]
+    pub advisory: Option<String>,
     /// Spec versions (project extension; default `["0.1"]`).
     #[serde(default)]
     pub spec_versions: Option<Vec<SpecVersion>>,
@@ -319,9 +381,14 @@ pub struct Vector {
 }
 
 impl Vector {
-    /// The report part; `unspecified` when the vector names none.
+    /// The report part: the vector's `part`, else the part derived from
+    /// what it cites ([`derived_part`]; the upstream vectors AH-CTK-001 to
+    /// 074 carry none), else `unspecified`.
     pub fn part(&self) -> &str {
-        self.part.as_deref().unwrap_or("unspecified")
+        self.part
+            .as_deref()
+            .or_else(|| derived_part(&self.spec_clause, self.composition()))
+            .unwrap_or("unspecified")
     }
 
     /// The spec versions the vector belongs to.
@@ -361,5 +428,56 @@ impl Vector {
     /// The composition, with the default when absent.
     pub fn composition(&self) -> Composition {
         self.composition.unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn profile(p: Profile) -> Composition {
+        Composition {
+            profile: p,
+            ..Composition::default()
+        }
+    }
+
+    /// The first cited section picks the part; subsections and lettered
+    /// sections fall under their section; composition follows the profile.
+    #[test]
+    fn a_vector_without_a_part_gets_the_part_of_its_first_section() {
+        let none = Composition::default();
+        for (clause, want) in [
+            ("3.1, 4.1, 4.2", Some("context/points")),
+            ("3.1.6, 4.1", Some("context/points")),
+            ("4.3, 11", Some("transform/targets")),
+            ("5, 6.3, 11", Some("verdict/gate")),
+            ("5.2, 6", Some("transform/targets")),
+            ("6, 6.2", Some("enforcement/points")),
+            ("6.1a", Some("enforcement/points")),
+            ("6.3, 11", Some("fail_closed/interceptor_failure")),
+            ("7.1", Some("composition/sequential_first_deny")),
+            ("7.7.6", Some("declaration/load")),
+            ("8", Some("enforcement/evaluate_only")),
+            ("10.2, 10.3", Some("identity/canonical")),
+            ("12.1a", Some("streaming/incremental")),
+            ("12.2", Some("loop/parallel_tool_calls")),
+            ("2", None),
+            ("", None),
+        ] {
+            assert_eq!(derived_part(clause, none), want, "{clause:?}");
+        }
+        assert_eq!(
+            derived_part("7.4", profile(Profile::SequentialRunAll)),
+            Some("composition/sequential_run_all")
+        );
+        assert_eq!(
+            derived_part("7.5", profile(Profile::ParallelUnanimous)),
+            Some("composition/parallel_unanimous")
+        );
+        assert_eq!(
+            derived_part("9", profile(Profile::ParallelStrictest)),
+            Some("approval_seam")
+        );
     }
 }
