@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod claim;
+pub mod events;
 pub mod human;
 pub mod json;
 pub mod junit;
