@@ -609,9 +609,6 @@ class Declaration:
         self.resolved = resolved
         self.interceptors = interceptors
 
-    def canonical(self, jcs):
-        return jcs(self.resolved)
-
 
 class Loader:
     """The four construction paths over one registry, for one spec."""

@@ -8,11 +8,13 @@ validates its envelope (with the §4.2 types of the point's members) and
 bounds, computes jcs-sha256 identities (RFC 8785), dispatches to the
 interceptors (scripted in the runner and reached through callbacks), gates
 their verdicts (closed at every level; bare or in a response envelope),
-composes them with sequential/first_deny (on_approval: stop), consults the
-approval seam, applies transforms with write-back, checks the composed
-context again before a permitted action proceeds, and writes one
-payload-free interception record per emission.
+composes them with the configured profile (all four of §7, with their
+knobs), consults the approval seam, applies transforms with write-back,
+checks the composed context again before a permitted action proceeds, and
+writes one payload-free interception record per emission. Declaration
+vectors build the emitter from a document through declaration.py.
 
+Written from harness-protocol/PROTOCOL.md and harness-protocol/HOSTS.md.
 stdout carries only protocol messages; stderr is this host's log.
 """
 
@@ -823,7 +825,7 @@ class Emitter:
         knob at `approval`, a liftable deny the seam is consulted for."""
         deny = {"decision": "deny", "reason": reason, "message": "the interceptors disagree", "approval": {}}
         if self.composition.get(knob) == "approval" and self.can_consult(point):
-            combined, decided_by, resolved_by, resolution = self.lift(ctx, point, deny, None)
+            combined, _, resolved_by, resolution = self.lift(ctx, point, deny, None)
             return combined, None, resolved_by, [resolution]
         return host_deny(reason, "the interceptors disagree"), None, None, []
 
