@@ -1092,3 +1092,84 @@ fn junit_survives_control_characters() {
         "{xml}"
     );
 }
+
+/// The released suite as it is: with every gating vector passing and every
+/// advisory one failing, the run exits 0 and backs a claim whose row counts
+/// the gating vectors only.
+#[test]
+fn the_released_suite_is_claimable_with_every_advisory_vector_failing() {
+    let vectors = released();
+    let advisory = vectors
+        .iter()
+        .filter(|v| v.vector.advisory.is_some())
+        .count();
+    assert!(advisory > 0, "the released suite has advisory vectors");
+    let outcomes: Vec<VectorOutcome> = vectors
+        .iter()
+        .map(|v| {
+            let failures = match v.vector.advisory {
+                Some(_) => vec![AssertionFailure::message("run_outcome", "differs")],
+                None => vec![],
+            };
+            VectorOutcome::from_failures(&v.vector.id, failures, Duration::ZERO)
+        })
+        .collect();
+    let r = build_from(
+        "agent-hooks/0.1",
+        &vectors,
+        &outcomes,
+        "embedded:0.1",
+        false,
+    );
+    assert_eq!(r.advisory_totals.fail, advisory);
+    assert_eq!(r.totals.fail, 0);
+    assert_eq!(ctk::cli::run::exit_code_for(&r), ctk::exit_code::SUCCESS);
+    assert_eq!(claim::refusals(&r, &[]), Vec::<String>::new());
+    let gating = vectors.len() - advisory;
+    assert!(
+        claim::row(&r).contains(&format!(" | {gating}/{gating} | ")),
+        "{}",
+        claim::row(&r)
+    );
+}
+
+/// Every embedded vector marked advisory names a decision that its spec's
+/// DECISIONS.md records (as a table row or a paragraph opening with the id) (a draft vector may name one of the 0.1 file too,
+/// which the draft extends).
+#[test]
+fn every_advisory_vector_names_a_recorded_decision() {
+    let decisions = |spec: &str| -> Vec<String> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../spec")
+            .join(spec)
+            .join("DECISIONS.md");
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // A decision is a table row (`| D-29 | ...`) or a paragraph that
+        // opens with its id (`D-60 (new, taken here). ...`).
+        text.lines()
+            .map(|l| l.strip_prefix("| ").unwrap_or(l))
+            .filter_map(|l| l.split([' ', '|', '(', ':', '.']).next())
+            .map(str::to_owned)
+            .collect()
+    };
+    let released_decisions = decisions("0.1");
+    let mut draft_decisions = decisions("draft");
+    draft_decisions.extend(released_decisions.iter().cloned());
+    for (spec, known) in [
+        (SpecVersion::V0_1, &released_decisions),
+        (SpecVersion::Draft, &draft_decisions),
+    ] {
+        let vectors = load(&VectorSource::Embedded(spec)).expect("embedded vectors");
+        for v in &vectors {
+            if let Some(d) = &v.vector.advisory {
+                assert!(
+                    known.contains(d),
+                    "{} names {d}, which spec/{}/DECISIONS.md does not record",
+                    v.vector.id,
+                    spec.as_str()
+                );
+            }
+        }
+    }
+}
