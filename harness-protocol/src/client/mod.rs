@@ -5,7 +5,7 @@
 //! ([`StdioHarnessBuilder::isolate`] starts one per vector). Whatever the host
 //! does (crash, hang, garbage, an oversized line, a wrong id, a stderr flood,
 //! an early exit), the call in progress returns a [`HarnessError`] carrying
-//! the host's last stderr lines, the host is killed with its process group,
+//! the host's last stderr lines, the host is killed with everything it started,
 //! and the next vector restarts it and replays the handshake, until the
 //! restart budget is spent; from then on every call fails fast. A call its
 //! caller drops before it returns (an outer timeout) leaves the link unusable:
@@ -226,8 +226,8 @@ impl StdioHarnessBuilder {
 
 /// A host in another process, driven over stdin/stdout (`PROTOCOL.md`).
 ///
-/// Dropping it kills the host's process group; [`StdioHarness::shutdown`]
-/// asks the host to exit first.
+/// Dropping it kills the host, its process group and (on Linux) every process
+/// it left behind; [`StdioHarness::shutdown`] asks the host to exit first.
 #[derive(Debug)]
 pub struct StdioHarness {
     config: StdioHarnessConfig,
@@ -288,8 +288,8 @@ impl StdioHarness {
     }
 
     /// Ask the host to exit (`shutdown`), wait up to the message timeout, then
-    /// kill its process group. Never fails: a host that misbehaves now is
-    /// killed. The next call starts a new host.
+    /// kill its process group and what it left behind. Never fails: a host
+    /// that misbehaves now is killed. The next call starts a new host.
     pub async fn shutdown(&mut self) {
         self.drop_abandoned_call().await;
         if let Some(mut session) = self.session.take() {

@@ -47,40 +47,50 @@ fn kill_group(pgid: i32) {
 /// the host's process group.
 pub fn kill_all_hosts() {
     let groups: BTreeSet<i32> = live_groups().clone();
-    kill_hosts_and_leftovers(&groups);
+    tree::will_reap(kill_hosts_and_leftovers(&groups));
     tree::reap_leftovers_later(Duration::from_secs(1));
 }
 
-fn kill_hosts_and_leftovers(groups: &BTreeSet<i32>) {
+/// Kill every live host group, and every process a host of this runner
+/// left behind; the killed pids that are not hosts.
+fn kill_hosts_and_leftovers(groups: &BTreeSet<i32>) -> Vec<i32> {
+    let mut killed = Vec::new();
     for &pgid in groups {
         // A host's group id is its pid.
-        tree::kill_leftovers(u32::try_from(pgid).ok(), Tagged::AnyHost, groups);
+        killed.extend(tree::kill_leftovers(
+            u32::try_from(pgid).ok(),
+            Tagged::AnyHost,
+            groups,
+        ));
         kill_group(pgid);
     }
     // Leftovers of hosts already ended, orphaned below this process: at
     // exit they would be reparented to init and live on.
-    tree::kill_leftovers(None, Tagged::AnyHost, groups);
+    killed.extend(tree::kill_leftovers(None, Tagged::AnyHost, groups));
+    killed
 }
 
 extern "C" fn kill_all_hosts_at_exit() {
     // Never block at exit: a thread holding the lock simply wins the race.
+    // Nothing is reaped: the process is going.
     let Ok(groups) = LIVE_GROUPS.try_lock() else {
         return;
     };
-    kill_hosts_and_leftovers(&groups);
+    let _ = kill_hosts_and_leftovers(&groups);
 }
 
 /// Kill every live host group when the runner exits, even through
 /// `std::process::exit`, which runs no destructors.
 #[expect(
     unsafe_code,
-    reason = "atexit has no safe wrapper; the handler only sends signals"
+    reason = "atexit has no safe wrapper; the handler only reads /proc and sends signals"
 )]
 fn kill_hosts_at_exit() {
     static REGISTERED: std::sync::Once = std::sync::Once::new();
     REGISTERED.call_once(|| {
         // SAFETY: the handler is a plain `extern "C" fn` that takes no locks
-        // it could wait on and only calls killpg.
+        // it could wait on (only a `try_lock`), reads `/proc` and sends
+        // signals.
         unsafe {
             libc::atexit(kill_all_hosts_at_exit);
         }
@@ -409,7 +419,11 @@ impl HostProcess {
     /// Kill every process the host left behind (not the host itself).
     fn kill_leftovers(&self) {
         let keep: BTreeSet<i32> = live_groups().clone();
-        tree::kill_leftovers(self.child.id(), Tagged::Host(&self.token), &keep);
+        tree::will_reap(tree::kill_leftovers(
+            self.child.id(),
+            Tagged::Host(&self.token),
+            &keep,
+        ));
     }
 
     fn kill(&mut self) {

@@ -152,9 +152,13 @@ mod imp {
 
     /// Kill, with SIGKILL, every process below `root` and every process
     /// carrying `tagged`, in rounds until a round finds none (a process may
-    /// fork while the previous round kills). `keep` are pids never recorded
-    /// for reaping here: live hosts, which tokio reaps.
-    pub(crate) fn kill_leftovers(root: Option<u32>, tagged: Tagged<'_>, keep: &BTreeSet<i32>) {
+    /// fork while the previous round kills). The killed pids not in `keep`
+    /// (live hosts, which tokio reaps), for [`will_reap`].
+    pub(crate) fn kill_leftovers(
+        root: Option<u32>,
+        tagged: Tagged<'_>,
+        keep: &BTreeSet<i32>,
+    ) -> Vec<i32> {
         let root = root.and_then(|pid| i32::try_from(pid).ok());
         let mut killed = Vec::new();
         for _ in 0..8 {
@@ -171,6 +175,11 @@ mod imp {
                 }
             }
         }
+        killed
+    }
+
+    /// Remember killed leftovers for [`reap_leftovers`].
+    pub(crate) fn will_reap(killed: Vec<i32>) {
         if !killed.is_empty() {
             unreaped().extend(killed);
         }
@@ -255,14 +264,24 @@ mod imp {
 
     pub(crate) fn become_subreaper_once() {}
 
-    pub(crate) fn kill_leftovers(_root: Option<u32>, _tagged: Tagged<'_>, _keep: &BTreeSet<i32>) {}
+    pub(crate) fn kill_leftovers(
+        _root: Option<u32>,
+        _tagged: Tagged<'_>,
+        _keep: &BTreeSet<i32>,
+    ) -> Vec<i32> {
+        Vec::new()
+    }
+
+    pub(crate) fn will_reap(_killed: Vec<i32>) {}
 
     pub(crate) async fn reap_leftovers(_grace: Duration) {}
 
     pub(crate) fn reap_leftovers_later(_grace: Duration) {}
 }
 
-pub(crate) use imp::{become_subreaper_once, kill_leftovers, reap_leftovers, reap_leftovers_later};
+pub(crate) use imp::{
+    become_subreaper_once, kill_leftovers, reap_leftovers, reap_leftovers_later, will_reap,
+};
 
 /// Make this process the child subreaper (Linux `PR_SET_CHILD_SUBREAPER`):
 /// a process orphaned anywhere below it, a host's `setsid` grandchild whose

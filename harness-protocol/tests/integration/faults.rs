@@ -106,6 +106,7 @@ pub(crate) fn run_scenario(name: &str) -> ! {
         .expect("runtime");
     let result = match name {
         "kill_all_hosts" => rt.block_on(kill_all_hosts_scenario()),
+        "exit_with_setsid_child" => rt.block_on(crate::lifecycle::exit_with_setsid_child()),
         "exit_without_drop" => rt.block_on(async {
             let mut host = harness("stubborn").build();
             host.info().await.map_err(|e| e.to_string())?;

@@ -165,6 +165,20 @@ async fn run_vector(host: &mut StdioHarness) -> Result<RunOutcome, HarnessError>
     Ok(host.run(callbacks).await?.outcome)
 }
 
+/// The environment variable carrying the marker into a scenario process.
+const MARKER_ENV: &str = "CTK_TEST_MARKER";
+
+/// Scenario `exit_with_setsid_child`: run a vector on a host that leaves a
+/// `setsid` child behind, then exit without any destructor running.
+pub(crate) async fn exit_with_setsid_child() -> Result<(), String> {
+    let mark = std::env::var(MARKER_ENV).map_err(|e| format!("{MARKER_ENV}: {e}"))?;
+    let mut host = py_host("setsid_child", &mark).build();
+    let outcome = run_vector(&mut host).await.map_err(|e| e.to_string())?;
+    ensure(outcome == RunOutcome::Completed, || format!("{outcome:?}"))?;
+    // Only the exit hook can end the host and its child now.
+    std::process::exit(0)
+}
+
 /// `python3` must be there: these tests never pass by skipping.
 fn require_python() -> Result<(), String> {
     match std::process::Command::new("python3")
@@ -335,6 +349,27 @@ pub(crate) fn trials() -> Vec<Trial> {
                 })?;
                 drop(host);
                 none_left(&mark).await
+            },
+        ),
+        async_trial(
+            "lifecycle::a_setsid_child_dies_when_the_runner_exits",
+            || async {
+                require_python()?;
+                let mark = marker("runner-exit");
+                let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+                let out = tokio::process::Command::new(exe)
+                    .env(crate::faults::SCENARIO_ENV, "exit_with_setsid_child")
+                    .env(MARKER_ENV, &mark)
+                    .output();
+                let out = tokio::time::timeout(Duration::from_secs(30), out)
+                    .await
+                    .map_err(|_| "the scenario did not exit within 30 s".to_owned())?
+                    .map_err(|e| e.to_string())?;
+                let checked = ensure(out.status.success(), || {
+                    format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr))
+                });
+                let left = none_left(&mark).await;
+                checked.and(left)
             },
         ),
         async_trial(
