@@ -150,6 +150,27 @@ async fn none_left(marker: &str) -> Result<(), String> {
     }
 }
 
+/// The pid of the `setsid` child the host logged.
+fn forked_child(err: &HarnessError) -> Option<u32> {
+    err.stderr_tail
+        .iter()
+        .find_map(|l| l.strip_prefix("forked setsid child ")?.trim().parse().ok())
+}
+
+/// Wait up to 5 s for process `pid` to be gone, not even a zombie.
+async fn reaped(pid: u32) -> Result<(), String> {
+    let started = Instant::now();
+    loop {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            return Ok(());
+        };
+        if started.elapsed() > Duration::from_secs(5) {
+            return Err(format!("process {pid} was never reaped: {}", stat.trim()));
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn setup(id: &str) -> VectorSetup {
     VectorSetup::new(
         id,
@@ -399,10 +420,16 @@ pub(crate) fn trials() -> Vec<Trial> {
                         format!("the exit was noticed after {took:?}")
                     })
                 });
-                // The host is ended: its child is gone before the harness is.
+                // The host is ended: its child is gone before the harness is,
+                // reaped too (orphaned below this process, the subreaper, it
+                // would otherwise stay a zombie for good).
                 let left = none_left(&mark).await;
+                let reaped = match forked_child(&err) {
+                    Some(pid) => reaped(pid).await,
+                    None => Err(format!("no child pid in {:?}", err.stderr_tail)),
+                };
                 drop(host);
-                checked.and(left)
+                checked.and(left).and(reaped)
             },
         ),
         async_trial(
