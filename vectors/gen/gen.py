@@ -2,7 +2,11 @@
 """Generate spec/0.1/clauses.{json,md}, spec/reserved-reasons.json, spec/declaration-errors.json
 and vectors/0.1/*.json. Standard library only. Run from anywhere:
 
-    python3 vectors/gen/gen.py && python3 vectors/gen/check.py
+    python3 vectors/gen/gen.py && python3 vectors/gen/check.py \
+      && cargo run -q -p ctk -- validate vector vectors/0.1 vectors/draft
+
+check.py keeps the generator's bookkeeping (catalog, coverage, id and file-name conventions); the
+rules on a vector's own validity are the Rust vector lint's (`ctk validate vector`).
 """
 import json
 import os

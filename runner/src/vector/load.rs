@@ -13,6 +13,7 @@ use crate::errors::{LoadError, Location};
 use crate::json_path::pointer_token;
 use crate::vector::embedded;
 use crate::vector::model::{SpecVersion, Vector};
+use crate::vector::rules;
 
 /// The vector schema, compiled into the binary.
 pub const VECTOR_SCHEMA: &str = include_str!("../../../schemas/vector.schema.json");
@@ -89,6 +90,9 @@ pub struct LoadedVector {
     pub vector: Vector,
     /// `sha256:` digest of the file's RFC 8785 form.
     pub sha256: String,
+    /// The file's text as read: the lint's consistency rules look at what
+    /// was written (an empty list, an integer literal no double holds).
+    pub text: String,
 }
 
 fn validator() -> &'static jsonschema::Validator {
@@ -140,6 +144,7 @@ pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> 
         file: file.to_path_buf(),
         vector,
         sha256,
+        text: text.to_owned(),
     })
 }
 
@@ -255,8 +260,9 @@ fn duplicate_ids<'a>(
 /// known parts, clause ids of the form `<section>-<letter>` that exist in the
 /// catalog of each of the vector's spec versions, a `host_declaration` that
 /// passes the declaration schema unless the vector marks it
-/// `host_declaration_invalid`, and no dependence on wall-clock time or
-/// randomness ([`nondeterminism`]).
+/// `host_declaration_invalid`, no dependence on wall-clock time or
+/// randomness ([`nondeterminism`]), and the consistency rules of
+/// [`rules::check`].
 pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
     let mut errors: Vec<LoadError> = duplicate_ids(vectors.iter().enumerate())
         .into_iter()
@@ -379,6 +385,11 @@ pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
         }
         for (pointer, detail) in nondeterminism(&v.vector) {
             errors.push(at(&pointer, detail));
+        }
+        if let Ok(doc) = serde_json::from_str::<Value>(&v.text) {
+            for (pointer, detail) in rules::check(&doc, &v.text) {
+                errors.push(at(&pointer, detail));
+            }
         }
     }
     errors
@@ -551,7 +562,7 @@ mod tests {
         let text = |invalid: bool| {
             format!(
                 r#"{{"id":"AH-CTK-901","title":"t","spec_clause":"7.7","part":"declaration/load",
-            "scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_scripts":[],
+            "capabilities":["host_declaration"],"scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_scripts":[],
             "host_declaration":{{"declaration":"agent-hooks-declaration/1.0","bindings":[],"policy":1}},
             "host_declaration_invalid":{invalid},"expect":{{"load":{{"outcome":"refused"}}}}}}"#
             )
@@ -579,7 +590,7 @@ mod tests {
         let vector = |members: &str| {
             format!(
                 r#"{{"id":"AH-CTK-902","title":"t","spec_clause":"7.7.6","part":"declaration/refusal",
-            "scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_scripts":[[]]{members},
+            "capabilities":["host_declaration"],"scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_scripts":[[]]{members},
             "expect":{{"load":{{"outcome":"refused","class":"declaration_error:malformed"}}}}}}"#
             )
         };

@@ -3,3 +3,4 @@
 pub mod embedded;
 pub mod load;
 pub mod model;
+pub mod rules;

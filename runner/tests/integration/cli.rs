@@ -121,7 +121,10 @@ fn validate_vector_lints_the_upstream_set() {
     args.extend(files.iter().map(String::as_str));
     let out = ctk(&args);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "51 file(s) valid\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "51 file(s) valid (schema and lint)\n"
+    );
 }
 
 #[test]
