@@ -69,7 +69,12 @@ where
     let info = factory()
         .info()
         .await
-        .map_err(|e| CliError::Harness(e.to_string()))?;
+        // With the host's stderr tail: a host that dies at start must show
+        // why (Python's traceback, a missing file), not only its exit status.
+        .map_err(|e| {
+            let text = engine::harness_error_text(&e);
+            CliError::Harness(text.trim_start_matches("harness error: ").to_owned())
+        })?;
     let (source, document) = match (&job.declaration, &info.declaration) {
         (Some((path, doc)), host_doc) => {
             // Refused before any vector runs: the document may not ask for

@@ -101,6 +101,12 @@ fn a_host_that_dies_at_start_still_leaves_every_report() {
         "import sys; sys.stderr.write('hots.py: No such file or directory\\n'); sys.exit(2)",
     ]);
     assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    // Python's own message, not only the exit status.
+    assert!(
+        text(&out.stderr).contains("hots.py: No such file or directory"),
+        "{}",
+        text(&out.stderr)
+    );
     for name in ["report.json", "report.md", "junit.xml", "events.jsonl"] {
         assert!(dir.join(name).is_file(), "{name} missing");
     }
@@ -108,6 +114,12 @@ fn a_host_that_dies_at_start_still_leaves_every_report() {
     let vectors = r["vectors"].as_array().expect("vectors");
     assert_eq!(vectors.len(), 9);
     assert!(vectors.iter().all(|v| v["status"] == "error"), "{r}");
+    assert!(
+        vectors.iter().all(|v| v["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("hots.py: No such file or directory"))),
+        "{r}"
+    );
     let junit = std::fs::read_to_string(dir.join("junit.xml")).expect("junit");
     assert!(junit.contains("<error"), "{junit}");
     let claim = ctk(&["claim", &dir.join("report.json").display().to_string()]);
