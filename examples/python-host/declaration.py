@@ -30,6 +30,7 @@ MAX_BINDINGS = 256
 MAX_TIMEOUT_MS = 3_600_000
 DEFAULT_TIMEOUT_MS = 5000
 DETAIL_MAX = 512
+MAX_EXACT_INTEGER = 2**53 - 1
 
 POINTS = [
     "agent_startup", "input", "pre_model_call", "post_model_call",
@@ -400,6 +401,21 @@ def check_fields(doc):
         for key in doc["extensions"]:
             if not EXTENSION_KEY.fullmatch(key):
                 bad(pointer("extensions", key), "not an extension name")
+
+    # The project's reading D-70 (spec/0.1/DECISIONS.md): an integer beyond
+    # the I-JSON exact range anywhere in the document cannot be carried into
+    # the RFC 8785 resolved form without rewriting it.
+    def exact_integers(value, at):
+        if is_int(value) and abs(value) > MAX_EXACT_INTEGER:
+            bad(at, "an integer beyond 2^53-1 in magnitude")
+        elif isinstance(value, dict):
+            for key, child in value.items():
+                exact_integers(child, at + pointer(key))
+        elif isinstance(value, list):
+            for i, child in enumerate(value):
+                exact_integers(child, at + pointer(i))
+
+    exact_integers(doc, "")
     if findings:
         raise Refusal("invalid_field", findings)
 
