@@ -153,7 +153,7 @@ mod tests {
     /// every identified case and every refusal this function is
     /// responsible for (the envelope case is the host's to refuse).
     #[test]
-    fn matches_every_project_golden_identity() {
+    fn matches_every_golden_identity() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../spec/0.1/golden-identities.json"
