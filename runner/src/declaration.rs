@@ -74,6 +74,11 @@ pub struct Surface {
     pub buffered_output: bool,
     /// Whether the document stated its `surface` explicitly (claims require it).
     pub explicit: bool,
+    /// Declaration contract versions the host loads (its stated
+    /// `surface.declaration_versions`, else its own document's version).
+    /// Kept out of reports, which carry the document itself.
+    #[serde(skip)]
+    pub declaration_versions: BTreeSet<String>,
 }
 
 impl Surface {
@@ -227,7 +232,13 @@ fn declaration_versions(document: &Value) -> BTreeSet<String> {
 /// declaration versions (the document's own and those it lists), and
 /// unbuffered output. Empty: the host can serve the document.
 pub fn unsupported(document: &Value, host: &Value) -> Vec<(String, String)> {
-    let offered = surface(host);
+    beyond(document, &surface(host))
+}
+
+/// [`unsupported`] against a surface already derived: what `document` asks
+/// for that `offered` does not declare, plus a stated tool-seam posture
+/// other than the host's.
+pub fn beyond(document: &Value, offered: &Surface) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let list = |pointer: &str| -> Vec<(usize, String)> {
         document
@@ -308,7 +319,21 @@ pub fn unsupported(document: &Value, host: &Value) -> Vec<(String, String)> {
             }
         }
     }
-    let versions = declaration_versions(host);
+    let versions = &offered.declaration_versions;
+    if let Some(posture) = document
+        .pointer("/configuration/posture/tool_seam_host_error")
+        .and_then(Value::as_str)
+    {
+        if posture != offered.posture.as_str() {
+            out.push((
+                "/configuration/posture/tool_seam_host_error".into(),
+                format!(
+                    "the host implements posture {}, not {posture}",
+                    offered.posture.as_str()
+                ),
+            ));
+        }
+    }
     if let Some(version) = document.get("declaration").and_then(Value::as_str) {
         if !versions.contains(version) {
             out.push((
@@ -435,6 +460,7 @@ pub fn surface(document: &Value) -> Surface {
             .and_then(Value::as_bool)
             .unwrap_or(true),
         explicit: stated.is_some(),
+        declaration_versions: declaration_versions(document),
     }
 }
 

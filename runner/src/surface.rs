@@ -54,6 +54,53 @@ fn knob_value(vector: &Vector) -> Option<(&'static str, &'static str)> {
     }
 }
 
+/// Refusal classes a loader reports before it compares the document with
+/// the host's code (§7.7.6 steps 1-7). A vector expecting one of them holds
+/// whatever the document asks for; `surface_unsupported` itself (step 8)
+/// holds too, because a host that lacks what the document asks must refuse
+/// with exactly that class.
+const REFUSED_BEFORE_STEP_9: [&str; 8] = [
+    "declaration_error:unreadable",
+    "declaration_error:malformed",
+    "declaration_error:version_unsupported",
+    "declaration_error:spec_unsupported",
+    "declaration_error:unknown_field",
+    "declaration_error:invalid_field",
+    "declaration_error:inconsistent",
+    "declaration_error:surface_unsupported",
+];
+
+/// Why a declaration vector cannot hold on this surface: its document asks
+/// for a profile, knob value, point, capability, posture or declaration
+/// version the host does not declare, so a conformant host must refuse it
+/// as `surface_unsupported` (step 8), while the vector expects it to load or
+/// to fail at a later step. `None`: the vector applies.
+fn declaration_beyond_surface(vector: &Vector, surface: &Surface) -> Option<String> {
+    let expected = vector.expect.load.as_ref();
+    let refused_by_step_8 = expected
+        .filter(|l| l.outcome == "refused")
+        .and_then(|l| l.class.as_deref())
+        .is_some_and(|class| REFUSED_BEFORE_STEP_9.contains(&class));
+    if refused_by_step_8 {
+        return None;
+    }
+    let parsed;
+    let document = match (&vector.host_declaration, &vector.host_declaration_text) {
+        (Some(doc), _) => doc,
+        (None, Some(text)) => {
+            parsed = serde_json::from_str::<serde_json::Value>(text).ok()?;
+            &parsed
+        }
+        (None, None) => return None,
+    };
+    let (pointer, detail) = crate::declaration::beyond(document, surface)
+        .into_iter()
+        .next()?;
+    Some(format!(
+        "the vector's declaration asks for what the host does not declare: {detail} (at {pointer})"
+    ))
+}
+
 /// Decide whether `vector` applies to `surface` in a run of `spec`.
 pub fn applicability(vector: &Vector, surface: &Surface, spec: SpecVersion) -> Applicability {
     let versions = vector.spec_versions();
@@ -98,6 +145,9 @@ pub fn applicability(vector: &Vector, surface: &Surface, spec: SpecVersion) -> A
         .collect();
     if !absent.is_empty() {
         return Applicability::Skip(format!("the surface omits interception points {absent:?}"));
+    }
+    if let Some(reason) = declaration_beyond_surface(vector, surface) {
+        return Applicability::Skip(reason);
     }
     let profile = vector.composition().profile.as_str();
     if !surface.profiles.contains_key(profile) {
@@ -285,5 +335,54 @@ mod tests {
                 Applicability::Skip(format!("missing capabilities [\"{capability}\"]"))
             );
         }
+    }
+
+    fn declaration_vector(load: &str) -> Vector {
+        let text = format!(
+            r#"{{"id":"CTK-9900","title":"t","spec_clause":"7.7","part":"declaration/load","covers":["7.7.6-a"],
+            "capabilities":["host_declaration"],"scenario":{{"input":{{"content":"x","role":"user"}}}},
+            "interceptor_script":[],
+            "host_declaration":{{"declaration":"agent-hooks-declaration/1.0","spec":"agent-hooks/0.1",
+              "configuration":{{"composition":{{"profile":"sequential/run_all"}},"posture":{{"tool_seam_host_error":"continue"}}}},
+              "bindings":[]}},
+            "expect":{{"load":{load},"interceptions":[],"run_outcome":"completed"}}}}"#
+        );
+        crate::vector::load::parse_vector(Path::new("v.json"), &text)
+            .expect("vector")
+            .vector
+    }
+
+    #[test]
+    fn a_declaration_vector_skips_when_its_document_asks_beyond_the_surface() {
+        let mut lacking = reference();
+        lacking.profiles.remove("sequential/run_all");
+        let accepted = declaration_vector(r#"{"outcome":"accepted"}"#);
+        assert_eq!(skip(&accepted, &reference()), "applies");
+        // A conformant host lacking run_all must refuse this document as
+        // surface_unsupported, so a vector expecting it to load cannot hold.
+        assert_eq!(
+            skip(&accepted, &lacking),
+            "the vector's declaration asks for what the host does not declare: \
+             the host lacks profile \"sequential/run_all\" (at /configuration/composition/profile)"
+        );
+        // A refusal the loader reaches before it compares with the code
+        // holds whatever the document asks for.
+        let early = declaration_vector(
+            r#"{"outcome":"refused","class":"declaration_error:invalid_field"}"#,
+        );
+        assert_eq!(skip(&early, &lacking), "applies");
+        // A later step is never reached on such a host.
+        let late = declaration_vector(
+            r#"{"outcome":"refused","class":"declaration_error:binding_rejected"}"#,
+        );
+        assert!(skip(&late, &lacking).contains("does not declare"));
+        // A stated posture the host does not implement is beyond it too.
+        let mut terminate = reference();
+        terminate.posture = crate::declaration::Posture::Terminate;
+        assert!(
+            skip(&accepted, &terminate).contains("posture"),
+            "{}",
+            skip(&accepted, &terminate)
+        );
     }
 }

@@ -167,11 +167,17 @@ pub fn check(expect: &Expect, observed: Observed<'_>, failures: &mut Vec<Asserti
         }
     }
     if !expect.persisted_must_not_contain.is_empty() {
-        let text = record
-            .persisted
-            .as_ref()
-            .map(|p| serde_json::to_string(p).unwrap_or_default())
-            .unwrap_or_default();
+        // An absent `persisted` is not "nothing persisted": it is nothing
+        // reported, and a pass would mean nothing was checked. A host that
+        // keeps nothing reports `persisted: {}`.
+        let Some(persisted) = record.persisted.as_ref() else {
+            failures.push(AssertionFailure::message(
+                "persisted_must_not_contain",
+                "the host reported no `persisted` (a host that keeps nothing reports `persisted: {}`), so nothing could be checked",
+            ));
+            return;
+        };
+        let text = serde_json::to_string(persisted).unwrap_or_default();
         for needle in &expect.persisted_must_not_contain {
             if text.contains(needle.as_str()) {
                 failures.push(AssertionFailure::message(

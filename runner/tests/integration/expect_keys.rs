@@ -372,6 +372,26 @@ fn persisted_must_not_contain() {
         json!({"persisted_must_not_contain": ["done"]}),
         "persisted_must_not_contain",
     );
+    // Not reporting `persisted` is no evidence that nothing leaked.
+    let mut silent = record();
+    silent.as_object_mut().map(|o| o.remove("persisted"));
+    let f = check_with(
+        json!({"persisted_must_not_contain": ["SECRET"]}),
+        silent,
+        &contexts(),
+        Posture::Continue,
+    );
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert!(f[0].message.contains("reported no `persisted`"), "{f:#?}");
+    let mut empty = record();
+    empty["persisted"] = json!({});
+    assert!(check_with(
+        json!({"persisted_must_not_contain": ["SECRET"]}),
+        empty,
+        &contexts(),
+        Posture::Continue,
+    )
+    .is_empty());
 }
 
 #[test]
