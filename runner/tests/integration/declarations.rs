@@ -60,6 +60,7 @@ fn options() -> EngineOptions {
         vector_timeout: Duration::from_secs(5),
         jobs: 1,
         interrupted: Default::default(),
+        fail_fast: false,
     }
 }
 

@@ -89,6 +89,7 @@ fn options(jobs: usize) -> EngineOptions {
         vector_timeout: Duration::from_millis(200),
         jobs,
         interrupted: Arc::default(),
+        fail_fast: false,
     }
 }
 
@@ -260,6 +261,7 @@ fn a_host_whose_own_declaration_is_broken_is_a_host_error() {
         jobs: 1,
         vector_timeout: Duration::from_millis(200),
         interrupted: Arc::default(),
+        fail_fast: false,
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
