@@ -57,8 +57,9 @@ pub fn command(path: &Path, vectors: Option<&Path>) -> Result<u8, CliError> {
     if problems.is_empty() {
         if loaded.is_none() {
             println!(
-                "{}: vector digests not checked against files (pass --vectors DIR)",
-                path.display()
+                "{}: vector digests not checked against files: the report ran vectors from {}; pass --vectors DIR to check them",
+                path.display(),
+                report.vector_set.source
             );
         }
         println!("{}: verified", path.display());

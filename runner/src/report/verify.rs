@@ -73,15 +73,20 @@ pub fn verify_parsed(
     }
     problems.extend(count_problems(report));
     if let Some(vectors) = vectors {
-        let known: BTreeMap<&str, &str> = vectors
+        let known: BTreeMap<&str, (&str, &str)> = vectors
             .iter()
-            .map(|v| (v.vector.id.as_str(), v.sha256.as_str()))
+            .map(|v| {
+                (
+                    v.vector.id.as_str(),
+                    (v.sha256.as_str(), v.file_name.as_str()),
+                )
+            })
             .collect();
         for entry in &report.vectors {
             match known.get(entry.id.as_str()) {
                 None => problems.push(format!("{}: not among the given vectors", entry.id)),
-                Some(sha) if *sha != entry.sha256 => problems.push(format!(
-                    "{}: vector digest {} differs from the file's {sha}",
+                Some((sha, file)) if *sha != entry.sha256 => problems.push(format!(
+                    "{}: the vector's bytes changed since the run: {file} is now {sha}, the report ran {}",
                     entry.id, entry.sha256
                 )),
                 Some(_) => {}

@@ -418,3 +418,38 @@ fn an_advisory_failure_is_shown_apart_and_never_fails_the_run() {
         "{stdout}"
     );
 }
+
+#[test]
+fn verify_names_the_vector_whose_bytes_changed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let vectors = tmp.path().join("vectors");
+    std::fs::create_dir(&vectors).expect("mkdir");
+    vectors_that_hang_third(&vectors);
+    std::fs::remove_file(vectors.join("AH-CTK-963.json")).expect("rm");
+    let dir = tmp.path().join("out");
+    let out = Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args(["run", "--vectors"])
+        .arg(&vectors)
+        .arg("--report-dir")
+        .arg(&dir)
+        .output()
+        .expect("ctk runs");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = dir.join("report.json").display().to_string();
+    let vectors_s = vectors.display().to_string();
+    let ok = ctk(&["verify", &report, "--vectors", &vectors_s]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    let file = vectors.join("AH-CTK-962.json");
+    let changed = std::fs::read_to_string(&file)
+        .expect("read")
+        .replace("ctk:no", "ctk:changed");
+    std::fs::write(&file, changed).expect("write");
+    let bad = ctk(&["verify", &report, "--vectors", &vectors_s]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = text(&bad.stderr);
+    assert!(
+        err.contains("AH-CTK-962: the vector's bytes changed since the run: AH-CTK-962.json"),
+        "{err}"
+    );
+    assert!(!err.contains("AH-CTK-961"), "{err}");
+}
