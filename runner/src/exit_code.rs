@@ -37,3 +37,6 @@ pub const CLAIM_HELP: &str = "Exit codes:\n  0  the report backs a claim; the CL
 
 /// The exit codes of `ctk verify`.
 pub const VERIFY_HELP: &str = "Exit codes:\n  0  every digest verifies\n  1  a digest does not verify (each problem is printed)\n  2  the report or the vector folder cannot be read";
+
+/// The exit codes of `ctk matrix`.
+pub const MATRIX_HELP: &str = "Exit codes:\n  0  the matrix was printed, or --check found it equal\n  1  a report does not verify, a failure is unclassified, a triage entry is stale or a kit defect, or --check found a difference\n  2  a report or the triage file cannot be read";

@@ -56,6 +56,20 @@ pub enum Command {
         /// The report.json to claim from.
         report: PathBuf,
     },
+    /// Build the interoperability matrix from reports (one column per
+    /// implementation) and a triage file classifying every failure.
+    #[command(after_help = exit_code::MATRIX_HELP)]
+    Matrix {
+        /// The report.json files, one per implementation and suite.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// The triage file (`ctk-triage/1`) classifying every failure.
+        #[arg(long)]
+        triage: PathBuf,
+        /// Compare with this published matrix instead of printing.
+        #[arg(long)]
+        check: Option<PathBuf>,
+    },
     /// Recompute every digest of a report.
     #[command(after_help = exit_code::VERIFY_HELP)]
     Verify {

@@ -1,6 +1,6 @@
 //! [`CliError`] and [`main`]: dispatch a parsed command line, map errors to exit codes.
 
-use crate::cli::{args, claim, coverage, list, run, validate, verify};
+use crate::cli::{args, claim, coverage, list, matrix, run, validate, verify};
 use crate::errors::{CatalogError, DeclarationError, LoadError, ReportError, UsageError};
 use crate::exit_code;
 
@@ -50,6 +50,11 @@ pub fn main(cli: args::Cli) -> u8 {
         } => validate::command(kind, &files, &clauses),
         args::Command::Coverage(a) => coverage::command(&a),
         args::Command::Claim { report } => claim::command(&report),
+        args::Command::Matrix {
+            reports,
+            triage,
+            check,
+        } => matrix::command(&reports, &triage, check.as_deref()),
         args::Command::Verify { report, vectors } => verify::command(&report, vectors.as_deref()),
     };
     match result {

@@ -6,6 +6,7 @@ pub mod coverage;
 mod dispatch;
 pub mod host;
 pub mod list;
+pub mod matrix;
 pub mod plan;
 pub mod run;
 pub mod terminal;

@@ -8,5 +8,6 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod matrix;
 pub mod model;
 pub mod verify;

@@ -6,6 +6,7 @@ mod declarations;
 mod engine;
 mod expect_keys;
 mod identity;
+mod matrix;
 mod reports;
 mod run_cli;
 mod upstream;

@@ -1,0 +1,270 @@
+//! The interoperability matrix (`ctk matrix`): one column per
+//! implementation, one table per vector suite, rows by part, built from
+//! reports and a triage file so nobody edits it by hand.
+//!
+//! Every failure or error of every report must be classified in the triage
+//! file (`ctk-triage/1`): an implementation defect by the spec text (with
+//! the sentence), or a surface the implementation lacks. A failure that is
+//! neither is a defect of the kit and must be fixed, so the matrix refuses
+//! to render with an unclassified failure, a `kit_defect` entry, or an
+//! entry whose vector no longer fails (a stale one).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::outcome::Status;
+use crate::report::model::{Report, Totals};
+
+/// The `format` of a triage file.
+pub const TRIAGE_FORMAT: &str = "ctk-triage/1";
+
+/// How a failure of an implementation is explained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriageClass {
+    /// The implementation breaks the spec text (the entry quotes the sentence).
+    ImplementationDefect,
+    /// The implementation lacks a surface its declaration should not claim.
+    Surface,
+    /// Another reading the text allows (advisory vectors only: they pin the
+    /// project's preferred reading).
+    OtherReading,
+    /// The kit is wrong; never allowed to stand in a published matrix.
+    KitDefect,
+}
+
+impl TriageClass {
+    fn label(self) -> &'static str {
+        match self {
+            TriageClass::ImplementationDefect => "implementation defect",
+            TriageClass::Surface => "surface",
+            TriageClass::OtherReading => "another reading the text allows",
+            TriageClass::KitDefect => "kit defect",
+        }
+    }
+}
+
+/// One classified failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TriageEntry {
+    /// The implementation: a report's `host.name`.
+    pub implementation: String,
+    /// The vector id.
+    pub vector: String,
+    /// The classification.
+    pub class: TriageClass,
+    /// The clause the vector checks (e.g. `10.2-b`).
+    pub clause: String,
+    /// The spec sentence the implementation breaks (implementation defects).
+    #[serde(default)]
+    pub sentence: Option<String>,
+    /// One line a maintainer can act on.
+    pub diagnosis: String,
+}
+
+/// A triage file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Triage {
+    /// [`TRIAGE_FORMAT`].
+    pub format: String,
+    /// The entries.
+    pub entries: Vec<TriageEntry>,
+}
+
+/// Why a matrix cannot be rendered; each problem is one line.
+pub type Problems = Vec<String>;
+
+/// A report's suite label: the released embedded set or the folder's name.
+fn suite(report: &Report) -> String {
+    match report.vector_set.source.strip_prefix("embedded:") {
+        Some(spec) => format!("released suite ({spec})"),
+        None => {
+            let source = report.vector_set.source.trim_end_matches('/');
+            let last = source.rsplit('/').next().unwrap_or(source);
+            if source.contains("upstream") {
+                format!("upstream vectors ({last})")
+            } else {
+                format!("vectors from {last}")
+            }
+        }
+    }
+}
+
+fn cell(t: &Totals) -> String {
+    let mut c = format!("{} / {} / {}", t.pass, t.fail, t.skip);
+    if t.error > 0 {
+        let _ = write!(c, " / {} err", t.error);
+    }
+    c
+}
+
+fn implementation(report: &Report) -> String {
+    format!("{} {}", report.host.name, report.host.version)
+}
+
+/// Check the triage against the reports: every failure and error
+/// classified, no kit defect, no stale entry, an implementation defect
+/// quotes its sentence.
+pub fn check(reports: &[Report], triage: &Triage) -> Problems {
+    let mut problems = Vec::new();
+    if triage.format != TRIAGE_FORMAT {
+        problems.push(format!("triage format is not {TRIAGE_FORMAT}"));
+    }
+    // (implementation, vector) -> whether the failing vector is advisory.
+    let mut failing: BTreeMap<(&str, &str), bool> = BTreeMap::new();
+    for r in reports {
+        for v in &r.vectors {
+            if matches!(v.status, Status::Fail | Status::Error) {
+                failing.insert((r.host.name.as_str(), v.id.as_str()), v.advisory.is_some());
+            }
+        }
+    }
+    let mut classified: BTreeSet<(&str, &str)> = BTreeSet::new();
+    for (i, e) in triage.entries.iter().enumerate() {
+        let key = (e.implementation.as_str(), e.vector.as_str());
+        if !classified.insert(key) {
+            problems.push(format!(
+                "/entries/{i}: {} {} is classified twice",
+                e.implementation, e.vector
+            ));
+        }
+        if e.class == TriageClass::OtherReading && failing.get(&key) == Some(&false) {
+            problems.push(format!(
+                "/entries/{i}: {} {} is a gating vector: a gating vector asserts only what every reading shares, so \"another reading\" means the vector is wrong",
+                e.implementation, e.vector
+            ));
+        }
+        if !failing.contains_key(&key) {
+            problems.push(format!(
+                "/entries/{i}: {} {} does not fail in any report (a stale entry: remove it)",
+                e.implementation, e.vector
+            ));
+        }
+        if e.class == TriageClass::KitDefect {
+            problems.push(format!(
+                "/entries/{i}: {} {} is a kit defect: fix the kit, do not publish it",
+                e.implementation, e.vector
+            ));
+        }
+        if e.class == TriageClass::ImplementationDefect
+            && e.sentence.as_deref().is_none_or(|s| s.trim().is_empty())
+        {
+            problems.push(format!(
+                "/entries/{i}: {} {}: an implementation defect quotes the sentence it breaks",
+                e.implementation, e.vector
+            ));
+        }
+    }
+    for (implementation, vector) in failing.keys().filter(|k| !classified.contains(*k)) {
+        problems.push(format!(
+            "{implementation} {vector} fails and is not classified in the triage file"
+        ));
+    }
+    problems
+}
+
+/// Render the matrix (reports in the order given: one column each, grouped
+/// into one table per suite).
+pub fn render(reports: &[Report], triage: &Triage) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# Interoperability matrix\n\n\
+         Generated by `ctk matrix` from the reports beside this file and `triage.json`; do not \
+         edit it by hand. Each cell is gating `pass / fail / skip` (and errors when there are \
+         any); advisory vectors are counted on their own row. Every failure is classified below.\n"
+    );
+    let mut suites: BTreeMap<String, Vec<&Report>> = BTreeMap::new();
+    for r in reports {
+        suites.entry(suite(r)).or_default().push(r);
+    }
+    for (name, members) in &suites {
+        let _ = writeln!(s, "## {name}\n");
+        let mut header = String::from("| part |");
+        let mut rule = String::from("| --- |");
+        for r in members {
+            let _ = write!(header, " {} |", implementation(r));
+            rule.push_str(" ---: |");
+        }
+        let _ = writeln!(s, "{header}\n{rule}");
+        let parts: BTreeSet<&str> = members
+            .iter()
+            .flat_map(|r| r.parts.iter().map(|p| p.part.as_str()))
+            .collect();
+        for part in parts {
+            let mut row = format!("| {part} |");
+            for r in members {
+                let t = r
+                    .parts
+                    .iter()
+                    .find(|p| p.part == part)
+                    .map(|p| p.totals)
+                    .unwrap_or_default();
+                let _ = write!(row, " {} |", cell(&t));
+            }
+            let _ = writeln!(s, "{row}");
+        }
+        let mut total = String::from("| **total** |");
+        let mut advisory = String::from("| advisory (never gates) |");
+        for r in members {
+            let _ = write!(total, " **{}** |", cell(&r.totals));
+            let _ = write!(advisory, " {} |", cell(&r.advisory_totals));
+        }
+        let _ = writeln!(s, "{total}\n{advisory}\n");
+    }
+    let _ = writeln!(s, "## Failures\n");
+    let by_key: BTreeMap<(&str, &str), &TriageEntry> = triage
+        .entries
+        .iter()
+        .map(|e| ((e.implementation.as_str(), e.vector.as_str()), e))
+        .collect();
+    let mut any = false;
+    for r in reports {
+        for v in r
+            .vectors
+            .iter()
+            .filter(|v| matches!(v.status, Status::Fail | Status::Error))
+        {
+            any = true;
+            let advisory = if v.advisory.is_some() {
+                " (advisory)"
+            } else {
+                ""
+            };
+            match by_key.get(&(r.host.name.as_str(), v.id.as_str())) {
+                Some(e) => {
+                    let _ = write!(
+                        s,
+                        "- {} `{}`{advisory}, clause {}: **{}**: {}",
+                        implementation(r),
+                        v.id,
+                        e.clause,
+                        e.class.label(),
+                        e.diagnosis
+                    );
+                    if let Some(sentence) = &e.sentence {
+                        let _ = write!(s, " The text: \"{sentence}\"");
+                    }
+                    s.push('\n');
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        "- {} `{}`{advisory}: **unclassified**: {}",
+                        implementation(r),
+                        v.id,
+                        v.reason
+                    );
+                }
+            }
+        }
+    }
+    if !any {
+        let _ = writeln!(s, "None.");
+    }
+    s
+}
