@@ -72,7 +72,7 @@ c("4.3-a", "MUST", "The target of each point is the value its table names: agent
 c("4.3-b", "MUST", "A transform applied to target is the value the following action uses, and the aliased conditional field reflects it.")
 c("4.3-c", "MUST", "A transform at agent_startup or agent_shutdown is refused with host_error:transform_target_forbidden.")
 c("4.3-d", "MUST", "A transform whose path points inside target replaces that location only.")
-c("4.3-e", "MUST", "A transform is applied only if the context it leaves still passes the section 4 check (presence and JSON type of the point's conditional fields: tool_call.args an object, messages and response.tool_calls arrays); otherwise the emission is denied and the action does not proceed.")
+c("4.3-e", "MUST", "What a transform leaves in target is what the following action uses, and every later emission built from it still goes through the section 4 envelope check (presence and JSON type) before dispatch: no interceptor receives a context that fails that check.")
 c("4.4-a", "MUST", "NaN and the infinities never appear in a context; a host refuses them with host_error:context_invalid.",
   "JSON vector files cannot express non-finite numbers",
   ["reference-host/src/context/domain.rs::non_finite_numbers_cannot_reach_a_context"])
@@ -93,14 +93,14 @@ c("4.6-b", "MUST", "A host passes extensions through verbatim and never interpre
 c("5-a", "MUST", "An interceptor answers with a verdict object whose decision is allow, deny or transform.")
 c("5-b", "MUST", "A returned value that is not a JSON object is refused with host_error:verdict_invalid.")
 c("5-c", "MUST", "A verdict whose decision is missing or outside allow, deny and transform is refused with host_error:verdict_invalid.")
-c("5-d", "MUST", "A verdict whose reason is not a string or starts with host_error: is refused with host_error:verdict_invalid.")
+c("5-d", "MUST", "A verdict whose reason starts with host_error: is refused with host_error:verdict_invalid.")
 c("5-e", "MUST", "A verdict carrying transform with a decision other than transform, or a transform decision without transform, is refused with host_error:verdict_invalid.")
 c("5-f", "MUST", "A verdict carrying approval with an allow or transform decision is refused with host_error:verdict_invalid.")
 c("5-g", "MUST", "A verdict whose warnings is not an array of objects is refused with host_error:verdict_invalid.")
 c("5-h", "MUST", "A verdict whose evidence is not an object is refused with host_error:verdict_invalid.")
 c("5-i", "MUST", "A verdict whose result_labels is not an array of strings is refused with host_error:verdict_invalid.")
 c("5-j", "MUST", "A verdict whose evidence exceeds 10240 bytes of RFC 8785 canonical UTF-8 is refused with host_error:verdict_invalid; evidence within the cap is accepted.")
-c("5-k", "MUST", "The verdict is closed: an unknown top-level member is refused with host_error:verdict_invalid.")
+c("5-k", "MUST", "An interceptor returns a verdict that conforms to the verdict schema: an object closed at every level (nothing beyond the eight members section 5 lists and their own members), a string or null reason and message, no host_error: reason in its warnings either, an object approval and a string transform.path. What the host must refuse is the list in 5-b to 5-j.")
 c("5-l", "MUST", "A response envelope {verdict, extensions} is accepted; only the nested verdict is validated and enforced.")
 c("5.1-a", "MUST", "An allow lets the action proceed unchanged.")
 c("5.1-b", "MUST", "A transform lets the action proceed with the rewritten target.")
@@ -164,7 +164,7 @@ c("7-b", "MUST", "The guarded action waits until composition has finished and pe
 c("7-c", "MUST", "Each interceptor works on its own copy of the context; changing it in place affects neither enforcement, identity nor any other interceptor.")
 c("7-d", "MUST", "In enforce mode an emission with no interceptor bound at its point is denied with host_error:no_interceptor, whatever the profile.")
 c("7-e", "SHOULD", "The interceptor timeout is configurable, 5000 ms by default.")
-c("7-f", "MUST", "In evaluate_only an emission with no interceptor is recorded as a host_error:no_interceptor deny and the action proceeds.")
+c("7-f", "MUST", "In evaluate_only an emission with no interceptor bound at its point still gets its record and the action proceeds; the host_error:no_interceptor deny is required in enforce mode only.")
 c("7.2-a", "MUST", "Composition is one of the four profiles sequential/first_deny, sequential/run_all, parallel/strictest and parallel/unanimous.")
 c("7.2-b", "MUST", "Unset knobs resolve to their fail-closed defaults: on_approval stop, on_transform_conflict deny, on_disagreement deny; no profile means sequential/first_deny.")
 c("7.2-c", "MUST", "Every record stamps the profile and the resolved value of each knob it consults; knobs it does not consult are absent.")
@@ -291,7 +291,7 @@ c("10.2-b", "MUST", "The projection keeps only the required core and the per-poi
 c("10.2-c", "MUST", "Canonicalization sorts keys by UTF-16 code units, writes numbers per ECMA-262 and uses minimal escaping, so equal values give equal identities whatever their source spelling.")
 c("10.2-d", "MUST", "An integral number beyond 2^53-1 in magnitude anywhere in the projection denies the emission with host_error:context_invalid; 2^53-1 itself is accepted.")
 c("10.2-e", "MUST", "An integer literal too large for a 64-bit type is caught from the raw text before a parser can coerce it.")
-c("10.2-f", "MUST", "A projection nested deeper than 128 levels is denied with host_error:context_invalid.",
+c("10.2-f", "MUST", "A context nested deeper than the depth bound the host enforces (section 12.3, 128 levels recommended) is denied with host_error:context_invalid.",
   "vector files that deep exceed common JSON parser limits",
   ["reference-host/src/identity/provider.rs::projection_deeper_than_128_is_refused"])
 c("10.2-g", "MUST", "enforced_identity is computed over the context after composition and equals input_identity when no transform was applied.")
@@ -310,7 +310,7 @@ c("10.3-e", "MUST", "A record always carries interception_point, mode, verdict, 
 c("10.3-f", "MUST", "A record copies the context timestamp and carries trace only when the context had one.")
 c("10.3-g", "MUST", "decided_by is the winning index, null for a pure allow and for an outcome the host or profile synthesized.")
 c("10.3-h", "MUST", "verdicts lists the invoked interceptors with index and decision, and is present under sequential/run_all and the parallel profiles.")
-c("10.3-i", "MUST", "fold_truncated is present in sequential records, true exactly when a bound interceptor was never called, and absent in parallel records.")
+c("10.3-i", "MUST", "Under the sequential profiles a record whose emission left a bound interceptor uncalled (first-deny short-circuit, approval stop, failed fold transform) carries fold_truncated true; when the member is present it is true exactly then.")
 c("10.3-j", "MUST", "resolved_by is absent exactly when the seam was not consulted.")
 c("10.3-k", "MUST", "interceptors_registered counts the interceptors bound at the emitted point.")
 c("10.3-l", "MUST", "The declaration member is present only on records of a declaration-built emitter.")

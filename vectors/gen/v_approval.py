@@ -32,10 +32,22 @@ def tool_blocked_host(reason, absent=None):
             "run_outcome": "completed", "run_outcome_by_posture": POSTURE}
 
 
-def input_blocked(reason):
+def input_blocked(reason=None):
+    """The turn never starts after a consultation that did not lift the deny; reason None asserts none."""
+    r = {"verdict.decision": "deny"}
+    if reason is not None:
+        r["verdict.reason"] = reason
+    r["resolved_by"] = "rejection"
     return {"interceptions": ix([SU, IN, SD]), "interceptions_absent": [PM],
-            "records": [rec(IN, {"verdict.decision": "deny", "verdict.reason": reason, "resolved_by": "rejection"})],
-            "final_output": None, "run_outcome": "blocked"}
+            "records": [rec(IN, r)], "final_output": None, "run_outcome": "blocked"}
+
+
+# An unresolved resolution under the sequential profiles: section 9 says "The host MUST treat it as deny with
+# host_error:approval_unresolved", section 7.4 says "A rejected or unresolved resolution leaves the deny standing as the
+# combined verdict" (first_deny; run_all likewise). Both keep the emission denied and record resolved_by rejection;
+# which deny is the combined verdict is D-62 (ruling R-12). At the tool seam the two readings also differ in the run
+# outcome under the terminate posture (a host_error reason follows the posture, the interceptor's own deny does not),
+# so the tool-seam vectors that pin the reason are advisory and their twins run at input or post_model_call.
 
 
 V(400, "approve-transform-applied", "An approve resolution carrying a transform rewrites the args the tool receives",
@@ -55,9 +67,9 @@ V(402, "reject-at-input-blocks", "A reject resolution at input keeps the turn fr
   caps=M, script=LIFT_IN, approval_script=res("reject", deny("ctk:not-today")))
 V(403, "unresolved-outcome", "An unresolved resolution gives approval_unresolved",
   "9, 11", ["9-e", "9-l", "11-a"], AP, tool_scenario(), tool_blocked_host("host_error:approval_unresolved"),
-  caps=MT, script=LIFT, approval_script=res("unresolved"))
-V(404, "no-rule-matches-unresolved", "A resolver whose rules do not match answers unresolved, which denies approval_unresolved at input",
-  "9", ["9-e"], AP, plain_scenario(), input_blocked("host_error:approval_unresolved"),
+  caps=MT, script=LIFT, approval_script=res("unresolved"), advisory="D-62")
+V(404, "no-rule-matches-unresolved", "A resolver whose rules do not match answers unresolved, which leaves the deny at input standing",
+  "9", ["9-e", "9-l"], AP, plain_scenario(), input_blocked(),
   caps=M, script=LIFT_IN, approval_script=[{"match": {"input.content": "something else"}, "resolve": {"outcome": "approve", "verdict": ALLOW}}])
 V(405, "resolver-raises", "A resolver that raises gives approval_resolver_failed and counts as a rejection",
   "9, 11", ["9-g", "9-l", "11-a"], AP, tool_scenario(), tool_blocked_host("host_error:approval_resolver_failed"),
@@ -168,7 +180,8 @@ V(428, "redact-hides-original", "A resolver looking for the unredacted secret fi
   "9", ["9-o", "9-n"], RP, tool_scenario(args={"q": "alpha", "card": "4111-1111"}),
   tool_blocked_host("host_error:approval_unresolved"),
   caps=MT, script=LIFT, redact_for_approval=["$target.card"],
-  approval_script=[{"match": {"target.card": "4111-1111"}, "resolve": {"outcome": "approve", "verdict": ALLOW}}])
+  approval_script=[{"match": {"target.card": "4111-1111"}, "resolve": {"outcome": "approve", "verdict": ALLOW}}],
+  advisory="D-62")
 V(429, "redact-action-unredacted", "Redaction shapes only the approval request: the tool gets the real value and record identities are untouched",
   "9", ["9-p", "10.2-g"], RP, tool_scenario(args={"q": "alpha", "card": "4111-1111"}),
   dict(tool_ran({"q": "alpha", "card": "4111-1111"}, **{"resolved_by": "approval"}), identities_equal=True),
@@ -225,7 +238,7 @@ V(437, "approve-transform-post-model", "An approved transform of the response co
   caps=M, script=[rule(PO, liftable("ctk:check-reply"))], approval_script=res("approve", transform("$target.content", "approved reply")))
 V(438, "unresolved-post-model", "An unresolved answer at post_model_call discards the response: nothing reaches the caller",
   "9, 6.1", ["9-e", "6.1-d"], AP, plain_scenario(),
-  {"interceptions": ix([SU, IN, PM, PO, SD]), "records": [rec(PO, {"verdict.reason": "host_error:approval_unresolved", "resolved_by": "rejection"})],
+  {"interceptions": ix([SU, IN, PM, PO, SD]), "records": [rec(PO, {"verdict.decision": "deny", "resolved_by": "rejection"})],
    "final_output": None, "run_outcome": "blocked"},
   caps=M, script=[rule(PO, liftable("ctk:check-reply"))], approval_script=res("unresolved"))
 V(439, "approved-transform-changes-identity", "An approved transform changes the enforced identity of the emission it rewrites",
@@ -264,3 +277,12 @@ echo_vec(444, "post-model", "A recomputed echo matches at post_model_call, whose
 echo_vec(445, "post-tool", "A recomputed echo matches at post_tool_call over a structured tool result",
          tool_scenario(ret={"v": [1, 2.5, "x", None], "n": None}), PTT, MT)
 echo_vec(446, "output", "A recomputed echo matches at output", plain_scenario(), OUT, M)
+# Gating twins of CTK-0403 and CTK-0428 (advisory D-62): what both readings of an unresolved resolution share, at
+# input, where every deny keeps the turn from starting whatever the posture.
+V(447, "unresolved-at-input-blocks", "An unresolved resolution at input leaves the emission denied, recorded as a rejection, and the turn never begins",
+  "9, 6.1", ["9-e", "9-l", "6.1-b"], AP, plain_scenario(), input_blocked(),
+  caps=M, script=LIFT_IN, approval_script=res("unresolved"))
+V(448, "redact-hides-original-at-input", "A resolver looking for the unredacted input finds nothing, so the deny at input is not lifted",
+  "9", ["9-o", "9-n", "9-l"], RP, plain_scenario(text="card 4111-1111"), input_blocked(),
+  caps=M, script=LIFT_IN, redact_for_approval=["$target.content"],
+  approval_script=[{"match": {"target.content": "card 4111-1111"}, "resolve": {"outcome": "approve", "verdict": ALLOW}}])

@@ -49,7 +49,7 @@ CASES = [
     (104, "decision-warn", "the SDK sugar word warn used as a decision", {"decision": "warn"}, ["5-c"], "input"),
     (105, "decision-escalate", "the SDK sugar word escalate used as a decision", {"decision": "escalate"}, ["5-c"], "tool"),
     (106, "decision-uppercase", "ALLOW in capitals", {"decision": "ALLOW"}, ["5-c"], "output"),
-    (107, "reason-not-string", "a numeric reason", {"decision": "deny", "reason": 403}, ["5-d"], "tool"),
+    (107, "reason-not-string", "a numeric reason", {"decision": "deny", "reason": 403}, ["5-k"], "tool"),
     (108, "transform-on-allow", "an allow carrying a transform body", {"decision": "allow", "transform": {"path": "$target.q", "value": "x"}}, ["5-e"], "tool"),
     (109, "transform-body-missing", "a transform decision without a transform body", {"decision": "transform", "reason": "ctk:half"}, ["5-e"], "input"),
     (110, "transform-on-deny", "a deny carrying a transform body", {"decision": "deny", "reason": "ctk:x", "transform": {"path": "$target.q", "value": "x"}}, ["5-e"], "output"),
@@ -179,7 +179,7 @@ V(153, "gate-evidence-one-over-cap", "Evidence one byte over the 10240-byte cano
   "5, 5.3, 6.3", ["5-j", "6.3-d"], GP, tool_scenario(), at_pre_tool(VI),
   caps=MT, script=[rule(PT, transform("$target.q", "capped", evidence={"artefact": "E" * (10241 - len('{"artefact":""}'))}))])
 for num, slug, what, raw, cov, where in [
-    (154, "warning-reserved-reason", "a warning whose reason claims host_error:", {"decision": "allow", "warnings": [{"reason": "host_error:no_interceptor"}]}, ["5-d", "5-g"], "tool"),
+    (154, "warning-reserved-reason", "a warning whose reason claims host_error:", {"decision": "allow", "warnings": [{"reason": "host_error:no_interceptor"}]}, ["5-k", "5-g"], "tool"),
     (155, "approval-not-object", "an approval member that is not an object", {"decision": "deny", "reason": "ctk:x", "approval": True}, ["5-f"], "input"),
     (156, "message-not-string", "a numeric message", {"decision": "allow", "message": 5}, ["5-a"], "output"),
     (157, "labels-null-item", "result_labels holding null", {"decision": "allow", "result_labels": [None]}, ["5-i"], "tool"),
@@ -223,7 +223,7 @@ V(165, "gate-all-allow-keeps-first-evidence", "When every interceptor allows, th
   "5.3, 7.3, 10.3", ["5.3-b", "7.3-a", "10.3-b"], GP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
    "records": [rec(PT, {"verdict.decision": "allow", "verdict.reason": "ctk:first-allow", "verdict.evidence": EV,
-                        "decided_by": None, "verdicts[1].reason": "ctk:second-allow"})],
+                        "decided_by": None, "verdicts[1].decision": "allow"})],
    "run_outcome": "completed"},
   caps=MT, scripts=[[rule(PT, {"decision": "allow", "reason": "ctk:first-allow", "evidence": EV})],
                     [rule(PT, {"decision": "allow", "reason": "ctk:second-allow", "evidence": {"artefact": "second"}})]],

@@ -13,7 +13,7 @@ def raw(text):
     return "@@RAW:" + text + "@@"
 
 
-def same_value(num, slug, title, args, path, value, equal, covers, invocation=None):
+def same_value(num, slug, title, args, path, value, equal, covers, invocation=None, advisory=None):
     """The unusual spelling sits in the scenario's raw text, which the host parses itself; the verdict carries the
     plain spelling. A host whose identity depends on the source spelling (raw text, undecoded escapes, kept number
     lexemes, insertion order) gets different input and enforced identities."""
@@ -23,7 +23,7 @@ def same_value(num, slug, title, args, path, value, equal, covers, invocation=No
     if invocation is not None:
         exp["tool_invocations"] = [{"name": "lookup", "args": invocation}]
     V(num, slug, title, "10.2", covers, IP, tool_scenario(args=args), exp, caps=MT,
-      script=[rule(PT, transform(path, value))])
+      script=[rule(PT, transform(path, value))], advisory=advisory)
 
 
 same_value(500, "id-int-vs-float-spelling", "Rewriting 1 as 1.0 leaves the canonical form, so the identities stay equal",
@@ -53,9 +53,21 @@ same_value(511, "id-string-vs-number", "The string \"1\" and the number 1 are di
            {"n": 1}, "$target.n", "1", False, ["10.2-g", "4.4-d"], {"n": "1"})
 same_value(512, "id-adjacent-doubles", "Two adjacent doubles are different values: identities differ",
            {"x": 1}, "$target.x", raw("1.0000000000000002"), False, ["10.2-c", "10.2-g"])
+
+
+def nested(levels):
+    """{"n": {"n": ... "leaf"}} with `levels` objects."""
+    return {"n": nested(levels - 1)} if levels else "leaf"
+
+
+# Section 12.3: the depth bound is host-tunable ("a host that declares different bounds remains conformant"), and the
+# text sets no floor. 40 levels of argument nesting stays within the reference host's 128 (D-13), not within every
+# bound a host may choose: CTK-0513 is advisory. Its twin CTK-0531 nests no deeper than the gating set already does
+# (CTK-0505, CTK-0043), so it adds no depth demand of its own (ruling R-13).
 same_value(513, "id-deep-nesting-ok", "A transform inside a 40-level nested argument applies and identities stay equal for an identical value",
-           {"q": "alpha", "d": (lambda: (lambda f: f(f, 40))(lambda f, k: {"n": f(f, k - 1)} if k else "leaf"))()},
-           "$target.d" + ".n" * 40, "leaf", True, ["10.2-c", "4.3-d"])
+           {"q": "alpha", "d": nested(40)}, "$target.d" + ".n" * 40, "leaf", True, ["10.2-c", "4.3-d"], advisory="D-13")
+same_value(531, "id-nesting-ok", "A transform inside a three-level nested argument applies and identities stay equal for an identical value",
+           {"q": "alpha", "d": nested(3)}, "$target.d" + ".n" * 3, "leaf", True, ["10.2-c", "4.3-d"])
 
 
 def tool_args_scen(v):
@@ -299,7 +311,7 @@ V(705, "eval-zero-interceptors", "evaluate_only with no interceptor records a no
 # what every emission does (section 8: records, and every action proceeds as if the combined verdict were allow)
 # but not which verdict an emission with no interceptor records (spec/0.1/DECISIONS.md, "Rulings of issue 9").
 V(712, "eval-zero-interceptors-proceeds", "evaluate_only with no interceptor still records every emission, stamped evaluate_only with decided_by null, and the run completes",
-  "8, 10.3", ["8-b", "10.3-a"], EP, plain_scenario(),
+  "7, 8, 10.3", ["8-b", "10.3-a", "7-f"], EP, plain_scenario(),
   {"interceptions": [], "records": [rec(p, {"mode": "evaluate_only", "decided_by": None}) for p in FULL_PLAIN],
    "final_output": "hello there", "run_outcome": "completed"}, caps=M, mode=EV, scripts=[])
 V(706, "eval-failure-recorded", "evaluate_only: a raising interceptor is recorded as interceptor_failed and the tool still runs",

@@ -211,7 +211,7 @@ V(1102, "decl-per-point-counts", "A binding limited to pre_tool_call is counted 
   "7.7.5, 10.3", ["7.7.5-b", "7.7.8-a", "10.3-k"], DB, tool_scenario(),
   {"load": ACC, "sequence_strict": False, "interceptions": ix([SU, PT, SD]),
    "records": [rec(SU, {"interceptors_registered": 1}),
-               rec(PT, {"interceptors_registered": 2, "verdicts[1].name": "tool-only", "verdicts[1].reason": "ctk:tool-only-no", "decided_by": 1}),
+               rec(PT, {"interceptors_registered": 2, "verdicts[1].name": "tool-only", "verdicts[1].decision": "deny", "decided_by": 1}),
                rec(SD, {"interceptors_registered": 1})],
    "tool_not_invoked": ["lookup"], "run_outcome": "completed"},
   caps=MT + HD, scripts=[[], [rule(PT, deny("ctk:tool-only-no"))]],
@@ -372,10 +372,10 @@ refused(1140, "own-version-not-listed", "A stated declaration_versions lacking t
         doc(G, surface={"declaration_versions": ["agent-hooks-declaration/5.0"]}), ["7.7.4-d"])
 # The surfaces of CTK-1141 and CTK-1170 state every member but profiles, so the refusal class does not depend on how
 # a host fills what a partial surface leaves out: section 7.7.4 fills omitted members "from the host's surface
-# (buffered_output defaults to true)", which the project reads as the host's own value (D-42); for a host that
-# mediates incrementally the other reading turns a partial surface into declaration_error:inconsistent (step 7)
-# before step 8 is reached. A host lacking any stated member is refused at step 8 too, so every host expects
-# surface_unsupported.
+# (buffered_output defaults to true)" (ruling R-10, D-63), so for a host that mediates incrementally a partial surface
+# that leaves buffered_output out is declaration_error:inconsistent (step 7) before step 8 is reached. A host lacking
+# any stated member is refused at step 8 too, so every host expects surface_unsupported. CTK-1135...1140 state
+# partial surfaces that are inconsistent for their own rule whatever the fill.
 def full_surface(versions):
     return {"interception_points": [SU, IN, PM, PO, PT, PTT, OUT, SD],
             "capabilities": ["model_calls", "tool_calls", "host_declaration"], "buffered_output": True,

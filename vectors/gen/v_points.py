@@ -315,7 +315,7 @@ V(55, "transform-input-shape-null-provider", "With the null provider, a bare $ta
 # post_tool_call whose envelope check sees tool_call.args as a string), no interceptor ever receives a context whose
 # tool_call.args is not an object, and the refusal is a host_error deny at the tool seam (posture applies).
 V(56, "transform-args-not-object-never-dispatched", "A bare $target transform that makes tool_call.args a string never reaches an interceptor: post_tool_call is not dispatched and the run follows the tool-seam posture",
-  "4.2, 6.3, 10.2", ["4.2-e", "4.2-f"], TP, tool_scenario(),
+  "4.2, 4.3, 6.3, 10.2", ["4.2-e", "4.2-f", "4.3-e"], TP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
   caps=MT, script=[rule(PT, transform("$target", "not-an-object"))])

@@ -38,7 +38,7 @@ A = lambda: [rule(PT, ALLOW)]
 
 # ---------------- sequential/first_deny
 V(300, "fd-all-allow", "first_deny, on_approval stop: three allows give an allow with every interceptor summarized",
-  "7.2, 7.4, 10.3", ["7.4-a", "7.2-c", "10.3-g", "10.3-h", "10.3-i", "10.3-k", "7.2-a"], P_FD, tool_scenario(),
+  "7.2, 7.4, 10.3", ["7.4-a", "7.2-c", "10.3-g", "10.3-h", "10.3-k", "7.2-a"], P_FD, tool_scenario(),
   ran(records=[rec(PT, {"verdict.decision": "allow", "decided_by": None,
                         "composition.profile": "sequential/first_deny", "composition.on_approval": "stop",
                         "interceptors_registered": 3}, ["composition.on_transform_conflict", "composition.on_disagreement"])]),
@@ -78,7 +78,7 @@ V(307, "fd-resume-later-deny-wins", "first_deny with on_approval resume: after t
   caps=MT, scripts=[[rule(PT, liftable("ctk:check"))], [rule(PT, deny("ctk:second-check"))]],
   composition=FD("resume"), approval_script=APPROVE)
 V(308, "fd-resume-allow-continues", "first_deny resume: the lifted deny is replaced and the remaining interceptors all run",
-  "7.4", ["7.4-g", "10.3-i"], P_FD, tool_scenario(),
+  "7.4", ["7.4-g"], P_FD, tool_scenario(),
   ran(records=[rec(PT, {"verdict.decision": "allow", "resolved_by": "approval",
                         "verdict.warnings[0].reason": "ctk:third-ran"})]),
   caps=MT, scripts=[[rule(PT, liftable("ctk:check"))], A(),
@@ -116,7 +116,7 @@ V(314, "fd-liftable-then-plain-stop-no-resolver", "first_deny without a resolver
 
 # ---------------- sequential/run_all
 V(315, "ra-all-allow", "run_all: every interceptor runs; no knob appears in the composition stamp",
-  "7.2, 7.4, 10.3", ["7.4-h", "7.2-c", "10.3-h", "10.3-i", "7.2-a"], P_RA, tool_scenario(),
+  "7.2, 7.4, 10.3", ["7.4-h", "7.2-c", "10.3-h", "7.2-a"], P_RA, tool_scenario(),
   ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "sequential/run_all"},
                         "verdicts[2].decision": "allow"}, ["composition.on_approval"])]),
   caps=MT, scripts=[A(), A(), A()], composition=RA)
@@ -155,7 +155,8 @@ V(322, "ra-deny-discards-fold", "run_all: a combined deny discards an earlier fo
   caps=MT, scripts=[[rule(PT, transform("$target.q", "rewritten"))], [rule(PT, deny("ctk:late-no"))]], composition=RA)
 V(323, "ra-failure-takes-slot", "run_all: a raising interceptor takes its slot; the other one still runs; the lower index wins the tie",
   "6.3, 7.4", ["6.3-e", "6.3-f", "7.3-a"], P_RA, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:interceptor_failed", "decided_by": 0, "verdicts[1].reason": "ctk:also-no"})]),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:interceptor_failed", "decided_by": 0, "verdicts[0].decision": "deny",
+                             "verdicts[1].decision": "deny"})]),
   caps=MT, scripts=[[rule(PT, fault="raise")], [rule(PT, deny("ctk:also-no"))]], composition=RA)
 V(324, "ra-failed-fold-short-circuit", "run_all: a transform that cannot be applied short-circuits the fold with fold_truncated true",
   "7.4, 10.3", ["7.4-d", "10.3-i"], P_RA, tool_scenario(),
@@ -240,7 +241,7 @@ V(339, "ps-plain-beats-liftable", "strictest: a plain deny outranks a liftable o
   caps=MT, scripts=[[rule(PT, liftable("ctk:soft"))], [rule(PT, deny("ctk:hard"))]], composition=PS("approval"), approval_script=APPROVE)
 V(340, "ps-deny-tie-lowest-index", "strictest: between two plain denies the lower index wins",
   "7.3", ["7.3-a"], P_PS, tool_scenario(),
-  blocked(records=[rec(PT, {"verdict.reason": "ctk:first", "decided_by": 0, "verdicts[1].reason": "ctk:second"})]),
+  blocked(records=[rec(PT, {"verdict.reason": "ctk:first", "decided_by": 0, "verdicts[1].decision": "deny"})]),
   caps=MT, scripts=[[rule(PT, deny("ctk:first"))], [rule(PT, deny("ctk:second"))]], composition=PS("deny"))
 V(341, "ps-failure-others-run", "strictest: a timed-out interceptor is a deny in its slot while the others still run",
   "6.3, 7.5", ["6.3-f", "6.3-c", "6.3-e"], P_PS, tool_scenario(),
@@ -250,7 +251,7 @@ V(341, "ps-failure-others-run", "strictest: a timed-out interceptor is a deny in
 
 # ---------------- parallel/unanimous
 V(342, "pu-all-allow", "unanimous: all allow gives allow with the default on_disagreement deny stamped",
-  "7.5, 7.2", ["7.5-f", "7.2-b", "7.2-c", "10.3-i", "7.2-a"], P_PU, tool_scenario(),
+  "7.5, 7.2", ["7.5-f", "7.2-b", "7.2-c", "7.2-a"], P_PU, tool_scenario(),
   ran(records=[rec(PT, {"verdict.decision": "allow", "composition": {"profile": "parallel/unanimous", "on_disagreement": "deny"}})]),
   caps=MT, scripts=[A(), A(), A()], composition=PU())
 V(343, "pu-transform-disagrees", "unanimous with knob deny: an allow and a transform disagree; output is withheld",
@@ -261,14 +262,15 @@ V(343, "pu-transform-disagrees", "unanimous with knob deny: an allow and a trans
   caps=M, scripts=[[rule(OUT, ALLOW)], [rule(OUT, transform("$target.content", "other"))]], composition=PU("deny"))
 V(344, "pu-deny-disagrees", "unanimous with knob deny: a plain deny is a disagreement at pre_tool_call",
   "7.5", ["7.5-g"], P_PU, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement", "verdicts[1].reason": "ctk:nope"})]),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement", "verdicts[0].decision": "allow",
+                             "verdicts[1].decision": "deny"})]),
   caps=MT, scripts=[A(), [rule(PT, deny("ctk:nope"))]], composition=PU("deny"))
-# DECISIONS.md D-16 / P-1: a failure under unanimous is one more disagreement; its reason stays in its slot.
+# DECISIONS.md D-16 / P-1: a failure under unanimous is one more disagreement; its deny stays in its slot (that the
+# slot also carries its reserved reason is D-61, CTK-0379).
 V(345, "pu-failure-disagrees", "unanimous: a raising interceptor is a deny in its slot, the peers still run and the tool is blocked",
   "6.3, 7.5", ["6.3-f", "7.5-g", "6.3-e"], P_PU, tool_scenario(),
   hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement", "decided_by": None,
-                             "verdicts[2].index": 2, "verdicts[2].decision": "deny",
-                             "verdicts[2].reason": "host_error:interceptor_failed", "verdicts[0].decision": "allow",
+                             "verdicts[2].index": 2, "verdicts[2].decision": "deny", "verdicts[0].decision": "allow",
                              "verdicts[1].decision": "allow"})]),
   caps=MT, scripts=[A(), A(), [rule(PT, fault="raise")]], composition=PU("deny"))
 V(346, "pu-approval-allow", "unanimous with knob approval: the disagreement is put to the seam and an allow proceeds",
@@ -343,7 +345,7 @@ V(360, "pu-approval-knob-failure-unresolved", "unanimous with knob approval: a f
   "7.5, 9", ["7.5-h", "9-e", "6.3-f"], P_PU, tool_scenario(),
   hostdeny(records=[rec(PT, {"verdict.reason": "host_error:approval_unresolved", "resolved_by": "rejection",
                              "verdicts[0].decision": "allow",
-                             "verdicts[1].reason": "host_error:interceptor_failed", "composition.on_disagreement": "approval"})]),
+                             "verdicts[1].decision": "deny", "composition.on_disagreement": "approval"})]),
   caps=MT, scripts=[A(), [rule(PT, fault="raise")]], composition=PU("approval"),
   approval_script=[{"resolve": {"outcome": "unresolved"}}])
 V(361, "ra-transform-then-liftable-rejected", "run_all: a reject after a folded transform leaves the deny; the tool never sees the fold",
@@ -355,7 +357,7 @@ V(361, "ra-transform-then-liftable-rejected", "run_all: a reject after a folded 
 # ---------------- completions (appended; ids continue the block)
 V(362, "ra-failure-outranks-liftable", "run_all: a raising interceptor is a plain deny, so a liftable deny beside it is never put to the seam",
   "6.3, 7.4", ["7.4-i", "6.3-e", "6.3-f", "10.3-j"], P_RA, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:interceptor_failed", "decided_by": 1, "verdicts[0].reason": "ctk:soft"},
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:interceptor_failed", "decided_by": 1, "verdicts[0].decision": "deny"},
                         ["resolved_by"])]),
   caps=MT, scripts=[[rule(PT, liftable("ctk:soft"))], [rule(PT, fault="raise")]], composition=RA, approval_script=APPROVE)
 V(363, "ps-failure-outranks-liftable", "strictest: a raising interceptor outranks a liftable deny and the seam is not consulted",
@@ -437,3 +439,28 @@ V(376, "ps-conflict-approval-reject-at-input", "strictest with knob approval: a 
 V(377, "pu-approval-reject-at-input", "unanimous with knob approval: a reject keeps a disagreement at input blocked and the turn never begins",
   "7.5, 9", ["7.5-h", "9-d"], P_PU, plain_scenario(), input_rejected(),
   caps=M, scripts=[[], [rule(IN, transform("$target.content", "other"))]], composition=PU("approval"), approval_script=REJECT)
+# Section 10.3 writes the summary {index, decision, reason?, name?} and the record schema leaves reason optional;
+# no sentence requires a verdict's reason in its summary entry. The gating vectors show a summarized verdict by its
+# decision; carrying each reason (an interceptor's own, a substituted failure's reserved one) is D-61.
+V(378, "ra-summary-keeps-reasons", "run_all: the verdicts summary carries each verdict's reason, the substituted failure's reserved one included",
+  "6.3, 7.4, 10.3", ["10.3-h", "6.3-e", "7.4-h"], P_RA, tool_scenario(),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:interceptor_failed", "decided_by": 1,
+                             "verdicts[0].reason": "ctk:fine", "verdicts[1].reason": "host_error:interceptor_failed",
+                             "verdicts[2].reason": "ctk:also-no"})]),
+  caps=MT, scripts=[[rule(PT, {"decision": "allow", "reason": "ctk:fine"})], [rule(PT, fault="raise")],
+                    [rule(PT, deny("ctk:also-no"))]], composition=RA, advisory="D-61")
+V(379, "pu-summary-keeps-failure-reason", "unanimous: a raising interceptor's slot in the verdicts summary carries its reserved reason",
+  "6.3, 7.5, 10.3", ["10.3-h", "6.3-e", "7.5-g"], P_PU, tool_scenario(),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:composition_disagreement", "decided_by": None,
+                             "verdicts[1].reason": "host_error:interceptor_failed", "verdicts[0].reason": "ctk:fine"})]),
+  caps=MT, scripts=[[rule(PT, {"decision": "allow", "reason": "ctk:fine"})], [rule(PT, fault="raise")]],
+  composition=PU("deny"), advisory="D-61")
+# Section 9: "unresolved ... The host MUST treat it as deny with host_error:approval_unresolved." Under the parallel
+# profiles no other sentence speaks of an unresolved resolution (section 7.4's "leaves the deny standing" is written
+# for the sequential profiles), so the reason gates here (ruling R-12).
+V(380, "ps-liftable-unresolved", "strictest: a winning liftable deny put to the seam and answered unresolved gives approval_unresolved",
+  "7.5, 9, 11", ["9-e", "9-l", "7.5-e", "11-a"], P_PS, tool_scenario(),
+  hostdeny(records=[rec(PT, {"verdict.decision": "deny", "verdict.reason": "host_error:approval_unresolved",
+                             "resolved_by": "rejection", "verdicts[0].decision": "allow", "verdicts[1].decision": "deny"})]),
+  caps=MT, scripts=[A(), [rule(PT, liftable("ctk:hold"))]], composition=PS("deny"),
+  approval_script=[{"resolve": {"outcome": "unresolved"}}])

@@ -973,18 +973,15 @@ pub fn resolve(
             .collect(),
         None => code.profiles.clone(),
     };
+    // §7.7.4: a stated surface that omits buffered_output takes the table
+    // default `true` (and so no exposure bound), not the host's own output
+    // mode; §13.1: `false` MUST be declared explicitly. Only an absent surface
+    // carries the host's streaming posture verbatim.
+    let buffered_stated = !t.surface_stated || t.buffered_output.is_some();
     let (buffered_output, exposure_bound) = if t.surface_stated {
-        match (t.buffered_output, &t.exposure_bound) {
-            (Some(b), bound) => (b, bound.clone()),
-            // A stated surface without buffered_output: the host's output mode.
-            (None, _) => (
-                code.buffered_output,
-                if code.buffered_output {
-                    None
-                } else {
-                    code.exposure_bound.clone()
-                },
-            ),
+        match t.buffered_output {
+            Some(b) => (b, t.exposure_bound.clone()),
+            None => (true, None),
         }
     } else {
         (code.buffered_output, code.exposure_bound.clone())
@@ -1031,8 +1028,13 @@ pub fn resolve(
         out.push(Finding::new(
             "/surface/capabilities",
             format!(
-                "incremental_output requires buffered_output false{}",
-                filled(caps_stated)
+                "incremental_output requires buffered_output false{}{}",
+                filled(caps_stated),
+                if buffered_stated {
+                    ""
+                } else {
+                    " (the document does not state buffered_output: it takes its default true)"
+                }
             ),
         ));
     }

@@ -43,7 +43,8 @@ pub struct HostSurface {
     /// Profile wire name → every value of its consulted knob the code
     /// supports (empty for `sequential/run_all`).
     pub profiles: BTreeMap<String, BTreeSet<String>>,
-    /// The output mode the host uses when a document does not state one.
+    /// The output mode the host uses when a document has no `surface` (a
+    /// stated surface that omits `buffered_output` takes `true`, §7.7.4).
     pub buffered_output: bool,
     /// The exposure bound the host states when it streams unbuffered.
     pub exposure_bound: Option<String>,

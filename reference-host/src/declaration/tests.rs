@@ -847,6 +847,56 @@ fn contradictions_are_inconsistent() {
     assert!(e.detail().contains("does not state"), "{}", e.detail());
 }
 
+/// §7.7.4: a stated surface that omits `buffered_output` takes the table
+/// default `true`, never the host's own (incremental) output mode; §13.1:
+/// `false` must be declared explicitly. Only an absent surface carries the
+/// host's streaming posture.
+#[test]
+fn a_partial_surface_defaults_buffered_output_to_true() {
+    let r = reference_registry();
+    let own_version = json!(["agent-hooks-declaration/1.0"]);
+    // The reference code surface lists incremental_output; filled into a
+    // partial surface beside the default `true`, that is a step 7 contradiction,
+    // and the finding says the document did not state buffered_output.
+    let partial = with(
+        minimal(),
+        "/surface/declaration_versions",
+        own_version.clone(),
+    );
+    let e = refused(&r, &partial);
+    assert_eq!(e.class, RefusalClass::Inconsistent, "{}", e.detail());
+    assert!(
+        e.detail()
+            .contains("does not state buffered_output: it takes its default true"),
+        "{}",
+        e.detail()
+    );
+    // Stating capabilities without incremental_output, the partial surface
+    // loads buffered, with no exposure bound.
+    let buffered = with(
+        partial.clone(),
+        "/surface/capabilities",
+        json!(["model_calls", "tool_calls", "host_declaration"]),
+    );
+    let d = Loader::new(&r).load_value(&buffered).expect("loads");
+    assert!(d.resolved().surface.buffered_output);
+    assert_eq!(d.resolved().surface.exposure_bound, None);
+    assert_eq!(
+        d.resolved().to_value()["surface"]["buffered_output"],
+        json!(true)
+    );
+    assert!(d.resolved().to_value()["surface"]
+        .get("exposure_bound")
+        .is_none());
+    // Without a surface the host's own output mode and bound are carried.
+    let d = Loader::new(&r).load_value(&minimal()).expect("loads");
+    assert!(!d.resolved().surface.buffered_output);
+    assert_eq!(
+        d.resolved().surface.exposure_bound.as_deref(),
+        Some(registry::REFERENCE_EXPOSURE_BOUND)
+    );
+}
+
 // ---- step 8: beyond the host code ----
 
 #[test]
