@@ -46,6 +46,8 @@ pub enum Rule {
     InterceptIdIsEventId,
     /// A notification carries no `id`.
     NotificationHasNoId,
+    /// `hooks/intercept` carries only `tool.before`.
+    InterceptToolBefore,
     /// An intercept request advertises `deny`.
     DenyAdvertised,
     /// Extension keys are reverse-DNS names.
@@ -109,6 +111,7 @@ impl Rule {
             Rule::WireVersion => "ahp.version.exact",
             Rule::InterceptIdIsEventId => "ahp.intercept.id-is-event-id",
             Rule::NotificationHasNoId => "ahp.observe.no-id",
+            Rule::InterceptToolBefore => "ahp.intercept.tool-before-only",
             Rule::DenyAdvertised => "ahp.capabilities.deny-advertised",
             Rule::ExtensionKeys => "ahp.extensions.reverse-dns",
             Rule::OneEffect => "ahp.result.at-most-one-effect",
@@ -141,9 +144,10 @@ impl Rule {
         match self {
             Rule::Utf8 | Rule::JsonSyntax | Rule::UniqueMembers | Rule::NoBatch => "7.1",
             Rule::KnownMethod => "7.1",
-            Rule::Schema => "8-19",
+            Rule::Schema => "8-19 (the schema location is in the message)",
             Rule::WireVersion => "7.2",
             Rule::InterceptIdIsEventId => "8.1",
+            Rule::InterceptToolBefore => "10.1",
             Rule::NotificationHasNoId | Rule::NoReplyToNotification => "8.4",
             Rule::DenyAdvertised | Rule::AdvertisedEffects => "11",
             Rule::ExtensionKeys => "9.5",
@@ -180,6 +184,7 @@ impl Rule {
             // The upstream fixture for this rule cites AHP-CORE-004 (ids
             // survive retries); the rule itself is the 8.1 sentence.
             Rule::InterceptIdIsEventId => Some("AHP-CORE-004"),
+            Rule::InterceptToolBefore => Some("AHP-TB-001"),
             Rule::DenyAdvertised | Rule::AdvertisedEffects => Some("AHP-CAP-001"),
             Rule::ExtensionKeys => Some("AHP-EXT-001"),
             Rule::OneEffect | Rule::DenyOnly => Some("AHP-DEC-001"),
@@ -209,8 +214,12 @@ impl Rule {
 
 impl fmt::Display for Rule {
     /// `<id>, <requirement>, §<clause>` (the requirement only when there is
-    /// one), e.g. `ahp.version.exact, AHP-VER-001, §7.2`.
+    /// one), e.g. `ahp.version.exact, AHP-VER-001, §7.2`; a plain schema
+    /// finding is just `ahp.schema` (its message names the schema location).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if *self == Rule::Schema {
+            return f.write_str(self.id());
+        }
         match self.requirement() {
             Some(req) => write!(f, "{}, {req}, §{}", self.id(), self.clause()),
             None => write!(f, "{}, §{}", self.id(), self.clause()),
@@ -366,7 +375,19 @@ pub fn check_as(kind: SchemaKind, value: &Value) -> Vec<Finding> {
             "a JSON array (a batch) is not an AHP message; AHP 0.1 forbids batches",
         )];
     }
-    let mut findings = schema_findings(kind, value);
+    if !value.is_object() {
+        // Every AHP document is one object; the schemas' answer for a bare
+        // string or number (no oneOf branch matched) would say less.
+        return vec![Finding::new(
+            Rule::Schema,
+            "",
+            format!(
+                "{} is not a JSON object; every AHP document is one object",
+                short(value)
+            ),
+        )];
+    }
+    let mut findings = check_schema(kind, value);
     match kind {
         SchemaKind::InterceptRequest => findings.extend(intercept_id_rule(value)),
         SchemaKind::Registration => findings.extend(registration_rules(value, &[])),
@@ -379,7 +400,7 @@ pub fn check_as(kind: SchemaKind, value: &Value) -> Vec<Finding> {
 /// (spec 18.2: plain http outside loopback only in "explicitly controlled
 /// local development environments"; the caller names those hosts).
 pub fn check_registration(value: &Value, local_http_hosts: &[String]) -> Vec<Finding> {
-    let mut findings = schema_findings(SchemaKind::Registration, value);
+    let mut findings = check_schema(SchemaKind::Registration, value);
     findings.extend(registration_rules(value, local_http_hosts));
     findings
 }
@@ -405,6 +426,7 @@ const SCHEMA_RULES: &[(&str, Rule)] = &[
         "intercept-request#/$defs/advertisesDeny",
         Rule::DenyAdvertised,
     ),
+    ("tool-before#/properties/type", Rule::InterceptToolBefore),
     (
         "intercept-response#/$defs/effects/maxItems",
         Rule::OneEffect,
@@ -455,7 +477,9 @@ const SCHEMA_RULES: &[(&str, Rule)] = &[
 /// Longest message text kept from a schema error; values can be large.
 const MAX_DETAIL: usize = 240;
 
-fn schema_findings(kind: SchemaKind, value: &Value) -> Vec<Finding> {
+/// The schema layer alone: `value` checked against `kind`'s project
+/// schema, each error under its rule ([`check_as`] adds the code rules).
+pub fn check_schema(kind: SchemaKind, value: &Value) -> Vec<Finding> {
     kind.validator()
         .iter_errors(value)
         .map(|e| {
@@ -746,9 +770,9 @@ pub fn check_transcript(bytes: &[u8]) -> Vec<LineFinding> {
 /// [`check_transcript`]).
 fn pair_replies(messages: &[(usize, Value)]) -> Vec<LineFinding> {
     let mut out = Vec::new();
-    let has_requests = messages
-        .iter()
-        .any(|(_, m)| m.get("method").is_some() && m.get("id").is_some());
+    // Only a transcript that shows the harness side can pair replies; a
+    // capture of a backend's stdout alone holds replies only.
+    let has_requests = messages.iter().any(|(_, m)| m.get("method").is_some());
     if !has_requests {
         return out;
     }
