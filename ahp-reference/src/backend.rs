@@ -17,7 +17,7 @@ use ctk_ahp_protocol::version::WIRE_VERSION;
 use serde_json::{json, Map, Value};
 
 use crate::policy::{Policy, ToolCall};
-use crate::rpc;
+use crate::rpc::{self, ErrorCode};
 
 /// The only event type `hooks/intercept` accepts in AHP 0.1 (spec 10.1).
 pub const INTERCEPTABLE_EVENT: &str = "tool.before";
@@ -61,10 +61,10 @@ pub struct Handled {
 }
 
 impl Handled {
-    fn error(id: Value, method: Option<String>, code: i64, data: Option<Value>) -> Handled {
+    fn error(id: Value, method: Option<String>, code: ErrorCode, data: Option<Value>) -> Handled {
         Handled {
             reply: Some(rpc::error_response(id, code, data)),
-            disposition: Disposition::Error(code),
+            disposition: Disposition::Error(code.code()),
             method,
         }
     }
@@ -92,14 +92,14 @@ impl Default for Backend {
 
 /// Why a `hooks/intercept` request cannot be decided.
 struct Refusal {
-    code: i64,
+    code: ErrorCode,
     data: Option<Value>,
 }
 
 impl Refusal {
     fn params(pointer: &str, problem: &str) -> Refusal {
         Refusal {
-            code: rpc::INVALID_PARAMS,
+            code: ErrorCode::InvalidParams,
             data: Some(json!({"pointer": pointer, "problem": problem})),
         }
     }
@@ -146,20 +146,20 @@ impl Backend {
                 Handled::error(
                     Value::Null,
                     None,
-                    rpc::INVALID_REQUEST,
+                    ErrorCode::InvalidRequest,
                     Some(json!({"problem": "an object repeats a member name"})),
                 )
             }
             Err(JsonError::NotUtf8 { .. }) => Handled::error(
                 Value::Null,
                 None,
-                rpc::PARSE_ERROR,
+                ErrorCode::ParseError,
                 Some(json!({"problem": "the message is not UTF-8"})),
             ),
             Err(JsonError::Syntax { .. }) => Handled::error(
                 Value::Null,
                 None,
-                rpc::PARSE_ERROR,
+                ErrorCode::ParseError,
                 Some(json!({"problem": "the message is not one JSON value"})),
             ),
         }
@@ -178,7 +178,7 @@ impl Backend {
             return Handled::error(
                 Value::Null,
                 None,
-                rpc::INVALID_REQUEST,
+                ErrorCode::InvalidRequest,
                 Some(json!({ "problem": problem })),
             );
         };
@@ -194,7 +194,7 @@ impl Backend {
             Handled::error(
                 Value::Null,
                 method.clone(),
-                rpc::INVALID_REQUEST,
+                ErrorCode::InvalidRequest,
                 Some(json!({ "problem": problem })),
             )
         };
@@ -226,10 +226,10 @@ impl Backend {
             "hooks/observe" => Handled::error(
                 id,
                 method,
-                rpc::INVALID_REQUEST,
+                ErrorCode::InvalidRequest,
                 Some(json!({"problem": "hooks/observe is a notification and carries no id"})),
             ),
-            _ => Handled::error(id, method, rpc::METHOD_NOT_FOUND, None),
+            _ => Handled::error(id, method, ErrorCode::MethodNotFound, None),
         }
     }
 
@@ -256,7 +256,7 @@ impl Backend {
             Some(Value::String(v)) if v == WIRE_VERSION => {}
             Some(_) => {
                 return Err(Refusal {
-                    code: rpc::UNSUPPORTED_PROTOCOL_VERSION,
+                    code: ErrorCode::UnsupportedProtocolVersion,
                     data: Some(json!({ "supported": [WIRE_VERSION] })),
                 })
             }
@@ -271,7 +271,7 @@ impl Backend {
             .ok_or_else(|| Refusal::params("/params/event/type", "type must be a string"))?;
         if event_type != INTERCEPTABLE_EVENT {
             return Err(Refusal {
-                code: rpc::UNSUPPORTED_EVENT,
+                code: ErrorCode::UnsupportedEvent,
                 data: Some(json!({ "supported": [INTERCEPTABLE_EVENT] })),
             });
         }

@@ -91,7 +91,7 @@ fn write_line<W: Write>(output: &mut W, line: &str) -> io::Result<()> {
 fn oversize_reply(max: usize) -> String {
     let v = rpc::error_response(
         serde_json::Value::Null,
-        rpc::INVALID_REQUEST,
+        rpc::ErrorCode::InvalidRequest,
         Some(json!({"problem": "the message is longer than the backend accepts", "maxBytes": max})),
     );
     serde_json::to_string(&v).expect("a JSON value serializes")

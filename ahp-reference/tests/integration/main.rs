@@ -1,0 +1,9 @@
+//! Integration tests of the reference AHP backend: the library core, the
+//! binary over stdio (persistent and per event) and HTTP, and its replies
+//! checked against the upstream 0.1 fixtures and schemas.
+
+mod core;
+mod http;
+mod stdio;
+mod support;
+mod upstream;
