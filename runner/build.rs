@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-const SPECS: [&str; 2] = ["0.1", "draft"];
+const SPECS: [&str; 4] = ["0.1", "draft", "ahp/0.1", "ahp/draft"];
 
 fn canonical(path: &Path) -> String {
     path.canonicalize()

@@ -95,5 +95,7 @@ pub mod json_path;
 pub mod outcome;
 pub mod report;
 pub mod script;
+pub mod set;
+pub mod suite;
 pub mod surface;
 pub mod vector;

@@ -21,6 +21,7 @@ use crate::report::build::{self, RunContext};
 use crate::report::human::{self, Style};
 use crate::report::model::{HostIdentity, Report};
 use crate::report::{events, json, junit, markdown};
+use crate::set::VectorMeta;
 use crate::vector::load::LoadedVector;
 use crate::vector::model::SpecVersion;
 
@@ -133,7 +134,7 @@ where
         total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     Ok(RunResult {
-        report: build::build(ctx, &job.vectors, &outcomes),
+        report: build::build(ctx, &metas(&job.vectors), &outcomes),
     })
 }
 
@@ -193,7 +194,7 @@ pub fn unstarted_report(job: &Job, host_label: &str, reason: &str) -> Report {
         started_at: build::rfc3339(std::time::SystemTime::now()),
         total_ms: 0,
     };
-    build::build(ctx, &job.vectors, &outcomes)
+    build::build(ctx, &metas(&job.vectors), &outcomes)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
@@ -216,6 +217,11 @@ pub fn write_reports(dir: &Path, report: &Report, json_text: &str) -> Result<(),
     ]
     .into_iter()
     .collect()
+}
+
+/// The core's view of the run's vectors.
+fn metas(vectors: &[LoadedVector]) -> Vec<VectorMeta> {
+    vectors.iter().map(LoadedVector::meta).collect()
 }
 
 /// The file name of the streamed results in `--report-dir`.
@@ -249,7 +255,7 @@ impl EventLog {
         }
     }
 
-    fn record(&mut self, event: &Event, vectors: &[LoadedVector]) {
+    fn record(&mut self, event: &Event, vectors: &[VectorMeta]) {
         let Some(file) = &mut self.file else { return };
         let header = events::RunHeader {
             spec: &self.spec,
@@ -338,7 +344,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
             no_color.as_deref(),
         ),
     };
-    let vectors = job.vectors.clone();
+    let vectors = metas(&job.vectors);
     let mut log = args
         .report_dir
         .as_deref()

@@ -13,7 +13,7 @@ use crate::cli::args::ColorChoice;
 use crate::event::Event;
 use crate::outcome::Status;
 use crate::report::human::{self, Style};
-use crate::vector::load::LoadedVector;
+use crate::set::VectorMeta;
 
 /// Print `text` on stdout, ignoring a closed or failing stdout: output is a
 /// courtesy, and losing it must never cost a result.
@@ -54,7 +54,7 @@ pub struct Display {
 /// The live view of one run.
 pub struct Terminal<'a> {
     display: Display,
-    vectors: &'a [LoadedVector],
+    vectors: &'a [VectorMeta],
     bar: Option<ProgressBar>,
     running: BTreeMap<usize, &'a str>,
     counts: [usize; 4],
@@ -64,7 +64,7 @@ impl<'a> Terminal<'a> {
     /// A view over `vectors`. The progress display appears at once (before
     /// the host's handshake), when stderr is a terminal and the run is
     /// neither quiet nor JSON.
-    pub fn new(vectors: &'a [LoadedVector], display: Display) -> Self {
+    pub fn new(vectors: &'a [VectorMeta], display: Display) -> Self {
         let bar = (display.human && !display.quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(
                 Some(vectors.len() as u64),
@@ -92,9 +92,7 @@ impl<'a> Terminal<'a> {
     }
 
     fn title(&self, index: usize) -> &'a str {
-        self.vectors
-            .get(index)
-            .map_or("", |v| v.vector.title.as_str())
+        self.vectors.get(index).map_or("", |v| v.title.as_str())
     }
 
     fn message(&self) -> String {
@@ -123,7 +121,7 @@ impl<'a> Terminal<'a> {
             Event::RunStarted { .. } => {}
             Event::VectorStarted { index } => {
                 if let Some(v) = self.vectors.get(*index) {
-                    self.running.insert(*index, v.vector.id.as_str());
+                    self.running.insert(*index, v.id.as_str());
                 }
             }
             Event::VectorFinished { index, outcome } => {
@@ -138,11 +136,7 @@ impl<'a> Terminal<'a> {
                 let shown =
                     !self.display.quiet || matches!(outcome.status, Status::Fail | Status::Error);
                 if self.display.human && shown {
-                    let title = match self
-                        .vectors
-                        .get(*index)
-                        .and_then(|v| v.vector.advisory.as_deref())
-                    {
+                    let title = match self.vectors.get(*index).and_then(|v| v.advisory.as_deref()) {
                         Some(decision) => {
                             format!("{} [advisory {decision}]", self.title(*index))
                         }

@@ -50,7 +50,12 @@ pub fn command(path: &Path, vectors: Option<&Path>) -> Result<u8, CliError> {
             .map(VectorSource::Embedded),
     };
     let loaded = match source {
-        Some(s) => Some(load::load(&s)?),
+        Some(s) => Some(
+            load::load(&s)?
+                .iter()
+                .map(load::LoadedVector::meta)
+                .collect::<Vec<_>>(),
+        ),
         None => None,
     };
     let problems = verify::verify_parsed(&text, &value, &report, loaded.as_deref());

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use crate::digest;
 use crate::outcome::VectorOutcome;
 use crate::report::model::*;
-use crate::vector::load::LoadedVector;
+use crate::set::VectorMeta;
 
 /// Everything a report states besides the outcomes.
 #[derive(Debug, Clone)]
@@ -71,7 +71,7 @@ pub fn digests(report: &Value) -> (String, String) {
 }
 
 /// Build a report; `outcomes[i]` belongs to `vectors[i]`.
-pub fn build(ctx: RunContext, vectors: &[LoadedVector], outcomes: &[VectorOutcome]) -> Report {
+pub fn build(ctx: RunContext, vectors: &[VectorMeta], outcomes: &[VectorOutcome]) -> Report {
     // (gating, advisory) per part.
     let mut parts: BTreeMap<String, (Totals, Totals)> = BTreeMap::new();
     let mut totals = Totals::default();
@@ -79,8 +79,8 @@ pub fn build(ctx: RunContext, vectors: &[LoadedVector], outcomes: &[VectorOutcom
     let mut entries = Vec::new();
     let mut vectors_ms = BTreeMap::new();
     for (v, o) in vectors.iter().zip(outcomes) {
-        let part = parts.entry(v.vector.part().to_owned()).or_default();
-        if v.vector.advisory.is_some() {
+        let part = parts.entry(v.part.clone()).or_default();
+        if v.advisory.is_some() {
             part.1.add(o.status);
             advisory_totals.add(o.status);
         } else {
@@ -88,14 +88,14 @@ pub fn build(ctx: RunContext, vectors: &[LoadedVector], outcomes: &[VectorOutcom
             totals.add(o.status);
         }
         vectors_ms.insert(
-            v.vector.id.clone(),
+            v.id.clone(),
             u64::try_from(o.duration.as_millis()).unwrap_or(u64::MAX),
         );
         entries.push(VectorEntry {
-            id: v.vector.id.clone(),
-            title: v.vector.title.clone(),
-            part: v.vector.part().to_owned(),
-            advisory: v.vector.advisory.clone(),
+            id: v.id.clone(),
+            title: v.title.clone(),
+            part: v.part.clone(),
+            advisory: v.advisory.clone(),
             file: v.file_name.clone(),
             sha256: v.sha256.clone(),
             status: o.status,

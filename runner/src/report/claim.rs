@@ -13,12 +13,14 @@
 use std::collections::BTreeMap;
 
 use crate::report::model::{Report, VectorEntry};
-use crate::vector::embedded;
-use crate::vector::load::LoadedVector;
-use crate::vector::model::SpecVersion;
+use crate::set::{self, VectorMeta};
+use crate::suite::{Protocol, Suite};
 
-/// The claimable spec.
+/// The claimable Agent Hooks line.
 pub const CLAIMABLE_SPEC: &str = "agent-hooks/0.1";
+
+/// The claimable AHP line.
+pub const CLAIMABLE_AHP_SPEC: &str = "agent-hooks-protocol/0.1";
 
 /// The header of the CLAIMS.md table the row belongs to.
 pub const CLAIM_HEADER: &str = "| host | version | spec | capabilities | profiles | identity provider | tool-seam posture | statements | passed | report digest |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";
@@ -39,8 +41,8 @@ const NAMED: usize = 3;
 /// the problems `ctk verify` found. The report's vectors are compared with
 /// the released suite of its spec ([`embedded::released`]).
 pub fn refusals(report: &Report, verify_problems: &[String]) -> Vec<String> {
-    let released = match SpecVersion::parse(&report.spec) {
-        Some(spec) => embedded::released(spec),
+    let released = match Suite::parse(&report.spec) {
+        Some(suite) => set::released(suite),
         None => Err(format!("no released suite for {}", report.spec)),
     };
     refusals_against(report, verify_problems, released)
@@ -51,16 +53,21 @@ pub fn refusals(report: &Report, verify_problems: &[String]) -> Vec<String> {
 pub fn refusals_against(
     report: &Report,
     verify_problems: &[String],
-    released: Result<&[LoadedVector], String>,
+    released: Result<&[VectorMeta], String>,
 ) -> Vec<String> {
     let mut out: Vec<String> = verify_problems
         .iter()
         .map(|p| format!("report does not verify: {p}"))
         .collect();
-    let claimable = report.spec == CLAIMABLE_SPEC;
+    let suite = Suite::parse(&report.spec);
+    let claimable = suite.is_some_and(Suite::claimable);
     if !claimable {
+        let line = match suite.map(Suite::protocol) {
+            Some(Protocol::Ahp) => CLAIMABLE_AHP_SPEC,
+            _ => CLAIMABLE_SPEC,
+        };
         out.push(format!(
-            "the report is for {}; only {CLAIMABLE_SPEC} can be claimed",
+            "the report is for {}; only {line} can be claimed",
             report.spec
         ));
     }
@@ -92,7 +99,9 @@ pub fn refusals_against(
             )),
         }
     }
-    if report.declaration.document.get("surface").is_none() {
+    if suite.map(Suite::protocol) != Some(Protocol::Ahp)
+        && report.declaration.document.get("surface").is_none()
+    {
         out.push("the declaration does not state its surface explicitly".to_owned());
     }
     out
@@ -114,10 +123,9 @@ fn first_few(items: &[String]) -> String {
 
 /// How the report's vectors differ from the released suite, one line per
 /// kind of difference, each naming the first vectors that differ.
-fn suite_differences(report: &Report, released: &[LoadedVector]) -> Vec<String> {
+fn suite_differences(report: &Report, released: &[VectorMeta]) -> Vec<String> {
     let prefix = format!("the vectors are not the released {} suite", report.spec);
-    let suite: BTreeMap<&str, &LoadedVector> =
-        released.iter().map(|v| (v.vector.id.as_str(), v)).collect();
+    let suite: BTreeMap<&str, &VectorMeta> = released.iter().map(|v| (v.id.as_str(), v)).collect();
     let listed: BTreeMap<&str, &VectorEntry> =
         report.vectors.iter().map(|v| (v.id.as_str(), v)).collect();
     let mut out = Vec::new();
@@ -163,7 +171,7 @@ fn suite_differences(report: &Report, released: &[LoadedVector]) -> Vec<String> 
                 "{id} (report {}, suite {})",
                 entry.sha256, released.sha256
             ));
-        } else if entry.advisory != released.vector.advisory {
+        } else if entry.advisory != released.advisory {
             let say = |a: &Option<String>| {
                 a.as_ref()
                     .map(|d| format!("advisory {d}"))
@@ -172,7 +180,7 @@ fn suite_differences(report: &Report, released: &[LoadedVector]) -> Vec<String> 
             marking.push(format!(
                 "{id} (report {}, suite {})",
                 say(&entry.advisory),
-                say(&released.vector.advisory)
+                say(&released.advisory)
             ));
         }
     }
@@ -323,10 +331,11 @@ mod tests {
     /// claimable): every vector passes, except that `fail` makes the first
     /// gating one fail.
     fn report(spec: &str, fail: bool, document: Value) -> Report {
-        let vectors = embedded::released(SpecVersion::V0_1).expect("the released suite");
+        let vectors = set::released(Suite::AgentHooks(crate::vector::model::SpecVersion::V0_1))
+            .expect("the released suite");
         let first_gating = vectors
             .iter()
-            .position(|v| v.vector.advisory.is_none())
+            .position(|v| v.advisory.is_none())
             .expect("a gating vector");
         let outcomes: Vec<VectorOutcome> = vectors
             .iter()
@@ -337,7 +346,7 @@ mod tests {
                 } else {
                     Vec::new()
                 };
-                VectorOutcome::from_failures(&v.vector.id, failures, Duration::from_millis(1))
+                VectorOutcome::from_failures(&v.id, failures, Duration::from_millis(1))
             })
             .collect();
         let surface = crate::declaration::surface(&document);

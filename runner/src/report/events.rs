@@ -10,7 +10,7 @@
 use serde_json::{json, Value};
 
 use crate::event::Event;
-use crate::vector::load::LoadedVector;
+use crate::set::VectorMeta;
 
 /// The `format` member of every `run_started` line.
 pub const EVENTS_FORMAT: &str = "ctk-events/1";
@@ -26,7 +26,7 @@ pub struct RunHeader<'a> {
 
 /// The JSON line for `event`; `vectors` are the run's vectors (indexed by
 /// the event's position). Ends without a newline.
-pub fn line(event: &Event, vectors: &[LoadedVector], header: &RunHeader<'_>) -> String {
+pub fn line(event: &Event, vectors: &[VectorMeta], header: &RunHeader<'_>) -> String {
     let value: Value = match event {
         Event::RunStarted { total } => json!({
             "event": "run_started",
@@ -38,7 +38,7 @@ pub fn line(event: &Event, vectors: &[LoadedVector], header: &RunHeader<'_>) -> 
         Event::VectorStarted { index } => json!({
             "event": "vector_started",
             "index": index,
-            "id": vectors.get(*index).map(|v| v.vector.id.as_str()),
+            "id": vectors.get(*index).map(|v| v.id.as_str()),
         }),
         Event::VectorFinished { index, outcome } => {
             let loaded = vectors.get(*index);
@@ -46,8 +46,8 @@ pub fn line(event: &Event, vectors: &[LoadedVector], header: &RunHeader<'_>) -> 
                 "event": "vector_finished",
                 "index": index,
                 "id": outcome.id,
-                "title": loaded.map(|v| v.vector.title.as_str()),
-                "part": loaded.map(|v| v.vector.part()),
+                "title": loaded.map(|v| v.title.as_str()),
+                "part": loaded.map(|v| v.part.as_str()),
                 "sha256": loaded.map(|v| v.sha256.as_str()),
                 "status": outcome.status,
                 "reason": outcome.reason,
@@ -56,7 +56,7 @@ pub fn line(event: &Event, vectors: &[LoadedVector], header: &RunHeader<'_>) -> 
             });
             if let (Some(obj), Some(advisory)) = (
                 v.as_object_mut(),
-                loaded.and_then(|l| l.vector.advisory.as_deref()),
+                loaded.and_then(|l| l.advisory.as_deref()),
             ) {
                 obj.insert("advisory".into(), Value::String(advisory.to_owned()));
             }
@@ -78,7 +78,9 @@ mod tests {
     #[test]
     fn a_finished_vector_is_one_self_describing_line() {
         let text = r#"{"id":"AH-CTK-900","title":"deny at input","spec_clause":"1","part":"verdict/deny","scenario":{"input":{"content":"x","role":"user"}},"interceptor_script":[],"expect":{"interceptions":[],"run_outcome":"completed"}}"#;
-        let loaded = parse_vector(std::path::Path::new("v.json"), text).expect("vector");
+        let loaded = parse_vector(std::path::Path::new("v.json"), text)
+            .expect("vector")
+            .meta();
         let header = RunHeader {
             spec: "agent-hooks/0.1",
             vector_source: "tests",

@@ -10,7 +10,7 @@ use crate::digest;
 use crate::report::build::{digests, vector_set_digest};
 use crate::report::json::render_value;
 use crate::report::model::{Report, Totals, REPORT_FORMAT};
-use crate::vector::load::LoadedVector;
+use crate::set::VectorMeta;
 
 /// Why a report does not verify; each problem is one line.
 pub type Problems = Vec<String>;
@@ -27,7 +27,7 @@ pub fn parse(text: &str) -> Result<(Value, Report), String> {
 }
 
 /// Verify report text; `vectors`, when given, are the vectors it must cite.
-pub fn verify(text: &str, vectors: Option<&[LoadedVector]>) -> Problems {
+pub fn verify(text: &str, vectors: Option<&[VectorMeta]>) -> Problems {
     match parse(text) {
         Ok((value, report)) => verify_parsed(text, &value, &report, vectors),
         Err(e) => vec![e],
@@ -39,7 +39,7 @@ pub fn verify_parsed(
     text: &str,
     value: &Value,
     report: &Report,
-    vectors: Option<&[LoadedVector]>,
+    vectors: Option<&[VectorMeta]>,
 ) -> Problems {
     let mut problems = Vec::new();
     if render_value(value) != text {
@@ -75,12 +75,7 @@ pub fn verify_parsed(
     if let Some(vectors) = vectors {
         let known: BTreeMap<&str, (&str, &str)> = vectors
             .iter()
-            .map(|v| {
-                (
-                    v.vector.id.as_str(),
-                    (v.sha256.as_str(), v.file_name.as_str()),
-                )
-            })
+            .map(|v| (v.id.as_str(), (v.sha256.as_str(), v.file_name.as_str())))
             .collect();
         for entry in &report.vectors {
             match known.get(entry.id.as_str()) {

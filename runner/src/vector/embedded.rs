@@ -9,15 +9,9 @@ use std::sync::OnceLock;
 use crate::vector::load::{self, LoadedVector, VectorSource};
 use crate::vector::model::SpecVersion;
 
-/// `(spec, file name, text)` of every embedded vector, sorted by file name.
-const FILES: &[(&str, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/embedded_vectors.rs"));
-
 /// The embedded vector files of one spec version, as `(file name, text)`.
 pub fn files(spec: SpecVersion) -> impl Iterator<Item = (&'static str, &'static str)> {
-    FILES
-        .iter()
-        .filter(move |(s, _, _)| *s == spec.as_str())
-        .map(|(_, name, text)| (*name, *text))
+    crate::set::embedded_files(crate::suite::Suite::AgentHooks(spec))
 }
 
 /// The released suite of a spec: its embedded vectors, loaded once per

@@ -95,6 +95,21 @@ pub struct LoadedVector {
     pub text: String,
 }
 
+impl LoadedVector {
+    /// The core's view of this vector (reports, claims, the terminal).
+    pub fn meta(&self) -> crate::set::VectorMeta {
+        crate::set::VectorMeta {
+            id: self.vector.id.clone(),
+            title: self.vector.title.clone(),
+            part: self.vector.part().to_owned(),
+            file_name: self.file_name.clone(),
+            sha256: self.sha256.clone(),
+            advisory: self.vector.advisory.clone(),
+            covers: self.vector.covers.clone(),
+        }
+    }
+}
+
 fn validator() -> &'static jsonschema::Validator {
     static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {

@@ -46,6 +46,11 @@ pub(crate) fn released_report(spec: &str, all_pass: bool) -> Report {
 /// The outcomes of [`report`]: the positions count gating vectors only
 /// (advisory ones pass), so the failing report fails whatever the released
 /// suite marks advisory.
+/// The core's view of loaded vectors.
+fn metas(vectors: &[ctk::vector::load::LoadedVector]) -> Vec<ctk::set::VectorMeta> {
+    vectors.iter().map(|v| v.meta()).collect()
+}
+
 fn outcomes(vectors: &[LoadedVector], all_pass: bool) -> Vec<VectorOutcome> {
     let ms = |n| Duration::from_millis(n);
     let mut gating = 0..;
@@ -109,7 +114,7 @@ fn build_from(
         started_at: "2026-12-01T08:25:30Z".into(),
         total_ms: 42,
     };
-    build(ctx, vectors, outcomes)
+    build(ctx, &metas(vectors), outcomes)
 }
 
 #[test]
@@ -291,7 +296,7 @@ fn report_json_matches_its_schema_and_verifies() {
     ctk::cli::validate::check_report(Path::new("report.json"), &value)
         .expect("valid against report.schema.json");
     assert_eq!(
-        verify::verify(&text, Some(&vectors())),
+        verify::verify(&text, Some(&metas(&vectors()))),
         Vec::<String>::new()
     );
 }
@@ -316,7 +321,7 @@ fn any_one_byte_change_fails_verify() {
     assert!(!verify::verify(&spaced, None).is_empty());
     let mut other = vectors();
     other[0].sha256 = "sha256:0000".into();
-    assert!(verify::verify(&text, Some(&other))
+    assert!(verify::verify(&text, Some(&metas(&other)))
         .iter()
         .any(|p| p.contains("AH-CTK-901")));
 }
@@ -417,7 +422,7 @@ fn an_advisory_failure_never_gates() {
     assert_eq!(ctk::cli::run::exit_code_for(&r), ctk::exit_code::SUCCESS);
     // Claimable against a suite in which that vector is the advisory one.
     assert_eq!(
-        claim::refusals_against(&r, &[], Ok(&vectors)),
+        claim::refusals_against(&r, &[], Ok(&metas(&vectors))),
         Vec::<String>::new()
     );
     let text = json::render(&r);

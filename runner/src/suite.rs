@@ -1,0 +1,157 @@
+//! The suites the kit certifies against: a protocol and one of its lines.
+//!
+//! The kit's core (vector sets and their digests, reports, claims,
+//! coverage, the CLI frame, the terminal) works on any suite; each suite
+//! owns its vector model, its engine and its assertions: Agent Hooks in this
+//! crate (`vector`, `engine`, `assert`, `script`, `surface`, `declaration`),
+//! AHP in the `ctk-ahp-*` crates.
+
+use crate::vector::model::SpecVersion;
+
+/// The protocols the kit certifies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Protocol {
+    /// Agent Hooks: the in-process interception contract (`agent-hooks/*`).
+    AgentHooks,
+    /// AHP, the Agent Hooks Protocol: JSON-RPC between an agent harness and
+    /// control backends (`agent-hooks-protocol/*`).
+    Ahp,
+}
+
+impl Protocol {
+    /// The name reports carry in `protocol`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::AgentHooks => "agent-hooks",
+            Protocol::Ahp => "agent-hooks-protocol",
+        }
+    }
+
+    /// Parse [`Protocol::as_str`].
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "agent-hooks" => Some(Protocol::AgentHooks),
+            "agent-hooks-protocol" => Some(Protocol::Ahp),
+            _ => None,
+        }
+    }
+}
+
+/// The lines of AHP the kit has vectors for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AhpLine {
+    /// Wire `protocolVersion` `"0.1"`, revision `0.1.0-draft.1`: released.
+    V0_1,
+    /// Wire `"draft"`: mutable, never claimable.
+    Draft,
+}
+
+impl AhpLine {
+    /// The wire `protocolVersion`.
+    pub fn wire_version(self) -> &'static str {
+        match self {
+            AhpLine::V0_1 => "0.1",
+            AhpLine::Draft => "draft",
+        }
+    }
+
+    /// The specification revision the line names.
+    pub fn revision(self) -> &'static str {
+        match self {
+            AhpLine::V0_1 => "0.1.0-draft.1",
+            AhpLine::Draft => "draft",
+        }
+    }
+}
+
+/// A protocol and one of its lines: what a run, a report and a claim are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Suite {
+    /// An Agent Hooks line.
+    AgentHooks(SpecVersion),
+    /// An AHP line.
+    Ahp(AhpLine),
+}
+
+impl Suite {
+    /// Every suite, in a stable order.
+    pub const ALL: [Suite; 4] = [
+        Suite::AgentHooks(SpecVersion::V0_1),
+        Suite::AgentHooks(SpecVersion::Draft),
+        Suite::Ahp(AhpLine::V0_1),
+        Suite::Ahp(AhpLine::Draft),
+    ];
+
+    /// The protocol.
+    pub fn protocol(self) -> Protocol {
+        match self {
+            Suite::AgentHooks(_) => Protocol::AgentHooks,
+            Suite::Ahp(_) => Protocol::Ahp,
+        }
+    }
+
+    /// The string a report carries in `spec`, e.g. `agent-hooks/0.1` or
+    /// `agent-hooks-protocol/0.1`.
+    pub fn wire(self) -> &'static str {
+        match self {
+            Suite::AgentHooks(v) => v.wire(),
+            Suite::Ahp(AhpLine::V0_1) => "agent-hooks-protocol/0.1",
+            Suite::Ahp(AhpLine::Draft) => "agent-hooks-protocol/draft",
+        }
+    }
+
+    /// Parse [`Suite::wire`].
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "agent-hooks-protocol/0.1" => Some(Suite::Ahp(AhpLine::V0_1)),
+            "agent-hooks-protocol/draft" => Some(Suite::Ahp(AhpLine::Draft)),
+            _ if text.starts_with("agent-hooks/") => {
+                SpecVersion::parse(text).map(Suite::AgentHooks)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether a report of this suite can ever back a claim: released lines
+    /// only, never a draft.
+    pub fn claimable(self) -> bool {
+        matches!(
+            self,
+            Suite::AgentHooks(SpecVersion::V0_1) | Suite::Ahp(AhpLine::V0_1)
+        )
+    }
+
+    /// The folder under `vectors/` (and `spec/`) holding the suite's
+    /// project data, e.g. `0.1` or `ahp/0.1`.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Suite::AgentHooks(v) => v.as_str(),
+            Suite::Ahp(AhpLine::V0_1) => "ahp/0.1",
+            Suite::Ahp(AhpLine::Draft) => "ahp/draft",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_suite_round_trips_and_only_released_lines_are_claimable() {
+        for suite in Suite::ALL {
+            assert_eq!(Suite::parse(suite.wire()), Some(suite), "{}", suite.wire());
+            assert_eq!(
+                Protocol::parse(suite.protocol().as_str()),
+                Some(suite.protocol())
+            );
+        }
+        let claimable: Vec<&str> = Suite::ALL
+            .iter()
+            .filter(|s| s.claimable())
+            .map(|s| s.wire())
+            .collect();
+        assert_eq!(claimable, ["agent-hooks/0.1", "agent-hooks-protocol/0.1"]);
+        assert_eq!(Suite::parse("0.1"), None, "a bare line names no protocol");
+        assert_eq!(Suite::parse("agent-hooks-protocol/0.2"), None);
+    }
+}
