@@ -34,7 +34,8 @@ pub enum Command {
     /// List the vectors a run would load.
     #[command(after_help = exit_code::LIST_HELP)]
     List(ListArgs),
-    /// Check vector, declaration or report files (a folder stands for its `*.json` files).
+    /// Check vector, declaration, report or AHP files (a folder stands for its `*.json` files;
+    /// for `ahp-message` also its `*.jsonl` transcripts).
     #[command(after_help = exit_code::VALIDATE_HELP)]
     Validate {
         /// What the files are.
@@ -124,6 +125,14 @@ pub enum ValidateKind {
     Declaration,
     /// report.json files.
     Report,
+    /// AHP 0.1 portable registration documents (schema plus the
+    /// registration rules: unique ids, no duplicate subscription, https).
+    #[value(name = "ahp-registration")]
+    AhpRegistration,
+    /// AHP 0.1 messages: a `.json` message, or a `.jsonl` stdio transcript
+    /// checked line by line (framing, id echo between request and reply).
+    #[value(name = "ahp-message")]
+    AhpMessage,
 }
 
 /// Spec version on the command line.

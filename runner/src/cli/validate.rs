@@ -1,4 +1,4 @@
-//! `ctk validate vector|declaration|report FILE...`.
+//! `ctk validate vector|declaration|report|ahp-registration|ahp-message FILE...`.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -40,7 +40,11 @@ pub fn check_report(file: &Path, value: &Value) -> Result<(), ReportError> {
 /// Validate files; prints one line per problem and returns the exit code.
 /// `clauses` replace the embedded clause catalogs (vectors only).
 pub fn command(kind: ValidateKind, paths: &[PathBuf], clauses: &[PathBuf]) -> Result<u8, CliError> {
-    let files = expand(paths)?;
+    let files = match kind {
+        // A folder of AHP messages also holds `.jsonl` transcripts.
+        ValidateKind::AhpMessage => expand_ahp_messages(paths)?,
+        _ => expand(paths)?,
+    };
     let files = files.as_slice();
     let mut problems: Vec<String> = Vec::new();
     match kind {
@@ -73,6 +77,16 @@ pub fn command(kind: ValidateKind, paths: &[PathBuf], clauses: &[PathBuf]) -> Re
                 .filter_map(|f| verify::read(f).err())
                 .map(|e| error_chain(&e)),
         ),
+        ValidateKind::AhpRegistration => {
+            for f in files {
+                problems.extend(ahp_registration_problems(f)?);
+            }
+        }
+        ValidateKind::AhpMessage => {
+            for f in files {
+                problems.extend(ahp_message_problems(f)?);
+            }
+        }
     }
     if problems.is_empty() {
         let what = match kind {
@@ -83,6 +97,8 @@ pub fn command(kind: ValidateKind, paths: &[PathBuf], clauses: &[PathBuf]) -> Re
             ValidateKind::Report => {
                 "report schema only; digests not recomputed (run `ctk verify REPORT` for those)"
             }
+            ValidateKind::AhpRegistration => "AHP 0.1 registration schema and rules",
+            ValidateKind::AhpMessage => "AHP 0.1 message schemas, framing and reply rules",
         };
         terminal::out(&format!("{} file(s) valid ({what})\n", files.len()));
         Ok(exit_code::SUCCESS)
@@ -102,6 +118,65 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
     for p in paths {
         if p.is_dir() {
             out.extend(load::vector_files(p)?);
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(UsageError(format!("{}: no such file or folder", p.display())).into());
+        }
+    }
+    Ok(out)
+}
+
+/// Every problem of one AHP registration document, each as
+/// `<file> at <pointer>: <what> (<rule>)`.
+fn ahp_registration_problems(file: &Path) -> Result<Vec<String>, CliError> {
+    use ctk_ahp_protocol::registration::{self, RegistrationError};
+    let shown = file.display().to_string();
+    match registration::load_file(file) {
+        Ok(_) => Ok(Vec::new()),
+        Err(RegistrationError::Read { source, .. }) => {
+            Err(UsageError(format!("{shown}: cannot read: {source}")).into())
+        }
+        Err(e) => Ok(e.findings().iter().map(|f| f.render(&shown)).collect()),
+    }
+}
+
+/// Every problem of one AHP message file: a `.jsonl` file is a stdio
+/// transcript (each problem names `<file>:<line>`), anything else one
+/// message.
+fn ahp_message_problems(file: &Path) -> Result<Vec<String>, CliError> {
+    use ctk_ahp_protocol::validate;
+    let bytes = std::fs::read(file)
+        .map_err(|e| UsageError(format!("{}: cannot read: {e}", file.display())))?;
+    let shown = file.display().to_string();
+    if file.extension().is_some_and(|x| x == "jsonl") {
+        Ok(validate::check_transcript(&bytes)
+            .iter()
+            .map(|f| f.finding.render(&format!("{shown}:{}", f.line)))
+            .collect())
+    } else {
+        Ok(validate::check_message_bytes(&bytes)
+            .iter()
+            .map(|f| f.render(&shown))
+            .collect())
+    }
+}
+
+/// Like [`expand`], but a folder stands for its `*.json` and `*.jsonl`
+/// files (sorted).
+fn expand_ahp_messages(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let entries = std::fs::read_dir(p)
+                .map_err(|e| UsageError(format!("{}: cannot read the folder: {e}", p.display())))?;
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|f| f.extension().is_some_and(|x| x == "json" || x == "jsonl"))
+                .collect();
+            found.sort();
+            out.extend(found);
         } else if p.exists() {
             out.push(p.clone());
         } else {

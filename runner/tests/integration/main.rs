@@ -1,5 +1,6 @@
 //! Integration tests of the ctk runner and binary.
 
+mod ahp_validate;
 mod cli;
 mod coverage;
 mod declarations;
