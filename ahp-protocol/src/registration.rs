@@ -119,7 +119,9 @@ pub enum Subscription {
     Intercept {
         /// Exactly `["tool.before"]`.
         events: Vec<String>,
-        /// Deadline in milliseconds (at least 1).
+        /// Deadline in milliseconds (at least 1). 0.1 sets no maximum; a
+        /// value beyond `u64` (which JSON reads as a float) saturates.
+        #[serde(deserialize_with = "saturating_ms")]
         timeout_ms: u64,
         /// What an operational failure does.
         failure_policy: FailurePolicy,
@@ -136,6 +138,19 @@ pub enum Subscription {
         #[serde(default)]
         include_native: bool,
     },
+}
+
+/// Read a positive JSON integer as `u64`, saturating: the schema already
+/// required an integer of at least 1, and 0.1 defines no upper bound
+/// (open question 5), so a huge deadline is valid and means "no practical
+/// limit".
+fn saturating_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let n = serde_json::Number::deserialize(d)?;
+    Ok(n.as_u64().unwrap_or_else(|| {
+        // Not a u64: a float-read integer beyond u64 (the schema refused
+        // anything below 1).
+        u64::MAX
+    }))
 }
 
 impl Subscription {

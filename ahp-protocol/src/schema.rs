@@ -172,6 +172,24 @@ mod tests {
     }
 
     #[test]
+    fn the_no_effect_and_deny_kinds_split_the_response_schema() {
+        let none = serde_json::json!({"jsonrpc": "2.0", "id": "e",
+            "result": {"protocolVersion": "0.1", "effects": []}});
+        let deny = serde_json::json!({"jsonrpc": "2.0", "id": "e",
+            "result": {"protocolVersion": "0.1", "effects": [{"type": "deny", "reason": "r"}]}});
+        let v = |k: SchemaKind, x: &Value| k.validator().is_valid(x);
+        assert!(v(SchemaKind::InterceptResponse, &none) && v(SchemaKind::InterceptResponse, &deny));
+        assert!(v(SchemaKind::NoEffectResponse, &none) && !v(SchemaKind::NoEffectResponse, &deny));
+        assert!(v(SchemaKind::DenyResponse, &deny) && !v(SchemaKind::DenyResponse, &none));
+        assert!(v(SchemaKind::DenyEffect, &deny["result"]["effects"][0]));
+        assert!(!v(
+            SchemaKind::Capabilities,
+            &serde_json::json!({"effects": []})
+        ));
+        assert!(!v(SchemaKind::Extensions, &serde_json::json!({"bare": 1})));
+    }
+
+    #[test]
     fn every_kind_compiles() {
         for kind in SchemaKind::ALL {
             let _ = kind.validator();

@@ -17,7 +17,7 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
-use crate::json::{self, escape_token, JsonError};
+use crate::json::{self, JsonError};
 use crate::schema::{SchemaKind, ID_BASE};
 use crate::wire::{METHOD_INTERCEPT, METHOD_OBSERVE};
 
@@ -999,11 +999,6 @@ fn url_rules(pointer: &str, url: &str, local_http_hosts: &[String]) -> Vec<Findi
         ));
     }
     out
-}
-
-/// The pointer of member `name` under `base`.
-pub fn pointer_join(base: &str, name: &str) -> String {
-    format!("{base}/{}", escape_token(name))
 }
 
 #[cfg(test)]

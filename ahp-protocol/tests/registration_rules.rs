@@ -242,3 +242,24 @@ fn a_missing_file_is_a_read_error_naming_it() {
         "{e}"
     );
 }
+
+#[test]
+fn a_deadline_beyond_u64_is_valid_and_saturates() {
+    let text = r#"{"protocolVersion":"0.1","hooks":[{"id":"test.ctk.slow",
+        "transport":{"type":"stdio","command":"slow","lifecycle":"per_event"},
+        "subscriptions":[{"events":["tool.before"],"mode":"intercept",
+        "timeoutMs":100000000000000000000000,"failurePolicy":"fail-open"}]}]}"#;
+    let reg = registration::parse(
+        text.as_bytes(),
+        Path::new("huge.json"),
+        &LoadOptions::default(),
+    )
+    .expect("0.1 sets no maximum timeoutMs");
+    assert!(matches!(
+        reg.hooks[0].subscriptions[0],
+        Subscription::Intercept {
+            timeout_ms: u64::MAX,
+            ..
+        }
+    ));
+}
