@@ -109,6 +109,10 @@ pub fn build(ctx: RunContext, vectors: &[VectorMeta], outcomes: &[VectorOutcome]
             name: "ctk".into(),
             version: env!("CARGO_PKG_VERSION").into(),
         },
+        protocol: crate::suite::Suite::parse(&ctx.spec)
+            .map_or(crate::suite::Protocol::AgentHooks, crate::suite::Suite::protocol)
+            .as_str()
+            .to_owned(),
         spec: ctx.spec,
         host: ctx.host,
         declaration: DeclarationInfo {

@@ -153,7 +153,9 @@ pub struct Report {
     pub format: String,
     /// The runner.
     pub runner: RunnerInfo,
-    /// Wire spec version the run targeted.
+    /// The protocol the suite certifies ([`crate::suite::Protocol::as_str`]).
+    pub protocol: String,
+    /// The suite's line the run targeted ([`crate::suite::Suite::wire`]).
     pub spec: String,
     /// The host.
     pub host: HostIdentity,
