@@ -4,6 +4,7 @@
 
 mod core;
 mod http;
+mod kit_validator;
 mod stdio;
 mod support;
 mod upstream;
