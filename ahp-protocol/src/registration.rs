@@ -146,11 +146,11 @@ pub enum Subscription {
 /// limit".
 fn saturating_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     let n = serde_json::Number::deserialize(d)?;
-    Ok(n.as_u64().unwrap_or_else(|| {
-        // Not a u64: a float-read integer beyond u64 (the schema refused
-        // anything below 1).
-        u64::MAX
-    }))
+    // A positive value that is not a u64 is an integer beyond u64 that
+    // JSON reading turned into a float.
+    n.as_u64()
+        .or_else(|| n.as_f64().filter(|f| *f >= 1.0).map(|_| u64::MAX))
+        .ok_or_else(|| serde::de::Error::custom("timeoutMs must be a positive integer"))
 }
 
 impl Subscription {
