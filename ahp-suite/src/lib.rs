@@ -1,0 +1,33 @@
+//! The AHP 0.1 backend-role suite of agent-hooks-ctk: the backend is under
+//! test and the kit plays the harness.
+//!
+//! - [`vector`]: the vector model (`schemas/ahp/vector.schema.json`) and
+//!   the loader of `vectors/ahp/0.1/*.json`;
+//! - the driver (private): sends a vector's steps to a stdio command
+//!   (persistent or per_event) or an HTTP URL, bounded in time and bytes,
+//!   and writes a [`record::RunRecord`];
+//! - [`assert`]: run record + expectations → failures;
+//! - [`suite`]: [`run_suite`], the entry point, and [`Outcome`].
+//!
+//! A report built from the outcomes names the role (`backend`), the
+//! binding and lifecycle ([`Target::binding`], [`Target::lifecycle`]), the
+//! profiles the vectors cite, and both version strings
+//! ([`WIRE_VERSION`] `"0.1"` and [`REVISION`] `0.1.0-draft.1`), as spec
+//! 6, 7.2 and 21 require of a conformance report. Advisory outcomes
+//! ([`Outcome::advisory`]) are reported apart and never gate.
+
+pub mod assert;
+mod driver;
+pub mod error;
+pub mod policy;
+pub mod record;
+pub mod suite;
+pub mod vector;
+
+pub use ctk_ahp_protocol::version::{REVISION, WIRE_VERSION};
+pub use error::{LinkError, VectorError};
+pub use suite::{
+    run_suite, run_suite_blocking, run_vector, Lifecycle, Outcome, StdioCommand, SuiteConfig,
+    Target, Verdict,
+};
+pub use vector::{load_dir, load_file, Vector};
