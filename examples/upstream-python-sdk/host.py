@@ -369,14 +369,13 @@ class Run:
         self.messages = []
 
     async def permitted(self, ctx):
-        """Emit; the effective target the action consumes, or None when
-        blocked (`self.reason` says why)."""
+        """Emit through the SDK: (True, the effective target the action
+        consumes) or (False, the combined deny's reason)."""
         try:
             out = await self.em.emit(ctx)
         except InterceptionBlocked as e:
-            self.reason = e.result.verdict.reason
-            return None, False
-        return out.target, True
+            return False, e.result.verdict.reason
+        return True, out.target
 
     async def main(self):
         outcome, final, error = "completed", None, None
@@ -400,14 +399,14 @@ class Run:
         return {"messages": self.messages, "labels": labels}
 
     async def turns(self):
-        _, ok = await self.permitted(self.b.agent_startup(tools_registered=sorted(self.tools)))
+        ok, _ = await self.permitted(self.b.agent_startup(tools_registered=sorted(self.tools)))
         if not ok:
             return "blocked", None
         inputs = [self.scenario["input"]] + [t.get("input") for t in self.scenario.get("turns", [])]
         final = None
         for given in inputs:
             given = given if isinstance(given, dict) else {}
-            target, ok = await self.permitted(self.b.input(content=given.get("content"), role=given.get("role")))
+            ok, target = await self.permitted(self.b.input(content=given.get("content"), role=given.get("role")))
             if not ok:
                 return "blocked", None
             if not isinstance(target, dict):
@@ -422,7 +421,7 @@ class Run:
         """Model steps until a response without tool calls, then `output`:
         (blocked, the turn's output)."""
         while True:
-            target, ok = await self.permitted(
+            ok, target = await self.permitted(
                 self.b.pre_model_call(model_id="mock", messages=copy.deepcopy(self.messages)))
             if not ok:
                 return True, None
@@ -442,7 +441,7 @@ class Run:
                     # no public call for a host-synthesized streaming deny.
                     raise ScenarioError("the stream was truncated: this host cannot record the residue deny")
                 content = "".join(scripted["stream"])
-            response, ok = await self.permitted(self.b.post_model_call(
+            ok, response = await self.permitted(self.b.post_model_call(
                 model_id="mock", content=content, tool_calls=copy.deepcopy(scripted.get("tool_calls", [])),
                 finish_reason=scripted.get("finish_reason")))
             if not ok:
@@ -466,7 +465,7 @@ class Run:
         said = response.get("content")
         if said is None:
             return False, None
-        target, ok = await self.permitted(self.b.output(content=said))
+        ok, target = await self.permitted(self.b.output(content=said))
         if not ok:
             return True, None
         if not isinstance(target, dict) or "content" not in target:
@@ -479,9 +478,9 @@ class Run:
         contributes."""
         call = call if isinstance(call, dict) else {}
         cid, name = call.get("id"), call.get("name")
-        args, ok = await self.permitted(self.b.pre_tool_call(call_id=cid, name=name, args=copy.deepcopy(call.get("args"))))
+        ok, args = await self.permitted(self.b.pre_tool_call(call_id=cid, name=name, args=copy.deepcopy(call.get("args"))))
         if not ok:
-            return self.blocked()
+            return blocked(args)
         tool = self.tools.get(name) if isinstance(name, str) else None
         if tool is None:  # not registered: an error result, not an invocation
             value, is_error = "unknown tool", True
@@ -491,15 +490,18 @@ class Run:
             if clause is None:
                 raise ScenarioError(f"no behaviour of tool {name!r} matches its arguments")
             value, is_error = copy.deepcopy(clause.get("return")), bool(clause.get("is_error", False))
-        value, ok = await self.permitted(self.b.post_tool_call(
+        ok, value = await self.permitted(self.b.post_tool_call(
             call_id=cid, name=name, args=copy.deepcopy(args), value=value, is_error=is_error))
         if not ok:
-            return self.blocked()
+            return blocked(value)
         return {"role": "tool", "content": value}
 
-    def blocked(self):
-        reason = self.reason
-        return {"role": "tool", "content": f"blocked: {reason if reason is not None else 'denied'}"}
+
+
+def blocked(reason):
+    """What the model is given in place of a denied tool call or a discarded
+    result (HOSTS.md §4.2), never the withheld arguments or value."""
+    return {"role": "tool", "content": f"blocked: {reason if reason is not None else 'denied'}"}
 
 
 # ---------------------------------------------------------------- emitters
@@ -757,6 +759,15 @@ class Host:
 def main():
     if "--print-declaration" in sys.argv[1:]:
         print(json.dumps(own_declaration(), indent=2))
+        return 0
+    if "--check-declaration" in sys.argv[1:]:
+        with open(os.path.join(HERE, "host.json"), encoding="utf-8") as f:
+            shipped = json.load(f)
+        if shipped != own_declaration():
+            log("host.json is not the declaration the SDK's surface gives; rewrite it with: "
+                f"{sys.executable} {os.path.relpath(__file__)} --print-declaration > {os.path.relpath(os.path.join(HERE, 'host.json'))}")
+            return 1
+        log("host.json states the surface the SDK's HostSurface gives")
         return 0
     if sdk_version() != SDK_PINNED:
         log(f"warning: {SDK_DISTRIBUTION} {sdk_version()} is installed; this host was checked against {SDK_PINNED}")
