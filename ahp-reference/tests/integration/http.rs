@@ -224,3 +224,22 @@ fn a_duplicate_delivery_over_http_gets_the_same_body() {
         assert_eq!(first.body, second.body);
     }
 }
+
+#[test]
+fn a_chunked_body_without_a_length_is_still_bounded() {
+    use std::io::{Read, Write};
+    let b = HttpBackend::start(&["--max-body-bytes", "512"], &[]);
+    let mut s = std::net::TcpStream::connect(b.addr).unwrap();
+    s.set_read_timeout(Some(WAIT)).unwrap();
+    let chunk = "x".repeat(600);
+    let req = format!(
+        "POST / HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n{:x}\r\n{chunk}\r\n0\r\n\r\n",
+        b.addr,
+        chunk.len()
+    );
+    s.write_all(req.as_bytes()).unwrap();
+    let mut response = Vec::new();
+    let _ = s.read_to_end(&mut response);
+    let text = String::from_utf8_lossy(&response);
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+}
