@@ -75,7 +75,8 @@ fn envelope_problems(v: &Value) -> Vec<String> {
     if o.get("jsonrpc") != Some(&Value::from("2.0")) {
         p.push(format!(
             "jsonrpc is {}, not \"2.0\"",
-            o.get("jsonrpc").map_or("absent".to_owned(), Value::to_string)
+            o.get("jsonrpc")
+                .map_or("absent".to_owned(), Value::to_string)
         ));
     }
     if !o.contains_key("id") {
@@ -230,13 +231,7 @@ fn diff(expected: &Value, actual: &Value) -> String {
         .to_string()
 }
 
-fn check_pointer(
-    key: &str,
-    a: &PointerAssert,
-    reply: &Value,
-    step: &Step,
-    out: &mut Vec<Failure>,
-) {
+fn check_pointer(key: &str, a: &PointerAssert, reply: &Value, step: &Step, out: &mut Vec<Failure>) {
     let actual = reply.pointer(&a.ptr);
     if let Some(present) = a.present {
         if actual.is_some() != present {
@@ -283,7 +278,10 @@ fn check_pointer(
                 ));
             }
         } else if a.present != Some(false) {
-            out.push(Failure::new(key, format!("{} is absent, expected a {t}", a.ptr)));
+            out.push(Failure::new(
+                key,
+                format!("{} is absent, expected a {t}", a.ptr),
+            ));
         }
     }
     if let Some(set) = &a.one_of {
@@ -303,7 +301,11 @@ fn check_pointer(
 }
 
 fn media_type(ct: &str) -> String {
-    ct.split(';').next().unwrap_or("").trim().to_ascii_lowercase()
+    ct.split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 fn check_http(key: &str, exp: &StepExpect, rec: &StepRecord, out: &mut Vec<Failure>) {

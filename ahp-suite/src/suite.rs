@@ -71,12 +71,12 @@ impl Target {
         let (binding_ok, lifecycle_ok) = match self {
             Target::Stdio(c) => (
                 v.binding != BindingSel::Http,
-                match (v.lifecycle, c.lifecycle) {
-                    (LifecycleSel::Any, _) => true,
-                    (LifecycleSel::Persistent, Lifecycle::Persistent) => true,
-                    (LifecycleSel::PerEvent, Lifecycle::PerEvent) => true,
-                    _ => false,
-                },
+                matches!(
+                    (v.lifecycle, c.lifecycle),
+                    (LifecycleSel::Any, _)
+                        | (LifecycleSel::Persistent, Lifecycle::Persistent)
+                        | (LifecycleSel::PerEvent, Lifecycle::PerEvent)
+                ),
             ),
             Target::Http { .. } => (v.binding != BindingSel::Stdio, true),
         };

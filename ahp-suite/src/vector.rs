@@ -316,8 +316,7 @@ impl Vector {
                 if i + 1 != self.send.len() {
                     problems.push(format!("send[{i}]: close_stdin is not the last step"));
                 }
-                if self.binding != BindingSel::Stdio || self.lifecycle != LifecycleSel::Persistent
-                {
+                if self.binding != BindingSel::Stdio || self.lifecycle != LifecycleSel::Persistent {
                     problems.push(format!(
                         "send[{i}]: close_stdin needs binding stdio and lifecycle persistent"
                     ));
@@ -357,7 +356,9 @@ impl Vector {
                 }
             }
             if exp.error_code.is_some() && exp.class != Some(ReplyClass::JsonrpcError) {
-                problems.push(format!("expect[{i}]: error_code without class jsonrpc_error"));
+                problems.push(format!(
+                    "expect[{i}]: error_code without class jsonrpc_error"
+                ));
             }
             if let Some(j) = exp.same_decision_as {
                 let decision = |k: usize| {

@@ -94,7 +94,10 @@ fn summary(outcomes: &[Outcome]) -> String {
 }
 
 fn assert_all_pass(outcomes: &[Outcome], what: &str) {
-    let ran = outcomes.iter().filter(|o| o.verdict != Verdict::Skip).count();
+    let ran = outcomes
+        .iter()
+        .filter(|o| o.verdict != Verdict::Skip)
+        .count();
     assert!(ran >= 40, "{what}: only {ran} vectors ran");
     assert!(
         outcomes
@@ -106,7 +109,10 @@ fn assert_all_pass(outcomes: &[Outcome], what: &str) {
 }
 
 fn verdict_of<'a>(outcomes: &'a [Outcome], id: &str) -> &'a Outcome {
-    outcomes.iter().find(|o| o.id == id).expect("outcome exists")
+    outcomes
+        .iter()
+        .find(|o| o.id == id)
+        .expect("outcome exists")
 }
 
 /// A loopback HTTP server child, killed on drop.
@@ -142,7 +148,12 @@ fn start_server(program: &Path, args: &[&str], parse: fn(&str) -> Option<String>
 fn fake_http(mode: &str) -> Server {
     start_server(
         Path::new("python3"),
-        &[fake().to_str().expect("utf-8 path"), "--mode", mode, "--http"],
+        &[
+            fake().to_str().expect("utf-8 path"),
+            "--mode",
+            mode,
+            "--http",
+        ],
         |l| {
             l.strip_prefix("PORT ")
                 .map(|p| format!("http://127.0.0.1:{p}/"))
@@ -165,7 +176,10 @@ fn the_released_vectors_load_lint_and_match_the_schema() {
     for l in &all {
         let value: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&l.path).expect("read")).expect("json");
-        let errors: Vec<String> = validator.iter_errors(&value).map(|e| e.to_string()).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| e.to_string())
+            .collect();
         assert!(errors.is_empty(), "{}: {errors:?}", l.path.display());
         assert_eq!(
             l.path.file_stem().and_then(|s| s.to_str()),
@@ -248,7 +262,11 @@ fn requirement_ids_exist_upstream() {
     assert_eq!(ids.len(), 20);
     for v in vectors() {
         for r in &v.requirements {
-            assert!(ids.contains(r.as_str()), "{}: unknown requirement {r}", v.id);
+            assert!(
+                ids.contains(r.as_str()),
+                "{}: unknown requirement {r}",
+                v.id
+            );
         }
     }
 }
@@ -308,7 +326,10 @@ fn policy_vectors_are_skipped_unless_the_backend_declares_the_policy() {
         policies: BTreeSet::new(),
         ..cfg(3000)
     };
-    let policy_bound: Vec<Vector> = vectors().into_iter().filter(|v| v.policy.is_some()).collect();
+    let policy_bound: Vec<Vector> = vectors()
+        .into_iter()
+        .filter(|v| v.policy.is_some())
+        .collect();
     assert!(!policy_bound.is_empty());
     let o = run_suite_blocking(
         &policy_bound,
@@ -316,7 +337,11 @@ fn policy_vectors_are_skipped_unless_the_backend_declares_the_policy() {
         &c,
     )
     .expect("runtime");
-    assert!(o.iter().all(|o| o.verdict == Verdict::Skip), "{}", summary(&o));
+    assert!(
+        o.iter().all(|o| o.verdict == Verdict::Skip),
+        "{}",
+        summary(&o)
+    );
 }
 
 // --- broken backends fail, bounded, leaving nothing behind -------------
@@ -354,22 +379,46 @@ fn first_gating_with(pred: impl Fn(&Vector) -> bool) -> String {
 
 #[test]
 fn a_wrong_id_fails() {
-    must_fail("wrong_id", Lifecycle::Persistent, &[BASIC, "AHP-B-0003"], 1000, Duration::from_secs(20));
+    must_fail(
+        "wrong_id",
+        Lifecycle::Persistent,
+        &[BASIC, "AHP-B-0003"],
+        1000,
+        Duration::from_secs(20),
+    );
 }
 
 #[test]
 fn two_effects_fail() {
-    must_fail("two_effects", Lifecycle::PerEvent, &[BASIC], 1000, Duration::from_secs(20));
+    must_fail(
+        "two_effects",
+        Lifecycle::PerEvent,
+        &[BASIC],
+        1000,
+        Duration::from_secs(20),
+    );
 }
 
 #[test]
 fn an_empty_reason_fails() {
-    must_fail("empty_reason", Lifecycle::Persistent, &[BASIC], 1000, Duration::from_secs(20));
+    must_fail(
+        "empty_reason",
+        Lifecycle::Persistent,
+        &[BASIC],
+        1000,
+        Duration::from_secs(20),
+    );
 }
 
 #[test]
 fn a_wrong_result_version_fails() {
-    must_fail("wrong_version", Lifecycle::Persistent, &[BASIC], 1000, Duration::from_secs(20));
+    must_fail(
+        "wrong_version",
+        Lifecycle::Persistent,
+        &[BASIC],
+        1000,
+        Duration::from_secs(20),
+    );
 }
 
 #[test]
@@ -391,7 +440,13 @@ fn a_banner_on_stdout_fails_even_where_replies_are_right() {
 
 #[test]
 fn pretty_printed_replies_fail() {
-    must_fail("pretty", Lifecycle::Persistent, &[BASIC], 500, Duration::from_secs(20));
+    must_fail(
+        "pretty",
+        Lifecycle::Persistent,
+        &[BASIC],
+        500,
+        Duration::from_secs(20),
+    );
 }
 
 #[test]
@@ -416,7 +471,13 @@ fn exiting_1_after_answering_fails_per_event() {
 #[test]
 fn echoing_the_secret_fails_over_stdio_and_http() {
     let secret = first_gating_with(|v| v.run.canary.is_some() && v.title.contains("error data"));
-    must_fail("echo_token", Lifecycle::Persistent, &[secret.as_str()], 1000, Duration::from_secs(20));
+    must_fail(
+        "echo_token",
+        Lifecycle::Persistent,
+        &[secret.as_str()],
+        1000,
+        Duration::from_secs(20),
+    );
     let server = fake_http("echo_token");
     let http_secret = first_gating_with(|v| {
         v.binding == vector::BindingSel::Http && v.run.canary == Some(vector::CanaryScope::Anywhere)
@@ -443,28 +504,66 @@ fn echoing_the_secret_fails_over_stdio_and_http() {
 
 #[test]
 fn answering_notifications_fails() {
-    let id = first_gating_with(|v| v.send.iter().any(|s| s.notification) && v.binding == vector::BindingSel::Any);
-    must_fail("answer_notifications", Lifecycle::Persistent, &[id.as_str()], 1000, Duration::from_secs(20));
-    must_fail("answer_notifications", Lifecycle::PerEvent, &[id.as_str()], 1000, Duration::from_secs(20));
+    let id = first_gating_with(|v| {
+        v.send.iter().any(|s| s.notification) && v.binding == vector::BindingSel::Any
+    });
+    must_fail(
+        "answer_notifications",
+        Lifecycle::Persistent,
+        &[id.as_str()],
+        1000,
+        Duration::from_secs(20),
+    );
+    must_fail(
+        "answer_notifications",
+        Lifecycle::PerEvent,
+        &[id.as_str()],
+        1000,
+        Duration::from_secs(20),
+    );
 }
 
 #[test]
 fn a_backend_crashing_on_unknown_members_fails_those_vectors() {
     let id = first_gating_with(|v| v.title.contains("request's root object"));
-    must_fail("crash_on_unknown", Lifecycle::Persistent, &[id.as_str()], 1000, Duration::from_secs(20));
+    must_fail(
+        "crash_on_unknown",
+        Lifecycle::Persistent,
+        &[id.as_str()],
+        1000,
+        Duration::from_secs(20),
+    );
 }
 
 #[test]
 fn a_hanging_backend_fails_within_the_bound() {
     // Deadline 300 ms: the reply is awaited 600 ms, the process gets
     // another 300 ms to exit, then it is killed.
-    must_fail("hang", Lifecycle::Persistent, &[BASIC], 300, Duration::from_secs(10));
-    must_fail("hang", Lifecycle::PerEvent, &[BASIC], 300, Duration::from_secs(10));
+    must_fail(
+        "hang",
+        Lifecycle::Persistent,
+        &[BASIC],
+        300,
+        Duration::from_secs(10),
+    );
+    must_fail(
+        "hang",
+        Lifecycle::PerEvent,
+        &[BASIC],
+        300,
+        Duration::from_secs(10),
+    );
 }
 
 #[test]
 fn a_flooding_backend_fails_within_the_bound() {
-    must_fail("flood", Lifecycle::Persistent, &[BASIC], 1000, Duration::from_secs(20));
+    must_fail(
+        "flood",
+        Lifecycle::Persistent,
+        &[BASIC],
+        1000,
+        Duration::from_secs(20),
+    );
 }
 
 #[test]
@@ -494,7 +593,10 @@ fn a_wrong_content_type_fails_over_http() {
     .expect("runtime");
     let out = verdict_of(&o, BASIC);
     assert_eq!(out.verdict, Verdict::Fail);
-    assert!(out.failures.iter().any(|f| f.message.contains("Content-Type")));
+    assert!(out
+        .failures
+        .iter()
+        .any(|f| f.message.contains("Content-Type")));
 }
 
 #[cfg(target_os = "linux")]
@@ -504,11 +606,17 @@ fn a_forked_setsid_child_is_killed_with_the_backend() {
     let pidfile = dir.path().join("child.pid");
     let mut target = fake_stdio("fork", Lifecycle::Persistent);
     if let Target::Stdio(c) = &mut target {
-        c.env.push(("FAKE_CHILD_PIDFILE".into(), pidfile.clone().into()));
+        c.env
+            .push(("FAKE_CHILD_PIDFILE".into(), pidfile.clone().into()));
     }
     let o = run_suite_blocking(&only(&[BASIC]), &target, &cfg(2000)).expect("runtime");
     // The backend itself answers correctly; its daemon must not survive.
-    assert_eq!(verdict_of(&o, BASIC).verdict, Verdict::Pass, "{}", summary(&o));
+    assert_eq!(
+        verdict_of(&o, BASIC).verdict,
+        Verdict::Pass,
+        "{}",
+        summary(&o)
+    );
     let pid: i32 = std::fs::read_to_string(&pidfile)
         .expect("the child wrote its pid")
         .trim()
@@ -518,12 +626,18 @@ fn a_forked_setsid_child_is_killed_with_the_backend() {
     loop {
         let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .ok()
-            .and_then(|s| s.rsplit_once(')').map(|(_, r)| r.trim_start().starts_with(['Z', 'X'])))
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with(['Z', 'X']))
+            })
             .is_some_and(|zombie| !zombie);
         if !alive {
             break;
         }
-        assert!(Instant::now() < deadline, "the setsid child {pid} outlived the run");
+        assert!(
+            Instant::now() < deadline,
+            "the setsid child {pid} outlived the run"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -539,7 +653,11 @@ fn a_command_that_cannot_start_is_an_error_not_a_verdict() {
     });
     let o = run_suite_blocking(&only(&[BASIC]), &target, &cfg(500)).expect("runtime");
     assert_eq!(o[0].verdict, Verdict::Error);
-    assert!(o[0].reason.as_deref().unwrap_or("").contains("cannot start"));
+    assert!(o[0]
+        .reason
+        .as_deref()
+        .unwrap_or("")
+        .contains("cannot start"));
 }
 
 #[test]
@@ -629,7 +747,9 @@ fn the_reference_backend_passes_every_gating_vector_in_all_three_bindings() {
             "{name}: {} ran, advisory not passing: {}\n",
             ran,
             o.iter()
-                .filter(|o| o.advisory.is_some() && o.verdict != Verdict::Pass && o.verdict != Verdict::Skip)
+                .filter(|o| o.advisory.is_some()
+                    && o.verdict != Verdict::Pass
+                    && o.verdict != Verdict::Skip)
                 .map(|o| o.id.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")

@@ -83,7 +83,10 @@ pub(crate) async fn run_http(
             Err(e) => {
                 rec.sent = !e.is_connect();
                 rec.no_reply = Some(if e.is_timeout() {
-                    format!("no HTTP response within {} ms", reply_bound(cfg).as_millis())
+                    format!(
+                        "no HTTP response within {} ms",
+                        reply_bound(cfg).as_millis()
+                    )
                 } else {
                     format!("the HTTP exchange failed: {e}")
                 });

@@ -222,8 +222,13 @@ async fn run_persistent(
     c.drain(&mut backend, end_by, last_sent, 0).await;
     let ended = backend.end(end_by).await;
     // Lines still buffered after the kill.
-    c.drain(&mut backend, Instant::now() + Duration::from_millis(200), last_sent, 0)
-        .await;
+    c.drain(
+        &mut backend,
+        Instant::now() + Duration::from_millis(200),
+        last_sent,
+        0,
+    )
+    .await;
     let proc_rec = process_record(&backend, (0..vector.send.len()).collect(), ended);
     drop(backend);
     Ok(RunRecord {
@@ -289,12 +294,21 @@ async fn run_per_event(
         // It writes at most one response and exits: it gets one more step
         // deadline to do so once stdout ended (or the bound passed).
         let ended = backend.end(Instant::now() + cfg.step_deadline).await;
-        c.drain(&mut backend, Instant::now() + Duration::from_millis(200), Some(i), p)
-            .await;
+        c.drain(
+            &mut backend,
+            Instant::now() + Duration::from_millis(200),
+            Some(i),
+            p,
+        )
+        .await;
         processes.push(process_record(&backend, vec![i], ended));
         drop(backend);
         // Responses beyond the first from one process.
-        for line in c.lines.iter().filter(|l| l.process == p && l.reply_to.is_none()) {
+        for line in c
+            .lines
+            .iter()
+            .filter(|l| l.process == p && l.reply_to.is_none())
+        {
             if let Some(v) = line.as_response() {
                 rec.extra_responses.push(v);
             }

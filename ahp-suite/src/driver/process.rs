@@ -333,8 +333,8 @@ mod leftovers {
     use std::sync::{Mutex, Once};
     use std::time::Duration;
 
-    use rustix::process::{getpid, kill_process, kill_process_group, waitpid, Pid, Signal};
     use rustix::process::WaitOptions;
+    use rustix::process::{getpid, kill_process, kill_process_group, waitpid, Pid, Signal};
 
     use super::TOKEN_ENV;
 
@@ -410,10 +410,10 @@ mod leftovers {
             if ppid != Some(me) {
                 return ppid.is_some_and(|p| p != 1);
             }
-            match Pid::from_raw(pid).map(|p| waitpid(Some(p), WaitOptions::NOHANG)) {
-                Some(Ok(None)) => true,
-                _ => false,
-            }
+            matches!(
+                Pid::from_raw(pid).map(|p| waitpid(Some(p), WaitOptions::NOHANG)),
+                Some(Ok(None))
+            )
         });
         !killed.is_empty()
     }
