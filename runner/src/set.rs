@@ -42,9 +42,10 @@ pub fn embedded_files(suite: Suite) -> impl Iterator<Item = (&'static str, &'sta
         .map(|(_, name, text)| (*name, *text))
 }
 
-/// The core's view of a suite-neutral vector file: the members every suite's
-/// vectors share (`id`, `title`, `part`, `advisory`, `covers`). `Err` names
-/// what is missing.
+/// The core's view of a vector file by the members every suite's vectors
+/// share: `id`, `title`, `advisory`, `covers`, and `part`, or, for a suite
+/// whose vectors carry no part (AHP), the first of their `requirements`.
+/// `Err` names what is missing.
 pub fn meta_of_json(file_name: &str, text: &str) -> Result<VectorMeta, String> {
     let value: Value =
         serde_json::from_str(text).map_err(|e| format!("{file_name}: not JSON: {e}"))?;
@@ -52,7 +53,14 @@ pub fn meta_of_json(file_name: &str, text: &str) -> Result<VectorMeta, String> {
     Ok(VectorMeta {
         id: string("id").ok_or_else(|| format!("{file_name}: no string `id`"))?,
         title: string("title").ok_or_else(|| format!("{file_name}: no string `title`"))?,
-        part: string("part").ok_or_else(|| format!("{file_name}: no string `part`"))?,
+        part: string("part")
+            .or_else(|| {
+                value
+                    .pointer("/requirements/0")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .ok_or_else(|| format!("{file_name}: neither a `part` nor a requirement id"))?,
         file_name: file_name.to_owned(),
         sha256: digest::digest_value(&value)
             .map_err(|e| format!("{file_name}: cannot be digested: {e}"))?,

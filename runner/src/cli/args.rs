@@ -57,6 +57,14 @@ pub enum Command {
         /// The report.json to claim from.
         report: PathBuf,
     },
+    /// The bundled reference AHP backend on this process's stdio: what
+    /// `ctk run --protocol ahp --role backend` runs when given no backend.
+    #[command(name = "ahp-backend")]
+    AhpBackend {
+        /// The binding.
+        #[command(subcommand)]
+        binding: AhpBackendBinding,
+    },
     /// Build the interoperability matrix from reports (one column per
     /// implementation) and a triage file classifying every failure.
     #[command(after_help = exit_code::MATRIX_HELP)]
@@ -156,6 +164,44 @@ pub enum NoTests {
     Pass,
 }
 
+/// How `ctk ahp-backend` serves.
+#[derive(Debug, Clone, Subcommand)]
+pub enum AhpBackendBinding {
+    /// Newline-delimited JSON-RPC on stdin/stdout.
+    Stdio {
+        /// Answer exactly one message, then exit (default: persistent).
+        #[arg(long)]
+        per_event: bool,
+    },
+}
+
+/// The protocol a run certifies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// Agent Hooks: a host over the stdio harness protocol, or the bundled reference host.
+    AgentHooks,
+    /// AHP, the Agent Hooks Protocol (`--role backend`: a control backend).
+    Ahp,
+}
+
+/// The AHP role under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoleArg {
+    /// A control backend: the kit plays the harness.
+    Backend,
+    /// An agent harness: the kit plays the backends (not built yet).
+    Harness,
+}
+
+/// The lifecycle of an AHP stdio backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LifecycleArg {
+    /// One process for a whole vector.
+    Persistent,
+    /// One process per message, stdin closed after it.
+    PerEvent,
+}
+
 /// When to colour terminal output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
@@ -246,7 +292,30 @@ pub struct RunArgs {
     /// Print only failures, errors and the summary (no progress, no passing lines).
     #[arg(long, short)]
     pub quiet: bool,
-    /// Host command (stdio); absent: the bundled reference host, in process.
+    /// The protocol to certify.
+    #[arg(long, value_enum, default_value = "agent-hooks")]
+    pub protocol: ProtocolArg,
+    /// AHP: the role under test (required with `--protocol ahp`).
+    #[arg(long, value_enum, help_heading = "AHP")]
+    pub role: Option<RoleArg>,
+    /// AHP: the backend's HTTP endpoint, instead of a command after `--`.
+    #[arg(long, help_heading = "AHP")]
+    pub url: Option<String>,
+    /// AHP: the stdio backend's lifecycle.
+    #[arg(long, value_enum, default_value = "persistent", help_heading = "AHP")]
+    pub lifecycle: LifecycleArg,
+    /// AHP: the implementation's name in the report (default: the command or URL).
+    #[arg(long, help_heading = "AHP")]
+    pub subject_name: Option<String>,
+    /// AHP: the implementation's version in the report (default: `unknown`).
+    #[arg(long, help_heading = "AHP")]
+    pub subject_version: Option<String>,
+    /// AHP: a decision policy the backend states it applies (repeatable);
+    /// vectors that expect a policy's decision run only when it is named.
+    #[arg(long, help_heading = "AHP")]
+    pub policy: Vec<String>,
+    /// Host or backend command (stdio); absent: the bundled reference host,
+    /// in process (Agent Hooks) or the bundled reference backend (AHP).
     #[arg(last = true)]
     pub host: Vec<String>,
 }

@@ -15,7 +15,7 @@ pub fn command(path: &Path) -> Result<u8, CliError> {
         &verify::verify_parsed(&text, &value, &report, None),
     );
     if refusals.is_empty() {
-        println!("{}\n{}", claim::CLAIM_HEADER, claim::row(&report));
+        println!("{}\n{}", claim::header(&report), claim::row(&report));
         Ok(exit_code::SUCCESS)
     } else {
         eprintln!("{}: no claim can be made:", path.display());

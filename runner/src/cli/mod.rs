@@ -9,6 +9,7 @@ pub mod list;
 pub mod matrix;
 pub mod plan;
 pub mod run;
+pub mod run_ahp;
 pub mod terminal;
 pub mod validate;
 pub mod verify;

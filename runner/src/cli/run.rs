@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use ctk_harness_protocol::Harness;
 use serde_json::Value;
 
-use crate::cli::args::{Format, NoTests, RunArgs};
+use crate::cli::args::{Format, NoTests, ProtocolArg, RunArgs};
 use crate::cli::terminal::{self, Display, Terminal};
 use crate::cli::{host, plan, CliError};
 use crate::declaration::{self, Surface};
@@ -230,7 +230,7 @@ pub const EVENTS_FILE: &str = "events.jsonl";
 /// `events.jsonl`, appended line by line while the run goes (see
 /// [`events`]). A file that cannot be written is reported once and then
 /// left alone: the run and its other reports go on.
-struct EventLog {
+pub(crate) struct EventLog {
     file: Option<std::fs::File>,
     path: PathBuf,
     spec: String,
@@ -238,7 +238,8 @@ struct EventLog {
 }
 
 impl EventLog {
-    fn create(dir: &Path, job: &Job) -> Self {
+    /// Create `events.jsonl` in `dir` for a run of `spec` over `vector_source`.
+    pub(crate) fn new(dir: &Path, spec: &str, vector_source: &str) -> Self {
         let path = dir.join(EVENTS_FILE);
         let file = match std::fs::File::create(&path) {
             Ok(f) => Some(f),
@@ -250,12 +251,13 @@ impl EventLog {
         Self {
             file,
             path,
-            spec: job.spec.wire().to_owned(),
-            vector_source: job.vector_source.clone(),
+            spec: spec.to_owned(),
+            vector_source: vector_source.to_owned(),
         }
     }
 
-    fn record(&mut self, event: &Event, vectors: &[VectorMeta]) {
+    /// Append `event`'s line.
+    pub(crate) fn record(&mut self, event: &Event, vectors: &[VectorMeta]) {
         let Some(file) = &mut self.file else { return };
         let header = events::RunHeader {
             spec: &self.spec,
@@ -275,7 +277,7 @@ impl EventLog {
 }
 
 /// What `--no-tests` makes of a run in which no vector ran.
-fn no_tests(rule: NoTests, why: &str) -> u8 {
+pub(crate) fn no_tests(rule: NoTests, why: &str) -> u8 {
     match rule {
         NoTests::Fail => {
             terminal::err(&format!(
@@ -301,6 +303,20 @@ fn host_label(choice: &host::HostChoice) -> String {
 
 /// `ctk run`.
 pub fn command(args: RunArgs) -> Result<u8, CliError> {
+    if args.protocol == ProtocolArg::Ahp {
+        return crate::cli::run_ahp::command(args);
+    }
+    for (set, flag) in [
+        (args.role.is_some(), "--role"),
+        (args.url.is_some(), "--url"),
+        (!args.policy.is_empty(), "--policy"),
+        (args.subject_name.is_some(), "--subject-name"),
+        (args.subject_version.is_some(), "--subject-version"),
+    ] {
+        if set {
+            return Err(UsageError(format!("{flag} is an AHP flag; add --protocol ahp")).into());
+        }
+    }
     let jobs = plan::jobs(args.jobs)?;
     let vector_timeout = plan::vector_timeout(args.vector_timeout_ms)?;
     let choice = plan::host(&args.host, args.isolate)?;
@@ -348,7 +364,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     let mut log = args
         .report_dir
         .as_deref()
-        .map(|d| EventLog::create(d, &job));
+        .map(|d| EventLog::new(d, job.spec.wire(), &job.vector_source));
     let mut view = Terminal::new(
         &vectors,
         Display {

@@ -11,8 +11,9 @@ use crate::errors::{Location, ReportError};
 use crate::exit_code;
 use crate::report::model::Report;
 use crate::report::verify;
+use crate::set::{self, VectorMeta};
+use crate::suite::Suite;
 use crate::vector::load::{self, VectorSource};
-use crate::vector::model::SpecVersion;
 
 /// Read a report file and check it against `schemas/report.schema.json` and
 /// the report model: its text, JSON value and model. A file that is not a
@@ -37,24 +38,37 @@ pub fn read(path: &Path) -> Result<(String, Value, Report), ReportError> {
     Ok((text, value, report))
 }
 
+/// Where `verify` takes the vectors a report must cite from.
+enum Embedded {
+    /// `--vectors DIR` (Agent Hooks vectors).
+    Dir(VectorSource),
+    /// The embedded set of the suite the report names as its source.
+    Suite(Suite),
+}
+
 /// `ctk verify`.
 pub fn command(path: &Path, vectors: Option<&Path>) -> Result<u8, CliError> {
     let (text, value, report) = read(path)?;
     let source = match vectors {
-        Some(dir) => Some(VectorSource::Dir(dir.to_path_buf())),
+        Some(dir) => Some(Embedded::Dir(VectorSource::Dir(dir.to_path_buf()))),
         None => report
             .vector_set
             .source
             .strip_prefix("embedded:")
-            .and_then(SpecVersion::parse)
-            .map(VectorSource::Embedded),
+            .and_then(|folder| Suite::ALL.into_iter().find(|s| s.folder() == folder))
+            .map(Embedded::Suite),
     };
-    let loaded = match source {
-        Some(s) => Some(
+    let loaded: Option<Vec<VectorMeta>> = match source {
+        Some(Embedded::Dir(s)) => Some(
             load::load(&s)?
                 .iter()
                 .map(load::LoadedVector::meta)
-                .collect::<Vec<_>>(),
+                .collect(),
+        ),
+        Some(Embedded::Suite(suite)) => Some(
+            set::released(suite)
+                .map_err(|e| CliError::Harness(format!("the embedded {} set: {e}", suite.wire())))?
+                .to_vec(),
         ),
         None => None,
     };

@@ -110,7 +110,10 @@ pub fn build(ctx: RunContext, vectors: &[VectorMeta], outcomes: &[VectorOutcome]
             version: env!("CARGO_PKG_VERSION").into(),
         },
         protocol: crate::suite::Suite::parse(&ctx.spec)
-            .map_or(crate::suite::Protocol::AgentHooks, crate::suite::Suite::protocol)
+            .map_or(
+                crate::suite::Protocol::AgentHooks,
+                crate::suite::Suite::protocol,
+            )
             .as_str()
             .to_owned(),
         spec: ctx.spec,

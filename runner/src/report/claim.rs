@@ -25,6 +25,19 @@ pub const CLAIMABLE_AHP_SPEC: &str = "agent-hooks-protocol/0.1";
 /// The header of the CLAIMS.md table the row belongs to.
 pub const CLAIM_HEADER: &str = "| host | version | spec | capabilities | profiles | identity provider | tool-seam posture | statements | passed | report digest |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";
 
+/// The header of the AHP table of CLAIMS.md: the role, binding, lifecycle,
+/// profiles and both version strings a report names (AHP §21).
+pub const AHP_CLAIM_HEADER: &str = "| implementation | version | spec | role | binding | lifecycle | profiles | protocolVersion | revision | passed | report digest |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |";
+
+/// The CLAIMS.md table header a report's row belongs to.
+pub fn header(report: &Report) -> &'static str {
+    if report.protocol == Protocol::Ahp.as_str() {
+        AHP_CLAIM_HEADER
+    } else {
+        CLAIM_HEADER
+    }
+}
+
 /// Longest a host-supplied name (host name, version, capability, profile,
 /// provider, posture) may be in a row, in characters, before it is cut with
 /// an ellipsis: long enough for any honest name, short enough that a hostile
@@ -288,6 +301,9 @@ pub fn statements(report: &Report) -> Vec<String> {
 /// The CLAIMS.md row (no refusal check; see [`refusals`]). Host-supplied
 /// strings are bounded and escaped ([`NAME_BOUND`], [`TEXT_BOUND`]).
 pub fn row(report: &Report) -> String {
+    if report.protocol == Protocol::Ahp.as_str() {
+        return ahp_row(report);
+    }
     let surface = &report.declaration.surface;
     let provider = surface
         .get("identity_provider")
@@ -307,6 +323,28 @@ pub fn row(report: &Report) -> String {
         cell(provider),
         cell(posture),
         escaped(&statements(report).join("; ")),
+        report.totals.pass,
+        report.totals.applicable(),
+        report.digest
+    )
+}
+
+/// The AHP row: the implementation, the role, binding, lifecycle and
+/// profiles it was certified in, and both version strings.
+fn ahp_row(report: &Report) -> String {
+    let subject = &report.declaration.surface;
+    let text = |key: &str| cell(subject.get(key).and_then(|v| v.as_str()).unwrap_or(""));
+    format!(
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {}/{} | `{}` |",
+        cell(&report.host.name),
+        cell(&report.host.version),
+        cell(&report.spec),
+        text("role"),
+        text("binding"),
+        text("lifecycle"),
+        list(subject, "profiles"),
+        text("protocol_version"),
+        text("revision"),
         report.totals.pass,
         report.totals.applicable(),
         report.digest

@@ -65,7 +65,7 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(s, "## CLAIMS.md row\n");
     let refusals = claim::refusals(report, &[]);
     if refusals.is_empty() {
-        let _ = writeln!(s, "{}\n{}", claim::CLAIM_HEADER, claim::row(report));
+        let _ = writeln!(s, "{}\n{}", claim::header(report), claim::row(report));
     } else {
         let _ = writeln!(s, "No claim can be made from this report:\n");
         for r in refusals {

@@ -9,6 +9,7 @@ mod expect_keys;
 mod identity;
 mod matrix;
 mod reports;
+mod run_ahp;
 mod run_cli;
 mod upstream;
 mod vector_lint;

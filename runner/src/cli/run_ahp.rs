@@ -1,0 +1,429 @@
+//! `ctk run --protocol ahp`: the AHP suite, on the core's frame.
+//!
+//! The AHP suite (crate `ctk-ahp-suite`) owns its vector model, its driver
+//! and its assertions; this file only turns the command line into a target,
+//! feeds the core's terminal and `events.jsonl` as vectors finish, and
+//! builds the core's report. Only the backend role is built: the kit plays
+//! the harness against a stdio command (persistent or per_event) or an HTTP
+//! URL; with neither, against the bundled reference backend
+//! (`ctk ahp-backend stdio`).
+
+use std::ffi::OsString;
+use std::io::IsTerminal as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ctk_ahp_suite::{Lifecycle, Outcome, StdioCommand, SuiteConfig, Target, Verdict};
+use serde_json::json;
+
+use crate::assert::AssertionFailure;
+use crate::cli::args::{Format, LifecycleArg, RoleArg, RunArgs, SpecArg};
+use crate::cli::run::{exit_code_for, no_tests, write_reports, EventLog, EVENTS_FILE};
+use crate::cli::terminal::{self, Display, Terminal};
+use crate::cli::{plan, CliError};
+use crate::errors::{ReportError, UsageError};
+use crate::event::Event;
+use crate::exit_code;
+use crate::outcome::{Status, VectorOutcome};
+use crate::report::build::{self, RunContext};
+use crate::report::human::{self, Style};
+use crate::report::json;
+use crate::report::model::HostIdentity;
+use crate::set::{self, VectorMeta};
+use crate::suite::{AhpLine, Suite};
+
+/// One AHP vector as the run holds it: the suite's model and the core's view.
+struct Loaded {
+    vector: ctk_ahp_suite::Vector,
+    meta: VectorMeta,
+}
+
+fn parse(file_name: &str, text: &str) -> Result<Loaded, String> {
+    let vector: ctk_ahp_suite::Vector =
+        serde_json::from_str(text).map_err(|e| format!("{file_name}: not an AHP vector: {e}"))?;
+    let problems = vector.lint();
+    if !problems.is_empty() {
+        return Err(format!("{file_name}: {}", problems.join("; ")));
+    }
+    Ok(Loaded {
+        meta: set::meta_of_json(file_name, text)?,
+        vector,
+    })
+}
+
+/// The selected vectors: the embedded set of the line, or `--vectors DIR`,
+/// then `--part`/`--id`.
+fn vectors(args: &RunArgs, line: AhpLine) -> Result<(Vec<Loaded>, String), CliError> {
+    let select = &args.select;
+    let (files, source): (Vec<(String, String)>, String) = match &select.vectors {
+        None => (
+            set::embedded_files(Suite::Ahp(line))
+                .map(|(n, t)| (n.to_owned(), t.to_owned()))
+                .collect(),
+            format!("embedded:{}", Suite::Ahp(line).folder()),
+        ),
+        Some(dir) => {
+            if !dir.is_dir() {
+                return Err(UsageError(format!(
+                    "--vectors {}: not a folder of AHP vector files",
+                    dir.display()
+                ))
+                .into());
+            }
+            let mut files = Vec::new();
+            for path in crate::vector::load::vector_files(dir)? {
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                files.push((name, text));
+            }
+            (files, dir.display().to_string())
+        }
+    };
+    if files.is_empty() {
+        return Err(crate::errors::LoadError::NoVectors {
+            source_name: source,
+        }
+        .into());
+    }
+    let mut loaded = Vec::new();
+    let mut problems = Vec::new();
+    for (name, text) in &files {
+        match parse(name, text) {
+            Ok(l) => loaded.push(l),
+            Err(e) => problems.push(e),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(UsageError(problems.join("\n")).into());
+    }
+    loaded.retain(|l| {
+        (select.part.is_empty() || select.part.contains(&l.meta.part))
+            && (select.id.is_empty() || select.id.contains(&l.meta.id))
+    });
+    Ok((loaded, source))
+}
+
+/// The target, and how the report names it.
+fn target(args: &RunArgs) -> Result<(Target, String), CliError> {
+    let lifecycle = match args.lifecycle {
+        LifecycleArg::Persistent => Lifecycle::Persistent,
+        LifecycleArg::PerEvent => Lifecycle::PerEvent,
+    };
+    match (&args.url, args.host.split_first()) {
+        (Some(_), Some(_)) => Err(UsageError(
+            "give the backend either as --url URL or as a command after --, not both".into(),
+        )
+        .into()),
+        (Some(url), None) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(
+                    UsageError(format!("--url {url}: not an http:// or https:// URL")).into(),
+                );
+            }
+            Ok((Target::Http { url: url.clone() }, url.clone()))
+        }
+        (None, Some((program, rest))) => Ok((
+            Target::Stdio(StdioCommand {
+                program: OsString::from(program),
+                args: rest.iter().map(OsString::from).collect(),
+                lifecycle,
+                cwd: None,
+                env: Vec::new(),
+            }),
+            args.host.join(" "),
+        )),
+        (None, None) => {
+            // The bundled reference backend: this binary in backend mode.
+            let me = std::env::current_exe().map_err(|e| {
+                CliError::Harness(format!(
+                    "cannot locate the ctk binary to run the reference backend: {e}"
+                ))
+            })?;
+            let mut backend_args = vec![OsString::from("ahp-backend"), OsString::from("stdio")];
+            if lifecycle == Lifecycle::PerEvent {
+                backend_args.push(OsString::from("--per-event"));
+            }
+            Ok((
+                Target::Stdio(StdioCommand {
+                    program: me.into_os_string(),
+                    args: backend_args,
+                    lifecycle,
+                    cwd: None,
+                    env: Vec::new(),
+                }),
+                "ctk-ahp-reference-backend".to_owned(),
+            ))
+        }
+    }
+}
+
+/// The profiles a run certifies: the vectors' own, narrowed to the ones
+/// that ran (never a profile no vector of it applied to).
+fn profiles(loaded: &[Loaded], outcomes: &[VectorOutcome]) -> Vec<String> {
+    let mut out: Vec<String> = loaded
+        .iter()
+        .zip(outcomes)
+        .filter(|(_, o)| o.status != Status::Skip)
+        .flat_map(|(l, _)| l.vector.profiles.iter().cloned())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn outcome(o: &Outcome, duration: Duration) -> VectorOutcome {
+    let failures: Vec<AssertionFailure> = o
+        .failures
+        .iter()
+        .map(|f| {
+            let mut a = AssertionFailure::message(f.key.clone(), f.message.clone());
+            a.diff = f.diff.clone();
+            a
+        })
+        .collect();
+    match o.verdict {
+        Verdict::Pass | Verdict::Fail => VectorOutcome::from_failures(&o.id, failures, duration),
+        Verdict::Skip => VectorOutcome::skip(&o.id, o.reason.clone().unwrap_or_default()),
+        Verdict::Error => VectorOutcome::error(
+            &o.id,
+            o.reason
+                .clone()
+                .unwrap_or_else(|| "the backend or link failed".into()),
+            duration,
+        ),
+    }
+}
+
+/// `ctk run --protocol ahp`.
+pub fn command(args: RunArgs) -> Result<u8, CliError> {
+    match args.role {
+        None => {
+            return Err(UsageError(
+                "--protocol ahp needs --role backend (the role under test)".into(),
+            )
+            .into())
+        }
+        Some(RoleArg::Harness) => {
+            return Err(UsageError(
+                "--role harness is not built yet: only AHP backends can be certified so far".into(),
+            )
+            .into())
+        }
+        Some(RoleArg::Backend) => {}
+    }
+    if args.declaration.is_some() || args.isolate {
+        return Err(UsageError(
+            "--declaration and --isolate are Agent Hooks flags; an AHP backend is described by --url or its command, --lifecycle and --policy".into(),
+        )
+        .into());
+    }
+    for policy in &args.policy {
+        if !ctk_ahp_suite::policy::is_known(policy) {
+            return Err(UsageError(format!("--policy {policy}: no such policy")).into());
+        }
+    }
+    let vector_timeout = plan::vector_timeout(args.vector_timeout_ms)?;
+    let line = match args.select.spec {
+        SpecArg::V0_1 => AhpLine::V0_1,
+        SpecArg::Draft => AhpLine::Draft,
+    };
+    let suite = Suite::Ahp(line);
+    let (target, subject) = target(&args)?;
+    let (loaded, source) = vectors(&args, line)?;
+    if loaded.is_empty() {
+        return Ok(no_tests(
+            args.no_tests,
+            &format!("no vector of {source} matches the --part/--id filters"),
+        ));
+    }
+    if let Some(dir) = &args.report_dir {
+        std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+    }
+    let metas: Vec<VectorMeta> = loaded.iter().map(|l| l.meta.clone()).collect();
+    let style = Style {
+        color: terminal::use_color(
+            args.color,
+            std::io::stdout().is_terminal(),
+            std::env::var("NO_COLOR").ok().as_deref(),
+        ),
+    };
+    let mut view = Terminal::new(
+        &metas,
+        Display {
+            human: args.format == Format::Human,
+            quiet: args.quiet,
+            style,
+        },
+    );
+    let mut log = args
+        .report_dir
+        .as_deref()
+        .map(|d| EventLog::new(d, suite.wire(), &source));
+    let bundled = args.url.is_none() && args.host.is_empty();
+    // The bundled backend's built-in policy is exactly the suite's named
+    // policies (ctk-ahp-reference's README), so all of its vectors run.
+    let policies = if bundled && args.policy.is_empty() {
+        ctk_ahp_suite::policy::ALL
+            .iter()
+            .map(|(name, _)| (*name).to_owned())
+            .collect()
+    } else {
+        args.policy.iter().cloned().collect()
+    };
+    let config = SuiteConfig {
+        vector_timeout,
+        policies,
+        ..SuiteConfig::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Harness(format!("cannot start the async runtime: {e}")))?;
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    runtime.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            flag.store(true, Ordering::SeqCst);
+            terminal::err("interrupted: finishing the report of what ran");
+        }
+    });
+    let started = Instant::now();
+    let started_at = build::rfc3339(std::time::SystemTime::now());
+    let fail_fast = args.fail_fast && !args.no_fail_fast;
+    let mut outcomes: Vec<VectorOutcome> = Vec::with_capacity(loaded.len());
+    let mut stop: Option<&'static str> = None;
+    let mut emit = |event: &Event| {
+        view.on_event(event);
+        if let Some(log) = &mut log {
+            log.record(event, &metas);
+        }
+    };
+    emit(&Event::RunStarted {
+        total: loaded.len(),
+    });
+    for (index, l) in loaded.iter().enumerate() {
+        if stop.is_none() && interrupted.load(Ordering::SeqCst) {
+            stop = Some(crate::engine::NOT_RUN_INTERRUPTED);
+        }
+        let o = match stop {
+            Some(reason) => VectorOutcome::error(&l.meta.id, reason.to_owned(), Duration::ZERO),
+            None => {
+                emit(&Event::VectorStarted { index });
+                let began = Instant::now();
+                let o = runtime.block_on(ctk_ahp_suite::run_vector(&l.vector, &target, &config));
+                outcome(&o, began.elapsed())
+            }
+        };
+        if fail_fast
+            && stop.is_none()
+            && l.meta.advisory.is_none()
+            && matches!(o.status, Status::Fail | Status::Error)
+        {
+            stop = Some(crate::engine::NOT_RUN_FAIL_FAST);
+        }
+        emit(&Event::VectorFinished {
+            index,
+            outcome: o.clone(),
+        });
+        outcomes.push(o);
+    }
+    emit(&Event::RunFinished);
+
+    view.finish();
+    let lifecycle = match (&target, target.lifecycle()) {
+        (Target::Http { .. }, _) => "none",
+        (_, Some(Lifecycle::PerEvent)) => "per_event",
+        _ => "persistent",
+    };
+    let subject_doc = json!({
+        "role": "backend",
+        "binding": target.binding(),
+        "lifecycle": lifecycle,
+        "profiles": profiles(&loaded, &outcomes),
+        "protocol_version": line.wire_version(),
+        "revision": line.revision(),
+    });
+    let ctx = RunContext {
+        spec: suite.wire().to_owned(),
+        host: HostIdentity {
+            name: args.subject_name.clone().unwrap_or(subject),
+            version: args.subject_version.clone().unwrap_or_else(|| {
+                if bundled {
+                    env!("CARGO_PKG_VERSION").to_owned()
+                } else {
+                    "unknown".to_owned()
+                }
+            }),
+            spec_versions: vec![line.wire_version().to_owned()],
+        },
+        declaration_source: "command line (--role, --url or command, --lifecycle)".to_owned(),
+        declaration: subject_doc.clone(),
+        surface: subject_doc,
+        vector_source: source,
+        filtered: !args.select.part.is_empty() || !args.select.id.is_empty(),
+        started_at,
+        total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    };
+    let report = build::build(ctx, &metas, &outcomes);
+    let json_text = json::render(&report);
+    match args.format {
+        Format::Human => terminal::out(&human::summary(&report, style)),
+        Format::Json => terminal::out(&json_text),
+    }
+    let written = match &args.report_dir {
+        Some(dir) => {
+            write_reports(dir, &report, &json_text)?;
+            format!(
+                "reports written to {}: report.json, report.md, junit.xml, {EVENTS_FILE}",
+                dir.display()
+            )
+        }
+        None => "no report written (pass --report-dir DIR to keep one)".to_owned(),
+    };
+    match args.format {
+        Format::Human => terminal::out(&format!("{written}\n")),
+        Format::Json => terminal::err(&written),
+    }
+    let code = exit_code_for(&report);
+    if code == exit_code::SUCCESS
+        && report.totals.applicable() + report.advisory_totals.applicable() == 0
+    {
+        return Ok(no_tests(
+            args.no_tests,
+            "no selected vector applies to this backend (see the skip reasons)",
+        ));
+    }
+    Ok(code)
+}
+
+/// `ctk ahp-backend stdio [--per-event]`: the bundled reference AHP backend
+/// (crate `ctk-ahp-reference`, built-in policy) on this process's stdio, so
+/// `ctk run --protocol ahp --role backend` runs out of the box.
+pub fn backend_command(per_event: bool) -> u8 {
+    let backend = ctk_ahp_reference::Backend::new(ctk_ahp_reference::policy::Policy::builtin());
+    let log = ctk_ahp_reference::log::Logger { quiet: true };
+    let input = std::io::stdin().lock();
+    let output = std::io::stdout().lock();
+    let max = ctk_ahp_reference::stdio::DEFAULT_MAX_FRAME_BYTES;
+    let result = if per_event {
+        ctk_ahp_reference::stdio::serve_per_event(&backend, input, output, max, &log)
+    } else {
+        ctk_ahp_reference::stdio::serve_persistent(&backend, input, output, max, &log)
+    };
+    match result {
+        Ok(()) => exit_code::SUCCESS,
+        Err(e) => {
+            terminal::err(&format!("ctk ahp-backend: {e}"));
+            exit_code::FAILURES
+        }
+    }
+}

@@ -1,0 +1,233 @@
+//! `ctk run --protocol ahp --role backend`: the AHP suite on the core's
+//! frame, against the bundled reference backend and a broken one.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn ctk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args(args)
+        .output()
+        .expect("the ctk binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn report(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report"))
+        .expect("json")
+}
+
+#[test]
+fn the_bundled_reference_backend_passes_and_its_report_backs_an_ahp_claim() {
+    for lifecycle in ["persistent", "per-event"] {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("out");
+        let dir_s = dir.display().to_string();
+        let out = ctk(&[
+            "run",
+            "--protocol",
+            "ahp",
+            "--role",
+            "backend",
+            "--lifecycle",
+            lifecycle,
+            "--report-dir",
+            &dir_s,
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{lifecycle}: {}{}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        let r = report(&dir);
+        assert_eq!(r["protocol"], "agent-hooks-protocol");
+        assert_eq!(r["spec"], "agent-hooks-protocol/0.1");
+        let subject = &r["declaration"]["surface"];
+        assert_eq!(subject["role"], "backend");
+        assert_eq!(subject["binding"], "stdio");
+        assert_eq!(subject["lifecycle"], lifecycle.replace('-', "_"));
+        assert_eq!(subject["protocol_version"], "0.1");
+        assert_eq!(subject["revision"], "0.1.0-draft.1");
+        assert!(r["totals"]["pass"].as_u64().is_some_and(|n| n > 20), "{r}");
+        assert_eq!(r["totals"]["fail"], 0);
+        let report_s = dir.join("report.json").display().to_string();
+        let verify = ctk(&["verify", &report_s]);
+        assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stderr));
+        assert!(text(&verify.stdout).contains("verified"));
+        assert!(
+            !text(&verify.stdout).contains("not checked"),
+            "the embedded AHP set is checked"
+        );
+        let claim = ctk(&["claim", &report_s]);
+        assert_eq!(claim.status.code(), Some(0), "{}", text(&claim.stderr));
+        let row = text(&claim.stdout);
+        assert!(
+            row.contains("| implementation | version | spec | role | binding | lifecycle |"),
+            "{row}"
+        );
+        assert!(
+            row.contains(&format!(
+                "| backend | stdio | {} |",
+                lifecycle.replace('-', "_")
+            )),
+            "{row}"
+        );
+        assert!(row.contains("| 0.1 | 0.1.0-draft.1 |"), "{row}");
+    }
+}
+
+#[test]
+fn a_broken_backend_fails_and_cannot_be_claimed() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    // Answers every line with a valid-looking result under the wrong id.
+    let backend = tmp.path().join("wrong_id.py");
+    std::fs::write(
+        &backend,
+        "import json, sys\n\
+         for line in sys.stdin:\n\
+         \x20   try:\n\
+         \x20       m = json.loads(line)\n\
+         \x20   except Exception:\n\
+         \x20       continue\n\
+         \x20   if 'id' not in m:\n\
+         \x20       continue\n\
+         \x20   print(json.dumps({'jsonrpc': '2.0', 'id': 'not-' + str(m['id']), 'result': {'protocolVersion': '0.1', 'effects': []}}), flush=True)\n",
+    )
+    .expect("write");
+    let dir = tmp.path().join("out");
+    let out = Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args([
+            "run",
+            "--protocol",
+            "ahp",
+            "--role",
+            "backend",
+            "--report-dir",
+        ])
+        .arg(&dir)
+        .args([
+            "--subject-name",
+            "wrong-id",
+            "--subject-version",
+            "9",
+            "--",
+            "python3",
+        ])
+        .arg(&backend)
+        .output()
+        .expect("ctk runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let r = report(&dir);
+    assert_eq!(r["host"]["name"], "wrong-id");
+    assert!(r["totals"]["fail"].as_u64().is_some_and(|n| n > 10), "{r}");
+    let claim = ctk(&["claim", &dir.join("report.json").display().to_string()]);
+    assert_eq!(claim.status.code(), Some(1));
+    assert!(
+        text(&claim.stderr).contains("vector(s) failed"),
+        "{}",
+        text(&claim.stderr)
+    );
+}
+
+#[test]
+fn ahp_flags_are_checked() {
+    for (args, why) in [
+        (vec!["run", "--protocol", "ahp"], "needs --role backend"),
+        (
+            vec!["run", "--protocol", "ahp", "--role", "harness"],
+            "not built yet",
+        ),
+        (
+            vec![
+                "run",
+                "--protocol",
+                "ahp",
+                "--role",
+                "backend",
+                "--url",
+                "http://127.0.0.1:9/",
+                "--",
+                "x",
+            ],
+            "not both",
+        ),
+        (
+            vec![
+                "run",
+                "--protocol",
+                "ahp",
+                "--role",
+                "backend",
+                "--url",
+                "ftp://x",
+            ],
+            "not an http:// or https:// URL",
+        ),
+        (
+            vec![
+                "run",
+                "--protocol",
+                "ahp",
+                "--role",
+                "backend",
+                "--policy",
+                "nope",
+            ],
+            "no such policy",
+        ),
+        (vec!["run", "--role", "backend"], "--role is an AHP flag"),
+    ] {
+        let out = ctk(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(why),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_backend_that_cannot_start_is_an_error_never_a_pass() {
+    let out = ctk(&[
+        "run",
+        "--protocol",
+        "ahp",
+        "--role",
+        "backend",
+        "--id",
+        "AHP-B-0001",
+        "--",
+        "ctk-no-such-backend",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("ERROR AHP-B-0001"),
+        "{}",
+        text(&out.stdout)
+    );
+}
