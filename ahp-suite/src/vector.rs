@@ -69,6 +69,17 @@ pub struct Step {
     /// The message is a JSON-RPC notification: nothing may answer it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub notification: bool,
+    /// stdio: write the line (newline included) in this many byte pieces,
+    /// 20 ms apart, cut anywhere (inside a UTF-8 character too); a message
+    /// ends at its newline, not at the end of a read. HTTP: one body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pieces: Option<u8>,
+    /// stdio persistent, requests only: do not wait for the reply before
+    /// the next step (only notifications may follow until the reply is
+    /// awaited, at the next request or at the end: one outstanding
+    /// intercept at a time, 17.2).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_wait: bool,
     /// Why this step is there (not interpreted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -319,6 +330,26 @@ impl Vector {
                 if self.binding != BindingSel::Stdio || self.lifecycle != LifecycleSel::Persistent {
                     problems.push(format!(
                         "send[{i}]: close_stdin needs binding stdio and lifecycle persistent"
+                    ));
+                }
+            }
+            if step.pieces.is_some_and(|n| !(2..=64).contains(&n)) {
+                problems.push(format!("send[{i}]: pieces must be 2 to 64"));
+            }
+            if step.no_wait {
+                if step.notification
+                    || step.close_stdin
+                    || self.binding != BindingSel::Stdio
+                    || self.lifecycle != LifecycleSel::Persistent
+                {
+                    problems.push(format!(
+                        "send[{i}]: no_wait is for a request of a stdio persistent vector"
+                    ));
+                }
+                let next_request = self.send[i + 1..].iter().position(|s| !s.notification);
+                if next_request.is_none() {
+                    problems.push(format!(
+                        "send[{i}]: a no_wait request must be followed by a later request"
                     ));
                 }
             }

@@ -599,6 +599,66 @@ fn a_wrong_content_type_fails_over_http() {
         .any(|f| f.message.contains("Content-Type")));
 }
 
+#[test]
+fn a_backend_that_takes_each_read_for_a_message_fails_the_pieces_vector() {
+    let id = first_gating_with(|v| v.send.iter().any(|s| s.pieces.is_some()));
+    must_fail(
+        "read_chunk",
+        Lifecycle::Persistent,
+        &[id.as_str()],
+        1000,
+        Duration::from_secs(20),
+    );
+    // The same backend passes when frames arrive whole: the vector, not
+    // the mode, makes the difference.
+    let o = run_suite_blocking(
+        &only(&[BASIC]),
+        &fake_stdio("read_chunk", Lifecycle::Persistent),
+        &cfg(1000),
+    )
+    .expect("runtime");
+    assert_eq!(
+        verdict_of(&o, BASIC).verdict,
+        Verdict::Pass,
+        "{}",
+        summary(&o)
+    );
+}
+
+#[test]
+fn answering_a_notification_while_a_request_is_outstanding_fails() {
+    let id = first_gating_with(|v| v.send.iter().any(|s| s.no_wait));
+    must_fail(
+        "answer_notifications",
+        Lifecycle::Persistent,
+        &[id.as_str()],
+        1000,
+        Duration::from_secs(20),
+    );
+}
+
+#[test]
+fn redirects_are_not_followed() {
+    let server = fake_http("redirect");
+    let o = run_suite_blocking(
+        &only(&[BASIC]),
+        &Target::Http {
+            url: server.url.clone(),
+        },
+        &cfg(1000),
+    )
+    .expect("runtime");
+    let out = verdict_of(&o, BASIC);
+    assert_eq!(out.verdict, Verdict::Fail, "{}", summary(&o));
+    assert!(
+        out.failures
+            .iter()
+            .any(|f| f.message.contains("307") && f.message.contains("/elsewhere")),
+        "{}",
+        summary(&o)
+    );
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_forked_setsid_child_is_killed_with_the_backend() {

@@ -144,6 +144,35 @@ fn process_record(backend: &Backend, steps: Vec<usize>, ended: process::Ended) -
     }
 }
 
+/// Await the reply to the request of `rec`, sent at `sent_at`, on a
+/// persistent backend; record why none came.
+async fn await_into(
+    c: &mut Collector,
+    backend: &mut Backend,
+    rec: &mut StepRecord,
+    sent_at: Instant,
+    cfg: &SuiteConfig,
+) {
+    match c
+        .await_response(backend, sent_at + reply_bound(cfg), rec.index, 0)
+        .await
+    {
+        Some(line) => c.take_reply(line, rec, sent_at),
+        None => {
+            rec.no_reply = Some(if backend.flooded() {
+                "stdout exceeded the byte budget before a reply".to_owned()
+            } else if backend.stdout_ended() {
+                "stdout closed (the backend exited?) before a reply".to_owned()
+            } else {
+                format!(
+                    "no JSON-RPC response within {} ms",
+                    reply_bound(cfg).as_millis()
+                )
+            })
+        }
+    }
+}
+
 /// Run `vector` against a stdio command.
 pub(crate) async fn run_stdio(
     vector: &Vector,
@@ -167,11 +196,19 @@ async fn run_persistent(
         t0,
         lines: Vec::new(),
     };
-    let mut steps = Vec::new();
+    let mut steps: Vec<StepRecord> = Vec::new();
     let mut last_sent = None;
+    // A request sent with no_wait whose reply is still owed: (step, sent).
+    let mut pending: Option<(usize, Instant)> = None;
     for (i, step) in vector.send.iter().enumerate() {
         let mut rec = StepRecord::new(i);
         rec.process = Some(0);
+        if !step.notification {
+            // One outstanding intercept: the owed reply comes first.
+            if let Some((j, sent_at)) = pending.take() {
+                await_into(&mut c, &mut backend, &mut steps[j], sent_at, cfg).await;
+            }
+        }
         if step.close_stdin {
             backend.close_stdin();
             rec.sent = true;
@@ -183,37 +220,38 @@ async fn run_persistent(
         }
         let text = step.wire_text().expect("a message step has text");
         let sent_at = Instant::now();
-        match backend.write_line(&text, cfg.step_deadline).await {
+        match backend
+            .write_line(&text, step.pieces.unwrap_or(1), cfg.step_deadline)
+            .await
+        {
             Ok(()) => rec.sent = true,
             Err(e) => rec.send_error = Some(e),
         }
         last_sent = Some(i);
         if step.notification {
             // Silence is observed for a quiet window here; the probe that
-            // every vector ends with proves the backend read past it.
-            c.drain(&mut backend, Instant::now() + cfg.quiet_window, Some(i), 0)
-                .await;
-        } else {
-            match c
-                .await_response(&mut backend, sent_at + reply_bound(cfg), i, 0)
-                .await
-            {
-                Some(line) => c.take_reply(line, &mut rec, sent_at),
-                None => {
-                    rec.no_reply = Some(if backend.flooded() {
-                        "stdout exceeded the byte budget before a reply".to_owned()
-                    } else if backend.stdout_ended() {
-                        "stdout closed (the backend exited?) before a reply".to_owned()
-                    } else {
-                        format!(
-                            "no JSON-RPC response within {} ms",
-                            reply_bound(cfg).as_millis()
-                        )
-                    })
+            // every vector ends with proves the backend read past it. The
+            // first response in the window belongs to an owed request.
+            let until = Instant::now() + cfg.quiet_window;
+            if let Some((j, sent_at)) = pending {
+                if let Some(line) = c.await_response(&mut backend, until, i, 0).await {
+                    c.take_reply(line, &mut steps[j], sent_at);
+                    pending = None;
                 }
             }
+            c.drain(&mut backend, until, Some(i), 0).await;
+            steps.push(rec);
+        } else if step.no_wait {
+            steps.push(rec);
+            pending = Some((i, sent_at));
+        } else {
+            steps.push(rec);
+            let last = steps.last_mut().expect("just pushed");
+            await_into(&mut c, &mut backend, last, sent_at, cfg).await;
         }
-        steps.push(rec);
+    }
+    if let Some((j, sent_at)) = pending.take() {
+        await_into(&mut c, &mut backend, &mut steps[j], sent_at, cfg).await;
     }
     // End of the vector: close stdin, read what is left for a while, then
     // end the process (killed if it does not exit).
@@ -265,7 +303,10 @@ async fn run_per_event(
         rec.process = Some(p);
         let mut backend = start(cmd, cfg)?;
         let sent_at = Instant::now();
-        match backend.write_line(&text, cfg.step_deadline).await {
+        match backend
+            .write_line(&text, step.pieces.unwrap_or(1), cfg.step_deadline)
+            .await
+        {
             Ok(()) => rec.sent = true,
             Err(e) => rec.send_error = Some(e),
         }

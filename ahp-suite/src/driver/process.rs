@@ -130,17 +130,30 @@ impl Backend {
         self.pid
     }
 
-    /// Write `text` and a newline to stdin within `limit`.
-    pub(crate) async fn write_line(&mut self, text: &str, limit: Duration) -> Result<(), String> {
+    /// Write `text` and a newline to stdin within `limit`, in `pieces`
+    /// byte pieces 20 ms apart (1: at once).
+    pub(crate) async fn write_line(
+        &mut self,
+        text: &str,
+        pieces: u8,
+        limit: Duration,
+    ) -> Result<(), String> {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err("stdin is already closed".to_owned());
         };
         let mut bytes = Vec::with_capacity(text.len() + 1);
         bytes.extend_from_slice(text.as_bytes());
         bytes.push(b'\n');
+        let size = bytes.len().div_ceil(usize::from(pieces.max(1))).max(1);
         match tokio::time::timeout(limit, async {
-            stdin.write_all(&bytes).await?;
-            stdin.flush().await
+            for (k, piece) in bytes.chunks(size).enumerate() {
+                if k > 0 {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                stdin.write_all(piece).await?;
+                stdin.flush().await?;
+            }
+            Ok::<(), std::io::Error>(())
         })
         .await
         {

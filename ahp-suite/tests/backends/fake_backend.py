@@ -128,6 +128,17 @@ def stdio():
     if MODE == "huge_line":
         sys.stdout.write("{" + " " * (4 << 20))
         sys.stdout.flush()
+    if MODE == "read_chunk":
+        # Broken framing: every read is taken as one message.
+        while True:
+            chunk = os.read(0, 65536)
+            if not chunk:
+                sys.exit(0)
+            out = handle_line(chunk.decode("utf-8", "replace").strip())
+            if out is not None:
+                write(out)
+            if PER_EVENT:
+                sys.exit(0)
     for line in sys.stdin:
         line = line.rstrip("\n")
         if MODE == "crash_on_unknown" and "ctkUnknownMember" in line:
@@ -154,6 +165,14 @@ def http():
             body = self.rfile.read(n).decode("utf-8", "replace")
             auth = self.headers.get("Authorization", "")
             HEADER_TOKEN[0] = auth[len("Bearer "):] if auth.startswith("Bearer ") else ""
+            if MODE == "redirect" and self.path != "/elsewhere":
+                # A correct answer is served at /elsewhere: a client that
+                # followed the redirect would see it.
+                self.send_response(307)
+                self.send_header("Location", "/elsewhere")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             out = handle_line(body)
             if out is None:
                 self.send_response(204)

@@ -783,6 +783,50 @@ vector(
 )
 
 
+# 14. added after the first release of the ids (ids are stable: new vectors go last)
+n = len(VECTORS) + 1
+pieces = req(intercept(tool_before("evt_b%04d_ü" % n, inp={"command": "echo 'ünïcødé 日本語 🚀'"})), "written in 7 pieces, cut inside UTF-8 characters")
+pieces["pieces"] = 7
+vector(
+    "stdio: a request written to stdin in several pieces, 20 ms apart and cut inside UTF-8 characters, is one message ended by its newline: one valid decision",
+    ["AHP-STDIO-001", "AHP-RPC-001", "AHP-DEC-001"],
+    ["ahp-17.1-a", "ahp-6.1-a", "ahp-6.2-j"],
+    ["17.1", "7.1"],
+    [
+        (req(intercept(tool_before("evt_b%04d_first" % n)), "first a whole frame, so the backend is up and reading"), decision(http=False)),
+        (pieces, decision(http=False)),
+        (probe("evt_b%04d_probe" % n), decision(http=False)),
+    ],
+    binding="stdio",
+)
+n = len(VECTORS) + 1
+outstanding = req(intercept(tool_before("evt_b%04d_a" % n)), "its reply is awaited only after the notification is sent")
+outstanding["no_wait"] = True
+vector(
+    "stdio persistent: a notification sent while an intercept is outstanding gets no response, and the intercept gets exactly its one reply",
+    ["AHP-RPC-002", "AHP-STDIO-001"],
+    ["ahp-8.4-a", "ahp-17.1-d"],
+    ["8.4", "13.2", "17.2"],
+    [
+        (outstanding, decision(http=False)),
+        (notif(observe(tool_after("evt_b%04d_b" % n))), none()),
+        (probe("evt_b%04d_probe" % n), decision(http=False)),
+    ],
+    binding="stdio",
+    lifecycle="persistent",
+    profiles=("base", "lifecycle-observation"),
+    notes="DECISIONS.md D-25: gating, no stdout frame after a notification, including when a request is outstanding.",
+)
+n = len(VECTORS) + 1
+vector(
+    "An event id holding quotes, backslashes, a slash, a tab and a U+0001 escape is echoed exactly as the response id",
+    ["AHP-RPC-001", "AHP-DEC-001"],
+    ["ahp-6.1-a", "ahp-6.2-j"],
+    ["8.1", "7.1"],
+    [(req(intercept(tool_before('evt_b%04d "q" \\back/slash\t\u0001' % n))), decision())],
+)
+
+
 def render(v):
     return json.dumps(v, indent=2, ensure_ascii=False) + "\n"
 
