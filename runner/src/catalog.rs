@@ -19,6 +19,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::errors::{CatalogError, Location};
+use crate::suite::Suite;
 use crate::vector::model::SpecVersion;
 
 /// `(spec, text)` of every embedded catalog.
@@ -106,7 +107,7 @@ pub fn parse(file: &Path, text: &str) -> Result<Catalog, CatalogError> {
     };
     let catalog: Catalog =
         serde_json::from_str(text).map_err(|e| malformed(String::new(), e.to_string()))?;
-    if catalog.spec_version().is_none() {
+    if Suite::parse(&catalog.spec).is_none() {
         return Err(malformed(
             "/spec".into(),
             format!("unknown spec {:?}", catalog.spec),
@@ -133,15 +134,21 @@ pub fn load_file(path: &Path) -> Result<Catalog, CatalogError> {
     parse(path, &text)
 }
 
-/// The catalog compiled in for `spec`.
+/// The Agent Hooks catalog compiled in for `spec`.
 pub fn embedded(spec: SpecVersion) -> Result<Catalog, CatalogError> {
-    match FILES.iter().find(|(s, _)| *s == spec.as_str()) {
+    embedded_for(Suite::AgentHooks(spec))
+}
+
+/// The catalog compiled in for any suite (`spec/<folder>/clauses.json`).
+pub fn embedded_for(suite: Suite) -> Result<Catalog, CatalogError> {
+    let folder = suite.folder();
+    match FILES.iter().find(|(s, _)| *s == folder) {
         Some((s, text)) => parse(
             &PathBuf::from(format!("embedded:spec/{s}/clauses.json")),
             text,
         ),
         None => Err(CatalogError::Missing {
-            spec: spec.as_str().to_owned(),
+            spec: folder.to_owned(),
         }),
     }
 }

@@ -26,8 +26,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::catalog::{self, Catalog, Keyword};
+use crate::suite::Suite;
 use crate::vector::load::LoadedVector;
-use crate::vector::model::SpecVersion;
 
 /// How a clause is accounted for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -184,8 +184,8 @@ impl Coverage {
 /// What [`compute`] looks at.
 #[derive(Debug, Clone, Copy)]
 pub struct Inputs<'a> {
-    /// The spec the matrix is for.
-    pub spec: SpecVersion,
+    /// The suite the matrix is for.
+    pub spec: Suite,
     /// The catalog.
     pub catalog: &'a Catalog,
     /// A catalog whose clauses also hold (the 0.1 catalog under the draft):
@@ -194,11 +194,39 @@ pub struct Inputs<'a> {
     /// Display name of the catalog file.
     pub catalog_source: &'a str,
     /// Every loaded vector (other specs are left out).
-    pub vectors: &'a [LoadedVector],
+    pub vectors: &'a [CoverageVector],
     /// Display name of the vector source.
     pub vector_source: &'a str,
     /// The checkout to look unit tests up in.
     pub repo: Option<&'a Path>,
+}
+
+/// What coverage reads of a vector, whatever its suite.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoverageVector {
+    /// The vector id.
+    pub id: String,
+    /// Its file, as findings name it.
+    pub file: String,
+    /// The clause ids it covers.
+    pub covers: Vec<String>,
+    /// Whether it is for the matrix's spec (others are counted apart).
+    pub in_spec: bool,
+    /// Whether it is an upstream vector, which names no clause.
+    pub upstream: bool,
+}
+
+impl CoverageVector {
+    /// An Agent Hooks vector, for a matrix of `spec`.
+    pub fn agent_hooks(v: &LoadedVector, spec: crate::vector::model::SpecVersion) -> Self {
+        Self {
+            id: v.vector.id.clone(),
+            file: v.file.display().to_string(),
+            covers: v.vector.covers.clone(),
+            in_spec: v.vector.spec_versions().contains(&spec),
+            upstream: is_upstream(v),
+        }
+    }
 }
 
 /// Whether a vector is an upstream one: `AH-CTK-NNN[-slug]` naming no clause.
@@ -225,29 +253,29 @@ pub fn compute(inputs: Inputs<'_>) -> Coverage {
     let mut inherited_covered: BTreeSet<&str> = BTreeSet::new();
     let mut covering: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     for v in inputs.vectors {
-        if !v.vector.spec_versions().contains(&inputs.spec) {
+        if !v.in_spec {
             totals.other_spec_vectors += 1;
             continue;
         }
-        let file = v.file.display().to_string();
-        if is_upstream(v) {
+        let file = v.file.clone();
+        if v.upstream {
             totals.upstream_vectors += 1;
-            upstream.push(v.vector.id.clone());
+            upstream.push(v.id.clone());
             continue;
         }
         totals.project_vectors += 1;
-        if v.vector.covers.is_empty() {
+        if v.covers.is_empty() {
             errors.push(Finding {
                 file: file.clone(),
                 pointer: "/covers".into(),
-                message: format!("project vector {} covers no clause", v.vector.id),
+                message: format!("project vector {} covers no clause", v.id),
             });
         }
-        for (i, id) in v.vector.covers.iter().enumerate() {
+        for (i, id) in v.covers.iter().enumerate() {
             if known.contains(id.as_str()) {
                 let list = covering.entry(id.as_str()).or_default();
-                if !list.contains(&v.vector.id) {
-                    list.push(v.vector.id.clone());
+                if !list.contains(&v.id) {
+                    list.push(v.id.clone());
                 }
             } else if let Some(id) = inherited.get(id.as_str()) {
                 inherited_covered.insert(id);
@@ -257,7 +285,7 @@ pub fn compute(inputs: Inputs<'_>) -> Coverage {
                     pointer: format!("/covers/{i}"),
                     message: format!(
                         "vector {} names clause {id:?}, which the {} catalog lacks",
-                        v.vector.id, inputs.catalog.spec
+                        v.id, inputs.catalog.spec
                     ),
                 });
             }

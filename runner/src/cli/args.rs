@@ -106,6 +106,9 @@ pub enum CoverageFormat {
 /// `ctk coverage`.
 #[derive(Debug, Clone, Args)]
 pub struct CoverageArgs {
+    /// The protocol whose catalog and vectors are matched.
+    #[arg(long, value_enum, default_value = "agent-hooks")]
+    pub protocol: ProtocolArg,
     /// Spec version.
     #[arg(long, value_enum, default_value = "0.1")]
     pub spec: SpecArg,

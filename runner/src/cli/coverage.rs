@@ -3,11 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use crate::catalog;
-use crate::cli::args::{CoverageArgs, CoverageFormat, SelectArgs};
+use crate::cli::args::{CoverageArgs, CoverageFormat, ProtocolArg, SelectArgs, SpecArg};
 use crate::cli::{plan, CliError};
-use crate::coverage::{self, Inputs};
+use crate::coverage::{self, CoverageVector, Inputs};
 use crate::errors::UsageError;
 use crate::exit_code;
+use crate::set;
+use crate::suite::{AhpLine, Suite};
 use crate::vector::load;
 use crate::vector::model::SpecVersion;
 
@@ -30,45 +32,104 @@ pub fn repo(arg: Option<&Path>) -> Result<Option<PathBuf>, UsageError> {
     }
 }
 
+/// The vectors and catalog of the AHP suite, as coverage reads them.
+fn ahp_vectors(
+    args: &CoverageArgs,
+    suite: Suite,
+) -> Result<(Vec<CoverageVector>, String), CliError> {
+    let (files, source): (Vec<(String, String)>, String) = match &args.vectors {
+        None => (
+            set::embedded_files(suite)
+                .map(|(n, t)| (n.to_owned(), t.to_owned()))
+                .collect(),
+            format!("embedded:{}", suite.folder()),
+        ),
+        Some(dir) => {
+            let mut files = Vec::new();
+            for path in load::vector_files(dir)? {
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+                files.push((path.display().to_string(), text));
+            }
+            (files, dir.display().to_string())
+        }
+    };
+    let mut out = Vec::new();
+    for (name, text) in &files {
+        let meta = set::meta_of_json(name, text).map_err(UsageError)?;
+        out.push(CoverageVector {
+            id: meta.id,
+            file: name.clone(),
+            covers: meta.covers,
+            in_spec: true,
+            upstream: false,
+        });
+    }
+    if out.is_empty() {
+        return Err(crate::errors::LoadError::NoVectors {
+            source_name: source,
+        }
+        .into());
+    }
+    Ok((out, source))
+}
+
 /// Print the matrix; exit 1 when any finding is an error.
 pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
     let spec = plan::spec(args.spec);
+    let suite = match args.protocol {
+        ProtocolArg::AgentHooks => Suite::AgentHooks(spec),
+        ProtocolArg::Ahp => Suite::Ahp(match args.spec {
+            SpecArg::V0_1 => AhpLine::V0_1,
+            SpecArg::Draft => AhpLine::Draft,
+        }),
+    };
     let (catalog, catalog_source) = match &args.clauses {
         Some(path) => (catalog::load_file(path)?, path.display().to_string()),
         None => (
-            catalog::embedded(spec)?,
-            format!("embedded:spec/{}/clauses.json", spec.as_str()),
+            catalog::embedded_for(suite)?,
+            format!("embedded:spec/{}/clauses.json", suite.folder()),
         ),
     };
-    if catalog.spec_version() != Some(spec) {
+    if Suite::parse(&catalog.spec) != Some(suite) {
         return Err(UsageError(format!(
             "the clause catalog {catalog_source} is for {}, not {}",
             catalog.spec,
-            spec.wire()
+            suite.wire()
         ))
         .into());
     }
-    let select = SelectArgs {
-        spec: args.spec,
-        vectors: args.vectors.clone(),
-        part: Vec::new(),
-        id: Vec::new(),
+    let (vectors, source) = match suite {
+        Suite::AgentHooks(spec) => {
+            let select = SelectArgs {
+                spec: args.spec,
+                vectors: args.vectors.clone(),
+                part: Vec::new(),
+                id: Vec::new(),
+            };
+            let source = plan::source(&select);
+            let vectors: Vec<CoverageVector> = load::load(&source)?
+                .iter()
+                .map(|v| CoverageVector::agent_hooks(v, spec))
+                .collect();
+            (vectors, source.to_string())
+        }
+        Suite::Ahp(_) => ahp_vectors(args, suite)?,
     };
-    let source = plan::source(&select);
-    let vectors = load::load(&source)?;
     // Every 0.1 clause the draft does not change holds under the draft.
-    let inherited = match spec {
-        SpecVersion::Draft => catalog::embedded(SpecVersion::V0_1).ok(),
-        SpecVersion::V0_1 => None,
+    let inherited = match suite {
+        Suite::AgentHooks(SpecVersion::Draft) => catalog::embedded(SpecVersion::V0_1).ok(),
+        Suite::Ahp(AhpLine::Draft) => catalog::embedded_for(Suite::Ahp(AhpLine::V0_1)).ok(),
+        _ => None,
     };
     let repo = repo(args.repo.as_deref())?;
     let result = coverage::compute(Inputs {
-        spec,
+        spec: suite,
         catalog: &catalog,
         inherited: inherited.as_ref(),
         catalog_source: &catalog_source,
         vectors: &vectors,
-        vector_source: &source.to_string(),
+        vector_source: &source,
         repo: repo.as_deref(),
     });
     match args.format {

@@ -231,3 +231,77 @@ fn a_backend_that_cannot_start_is_an_error_never_a_pass() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn ahp_coverage_gates_its_own_catalog() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let vectors = tmp.path().join("vectors");
+    std::fs::create_dir(&vectors).expect("mkdir");
+    let released = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/ahp/0.1/AHP-B-0001.json");
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(released).expect("AHP-B-0001"))
+            .expect("json");
+    v["covers"] = serde_json::json!(["ahp-8.1-a"]);
+    std::fs::write(vectors.join("AHP-B-0001.json"), v.to_string()).expect("write");
+    let catalog = |clauses: Value| {
+        let path = tmp
+            .path()
+            .join(format!("clauses-{}.json", clauses.to_string().len()));
+        std::fs::write(
+            &path,
+            serde_json::json!({"spec": "agent-hooks-protocol/0.1", "catalog_version": 1, "clauses": clauses})
+                .to_string(),
+        )
+        .expect("write");
+        path.display().to_string()
+    };
+    let one = serde_json::json!([{"id": "ahp-8.1-a", "keyword": "MUST", "section": "8.1", "text": "one reply per request"}]);
+    let v_s = vectors.display().to_string();
+    let ok = ctk(&[
+        "coverage",
+        "--protocol",
+        "ahp",
+        "--vectors",
+        &v_s,
+        "--clauses",
+        &catalog(one),
+    ]);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}{}",
+        text(&ok.stdout),
+        text(&ok.stderr)
+    );
+    let two = serde_json::json!([
+        {"id": "ahp-8.1-a", "keyword": "MUST", "section": "8.1", "text": "one reply per request"},
+        {"id": "ahp-17.3-a", "keyword": "MUST", "section": "17.3", "text": "per_event exits after one message"}
+    ]);
+    let bad = ctk(&[
+        "coverage",
+        "--protocol",
+        "ahp",
+        "--vectors",
+        &v_s,
+        "--clauses",
+        &catalog(two),
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("MUST clause ahp-17.3-a is not covered"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let ah = ctk(&[
+        "coverage",
+        "--vectors",
+        &v_s,
+        "--clauses",
+        &catalog(serde_json::json!([])),
+    ]);
+    assert_eq!(
+        ah.status.code(),
+        Some(2),
+        "an AHP catalog is no Agent Hooks catalog"
+    );
+}
