@@ -469,6 +469,70 @@ fn exiting_1_after_answering_fails_per_event() {
 }
 
 #[test]
+fn a_per_event_process_that_answers_but_never_exits_fails_and_is_killed() {
+    let started = Instant::now();
+    let o = run_suite_blocking(
+        &only(&[BASIC]),
+        &fake_stdio("linger", Lifecycle::PerEvent),
+        &cfg(300),
+    )
+    .expect("runtime");
+    let out = verdict_of(&o, BASIC);
+    assert_eq!(out.verdict, Verdict::Fail, "{}", summary(&o));
+    assert!(
+        out.failures
+            .iter()
+            .any(|f| f.key == "run.per_event_exit_zero" && f.message.contains("killed")),
+        "{}",
+        summary(&o)
+    );
+    let record = out.record.as_ref().expect("record");
+    assert!(record.processes.iter().all(|p| p.killed));
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_vector_past_its_timeout_is_an_error_and_the_backend_is_killed() {
+    let c = SuiteConfig {
+        vector_timeout: Duration::from_millis(500),
+        ..cfg(5000)
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pidfile = dir.path().join("backend.pid");
+    let mut target = fake_stdio("hang", Lifecycle::Persistent);
+    if let Target::Stdio(cmd) = &mut target {
+        cmd.env
+            .push(("FAKE_PIDFILE".into(), pidfile.clone().into()));
+    }
+    let started = Instant::now();
+    let o = run_suite_blocking(&only(&[BASIC]), &target, &c).expect("runtime");
+    assert_eq!(o[0].verdict, Verdict::Error, "{}", summary(&o));
+    assert!(o[0].reason.as_deref().unwrap_or("").contains("timeout"));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let pid = std::fs::read_to_string(&pidfile).expect("the backend wrote its pid");
+    wait_dead(pid.trim().parse().expect("pid"));
+}
+
+/// Wait up to 3 s for `pid` to be gone (or a zombie); fail otherwise.
+fn wait_dead(pid: i32) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| !r.trim_start().starts_with(['Z', 'X']))
+            })
+            .unwrap_or(false);
+        if !alive {
+            return;
+        }
+        assert!(Instant::now() < deadline, "process {pid} outlived the run");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
 fn echoing_the_secret_fails_over_stdio_and_http() {
     let secret = first_gating_with(|v| v.run.canary.is_some() && v.title.contains("error data"));
     must_fail(
@@ -682,24 +746,7 @@ fn a_forked_setsid_child_is_killed_with_the_backend() {
         .trim()
         .parse()
         .expect("pid");
-    let deadline = Instant::now() + Duration::from_secs(3);
-    loop {
-        let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rsplit_once(')')
-                    .map(|(_, r)| r.trim_start().starts_with(['Z', 'X']))
-            })
-            .is_some_and(|zombie| !zombie);
-        if !alive {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the setsid child {pid} outlived the run"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_dead(pid);
 }
 
 #[test]

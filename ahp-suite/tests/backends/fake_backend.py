@@ -111,6 +111,9 @@ def write(text):
 
 
 def stdio():
+    if os.environ.get("FAKE_PIDFILE"):
+        with open(os.environ["FAKE_PIDFILE"], "w") as f:
+            f.write(str(os.getpid()))
     if MODE == "banner":
         write("fake backend ready")
     if MODE == "fork":
@@ -150,6 +153,8 @@ def stdio():
             break
     if PER_EVENT and MODE == "exit1":
         sys.exit(1)
+    if MODE == "linger":
+        time.sleep(3600)
     sys.exit(0)
 
 
