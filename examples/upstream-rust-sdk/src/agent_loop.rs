@@ -168,8 +168,16 @@ impl Session<'_> {
             .contexts
             .pre_model_call(MODEL_ID, self.messages.clone());
         self.emit(&mut ctx).await?;
-        if let Some(Value::Array(history)) = ctx.get("messages") {
-            self.messages = history.clone();
+        // The permitted, possibly transformed, history is what the model is
+        // given. A value the loop cannot use as a history ends the run as
+        // the host's own failure instead of being silently replaced.
+        match ctx.get("messages") {
+            Some(Value::Array(history)) => self.messages = history.clone(),
+            _ => {
+                return Err(Stop::Error(
+                    "the permitted pre_model_call messages is not an array: the model cannot be called with it".into(),
+                ))
+            }
         }
         let entry = self
             .scenario
@@ -211,7 +219,13 @@ impl Session<'_> {
             .contexts
             .post_model_call(MODEL_ID, content, calls, finish);
         self.emit(&mut ctx).await?;
-        Ok(ctx.get("response").cloned().unwrap_or(Value::Null))
+        let response = ctx.get("response").cloned().unwrap_or(Value::Null);
+        match response.get("tool_calls") {
+            None | Some(Value::Array(_)) => Ok(response),
+            Some(_) => Err(Stop::Error(
+                "the permitted post_model_call response.tool_calls is not an array: the loop cannot act on it".into(),
+            )),
+        }
     }
 
     /// The message the model is given in place of a withheld tool message.
