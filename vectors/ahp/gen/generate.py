@@ -9,8 +9,7 @@ bytes, so CI can regenerate and require `git diff --exit-code`.
 
 Every vector asserts only what the released 0.1 text requires of a backend;
 a SHOULD or a preferred reading is an `advisory` vector naming its decision
-(see vectors/ahp/DECISIONS-proposed.md until spec/ahp/0.1/DECISIONS.md
-records them). Policy-dependent decisions are structural only, except the
+in spec/ahp/0.1/DECISIONS.md. Policy-dependent decisions are structural only, except the
 few vectors with a `policy` precondition (ahp-suite/src/policy.rs).
 """
 
