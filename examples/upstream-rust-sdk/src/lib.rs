@@ -24,6 +24,8 @@
 //! is a synchronous function, and this host answers it by blocking on the
 //! kit's asynchronous redactor callback (`tokio::task::block_in_place`).
 
+#![warn(missing_docs)]
+
 pub mod agent_loop;
 pub mod errors;
 pub mod host;

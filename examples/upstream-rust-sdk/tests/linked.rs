@@ -77,3 +77,36 @@ async fn a_current_thread_runtime_is_a_harness_error_not_a_verdict() {
     assert_eq!(status, Status::Error, "{reason}");
     assert!(reason.contains("multi-thread"), "{reason}");
 }
+
+/// One host, two transports: over every released vector the linked
+/// `Harness` and this crate's binary behind the kit's stdio client
+/// (`StdioHarness`, the path `ctk run -- CMD` takes) come to the same
+/// status, so the numbers the README reports for the stdio run hold for the
+/// linked path too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn linked_and_stdio_agree_on_every_released_vector() {
+    let vectors = released(SpecVersion::V0_1).expect("the kit's vectors load");
+    let options = options();
+    let mut stdio =
+        ctk_harness_protocol::StdioHarness::builder(env!("CARGO_BIN_EXE_upstream-rust-sdk-host"))
+            .build();
+    let mut disagreements = Vec::new();
+    let mut passed = 0;
+    for loaded in vectors {
+        let linked = run_vector(&mut UpstreamSdkHost::new(), loaded, &options).await;
+        let remote = run_vector(&mut stdio, loaded, &options).await;
+        if linked.status != remote.status {
+            disagreements.push(format!(
+                "{}: linked {:?} ({}), stdio {:?} ({})",
+                loaded.vector.id, linked.status, linked.reason, remote.status, remote.reason
+            ));
+        }
+        passed += usize::from(linked.status == Status::Pass);
+    }
+    stdio.shutdown().await;
+    assert!(disagreements.is_empty(), "{disagreements:#?}");
+    assert!(
+        passed > 300,
+        "only {passed} vectors passed: the run checked little"
+    );
+}
