@@ -32,6 +32,9 @@ pub struct VectorMeta {
     pub advisory: Option<String>,
     /// Clause ids the vector covers.
     pub covers: Vec<String>,
+    /// The role under test, for suites with roles (AHP: `backend` or
+    /// `harness`); a claim names one role's vectors. `None` for Agent Hooks.
+    pub role: Option<String>,
 }
 
 /// The embedded vector files of a suite, as `(file name, text)`.
@@ -65,6 +68,7 @@ pub fn meta_of_json(file_name: &str, text: &str) -> Result<VectorMeta, String> {
         sha256: digest::digest_value(&value)
             .map_err(|e| format!("{file_name}: cannot be digested: {e}"))?,
         advisory: string("advisory"),
+        role: string("role"),
         covers: value
             .get("covers")
             .and_then(Value::as_array)

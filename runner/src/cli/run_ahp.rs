@@ -92,7 +92,15 @@ fn vectors(args: &RunArgs, line: AhpLine) -> Result<(Vec<Loaded>, String), CliEr
     }
     let mut loaded = Vec::new();
     let mut problems = Vec::new();
-    for (name, text) in &files {
+    // The backend role runs the backend-role vectors; a folder may hold
+    // both roles' vectors.
+    let files: Vec<&(String, String)> = files
+        .iter()
+        .filter(|(name, text)| {
+            set::meta_of_json(name, text).map_or(true, |m| m.role.as_deref() == Some("backend"))
+        })
+        .collect();
+    for (name, text) in files {
         match parse(name, text) {
             Ok(l) => loaded.push(l),
             Err(e) => problems.push(e),

@@ -54,11 +54,28 @@ const NAMED: usize = 3;
 /// the problems `ctk verify` found. The report's vectors are compared with
 /// the released suite of its spec ([`embedded::released`]).
 pub fn refusals(report: &Report, verify_problems: &[String]) -> Vec<String> {
-    let released = match Suite::parse(&report.spec) {
-        Some(suite) => set::released(suite),
+    // A suite with roles (AHP) releases one set per role: a claim names the
+    // role its report certified.
+    let role = report
+        .declaration
+        .surface
+        .get("role")
+        .and_then(|r| r.as_str())
+        .filter(|_| report.protocol == Protocol::Ahp.as_str());
+    let released: Result<Vec<VectorMeta>, String> = match Suite::parse(&report.spec) {
+        Some(suite) => set::released(suite).map(|all| {
+            all.iter()
+                .filter(|m| m.role.as_deref() == role)
+                .cloned()
+                .collect()
+        }),
         None => Err(format!("no released suite for {}", report.spec)),
     };
-    refusals_against(report, verify_problems, released)
+    refusals_against(
+        report,
+        verify_problems,
+        released.as_deref().map_err(Clone::clone),
+    )
 }
 
 /// [`refusals`] against a given released suite (`Err`: why it could not be

@@ -106,6 +106,7 @@ impl LoadedVector {
             sha256: self.sha256.clone(),
             advisory: self.vector.advisory.clone(),
             covers: self.vector.covers.clone(),
+            role: None,
         }
     }
 }
