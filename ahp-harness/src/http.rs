@@ -1,0 +1,139 @@
+//! The HTTP binding (spec 18): each message the body of a new `POST`,
+//! `Content-Type: application/json`, redirects never followed, the bearer
+//! token (when configured) in `Authorization` only.
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
+use serde_json::Value;
+use tokio::time::{timeout, timeout_at, Instant};
+
+use crate::classify::{classify, Decision, Failure};
+
+/// The largest reply body accepted.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+/// How long one notification POST may take (observation is best effort;
+/// the bound only keeps requests from piling up).
+pub const OBSERVE_BOUND: Duration = Duration::from_secs(30);
+
+/// The HTTP client every backend of a harness shares: rustls, no redirects
+/// (spec 18.1), no proxy discovery from the environment.
+pub fn client() -> Result<reqwest::Client, reqwest::Error> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .build()
+}
+
+/// The `Authorization` header for `token`, marked sensitive so it is never
+/// printed by a `Debug` dump.
+fn bearer(token: &str) -> Result<HeaderValue, Failure> {
+    let mut v = HeaderValue::from_str(&format!("Bearer {token}"))
+        .map_err(|_| Failure::Transport("the bearer token is not a valid header value".into()))?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+/// Why a request failed, without the URL or any header.
+fn transport(e: &reqwest::Error) -> Failure {
+    let what = if e.is_connect() {
+        "connection refused or not established"
+    } else if e.is_timeout() {
+        "request timed out"
+    } else if e.is_body() || e.is_decode() {
+        "connection lost while reading the body"
+    } else if e.is_redirect() {
+        "redirect"
+    } else {
+        "request failed (connection reset or lost)"
+    };
+    Failure::Transport(what.into())
+}
+
+/// Whether the response's media type is `application/json` (parameters
+/// such as `charset` allowed; decision D-20).
+fn is_json(resp: &reqwest::Response) -> bool {
+    resp.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// One intercept exchange, bounded by `deadline` (connection setup,
+/// sending, the backend's work and reading the body, spec 14.4).
+pub async fn intercept(
+    client: &reqwest::Client,
+    url: &str,
+    token: Option<&str>,
+    request: &Value,
+    body: Vec<u8>,
+    deadline: Instant,
+    timeout_ms: u64,
+) -> Result<Decision, Failure> {
+    let mut req = client
+        .post(url)
+        .header(CONTENT_TYPE, "application/json")
+        .body(body);
+    if let Some(t) = token {
+        req = req.header(AUTHORIZATION, bearer(t)?);
+    }
+    let exchange = async {
+        let mut resp = req.send().await.map_err(|e| transport(&e))?;
+        if resp.status().as_u16() != 200 {
+            return Err(Failure::HttpStatus(resp.status().as_u16()));
+        }
+        if !is_json(&resp) {
+            return Err(Failure::MediaType);
+        }
+        let mut buf = Vec::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| transport(&e))? {
+            buf.extend_from_slice(&chunk);
+            if buf.len() > MAX_BODY_BYTES {
+                return Err(Failure::TooLarge(MAX_BODY_BYTES));
+            }
+        }
+        classify(request, &buf)
+    };
+    match timeout_at(deadline, exchange).await {
+        Ok(r) => r,
+        Err(_) => Err(Failure::Timeout(timeout_ms)),
+    }
+}
+
+/// Deliver one notification; the status is only logged (decision D-03: an
+/// observer's answer never changes anything).
+pub async fn notify(
+    client: reqwest::Client,
+    backend: String,
+    url: String,
+    token: Option<String>,
+    body: Vec<u8>,
+) {
+    let mut req = client
+        .post(&url)
+        .header(CONTENT_TYPE, "application/json")
+        .body(body);
+    if let Some(t) = &token {
+        match bearer(t) {
+            Ok(v) => req = req.header(AUTHORIZATION, v),
+            Err(f) => {
+                eprintln!("ctk-ahp-harness: observer {backend}: {f}");
+                return;
+            }
+        }
+    }
+    match timeout(OBSERVE_BOUND, req.send()).await {
+        Ok(Ok(resp)) => {
+            let s = resp.status().as_u16();
+            if s != 202 && s != 204 {
+                eprintln!("ctk-ahp-harness: observer {backend}: HTTP status {s} (ignored)");
+            }
+        }
+        Ok(Err(e)) => eprintln!(
+            "ctk-ahp-harness: observer {backend}: {} (ignored)",
+            transport(&e)
+        ),
+        Err(_) => eprintln!("ctk-ahp-harness: observer {backend}: no answer in time (ignored)"),
+    }
+}

@@ -1,0 +1,31 @@
+//! The reference AHP 0.1 harness of agent-hooks-ctk.
+//!
+//! A conformant harness the kit bundles so the harness-role suite runs out
+//! of the box and tests itself. It loads a portable registration document
+//! with the kit's own loader ([`ctk_ahp_protocol::registration`]), and for
+//! each tool call builds `tool.before`, runs it through the intercept
+//! subscriptions in registration order, one at a time, each under its own
+//! deadline and failure policy, and notifies observers without waiting for
+//! them. Backends are reached over stdio (persistent or per event) or HTTP.
+//!
+//! The binary `ctk-ahp-harness` is its own adapter: it speaks the
+//! `ctk-ahp-adapter/1` contract ([`adapter`]) on its stdio.
+//!
+//! Choices where the text leaves room are listed in `README.md`; the main
+//! ones: no retries; a fail-closed synthetic denial carries the generic
+//! reason [`SYNTHETIC_REASON`]; a per-event backend's valid deny stands
+//! even with a nonzero exit (decision D-02).
+
+pub mod adapter;
+pub mod classify;
+pub mod harness;
+pub mod http;
+pub mod process;
+pub mod stdio;
+
+/// The adapter contract this harness speaks on its stdio.
+pub const ADAPTER: &str = "ctk-ahp-adapter/1";
+
+/// The generic local reason of a synthetic (fail-closed) denial: it names
+/// no backend content, network detail or credential (spec 14.3).
+pub const SYNTHETIC_REASON: &str = "Required policy backend unavailable.";

@@ -1,0 +1,451 @@
+//! The stdio binding (spec 17): one UTF-8 JSON-RPC object per line.
+//!
+//! - persistent (spec 17.2): one process per backend for the session,
+//!   started on first use (and again after it died); replies matched by
+//!   id; at most one intercept outstanding (decision D-17), and a reply
+//!   that arrives after its deadline is dropped, never applied to a later
+//!   request; a process that keeps sending malformed output is ended
+//!   (decision D-28).
+//! - per_event (spec 17.3): one process per message: one frame on stdin,
+//!   then EOF; at most one reply; a nonzero exit, no reply or a malformed
+//!   reply is an operational failure, except that a valid deny already
+//!   read stands (decision D-02).
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio::time::{timeout, timeout_at, Instant};
+
+use crate::classify::{classify, Decision, Failure};
+use crate::process::{self, Group, Launch, Spawned};
+
+/// The longest stdout line (one frame) accepted from a backend.
+pub const MAX_FRAME_BYTES: usize = 1 << 20;
+/// Consecutive malformed replies after which a persistent backend is ended
+/// (spec 17.2 "SHOULD terminate ... repeatedly"; decision D-28).
+pub const MALFORMED_LIMIT: u32 = 3;
+/// How long a per-event observer process may live (observation is best
+/// effort; the bound only keeps processes from piling up).
+pub const OBSERVE_BOUND: Duration = Duration::from_secs(30);
+/// How many timed-out request ids a persistent backend remembers, so their
+/// late replies are recognised and dropped.
+const EXPIRED_MEMORY: usize = 256;
+/// Frames queued for a persistent backend's stdin before notifications are
+/// dropped (best effort, spec 15) rather than waited for.
+const QUEUE: usize = 64;
+
+/// What a persistent backend's stdout produced.
+#[derive(Debug)]
+enum Incoming {
+    /// One complete line, without its LF.
+    Line(Vec<u8>),
+    /// A line longer than [`MAX_FRAME_BYTES`].
+    TooLong,
+    /// stdout closed (the process ended or closed it).
+    Eof,
+}
+
+/// One running persistent process.
+#[derive(Debug)]
+struct Proc {
+    tx: mpsc::Sender<Vec<u8>>,
+    lines: tokio::sync::Mutex<mpsc::Receiver<Incoming>>,
+    dead: Arc<AtomicBool>,
+    group: Mutex<Option<Group>>,
+    writer: Mutex<Option<JoinHandle<()>>>,
+    exited: Mutex<Option<oneshot::Receiver<()>>>,
+    malformed: AtomicU32,
+}
+
+impl Proc {
+    fn kill(&self) {
+        self.dead.store(true, Ordering::SeqCst);
+        if let Some(mut g) = self.group.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            g.kill();
+        }
+    }
+}
+
+/// A persistent stdio backend: the process slot and the serialisation of
+/// its intercepts.
+#[derive(Debug)]
+pub struct Persistent {
+    launch: Launch,
+    slot: Mutex<Option<Arc<Proc>>>,
+    turn: tokio::sync::Mutex<()>,
+    expired: Mutex<VecDeque<Value>>,
+}
+
+impl Persistent {
+    /// A backend that starts `launch` on first use.
+    pub fn new(launch: Launch) -> Persistent {
+        Persistent {
+            launch,
+            slot: Mutex::new(None),
+            turn: tokio::sync::Mutex::new(()),
+            expired: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// The running process, started now if there is none or it died.
+    fn process(&self) -> Result<Arc<Proc>, Failure> {
+        let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = slot.as_ref() {
+            if !p.dead.load(Ordering::SeqCst) {
+                return Ok(p.clone());
+            }
+            p.kill();
+        }
+        let Spawned {
+            mut child,
+            mut stdin,
+            stdout,
+            group,
+        } = process::spawn(&self.launch).map_err(|e| Failure::Launch(e.to_string()))?;
+        let (tx, mut rx) = mpsc::channel::<Vec<u8>>(QUEUE);
+        let writer = tokio::spawn(async move {
+            while let Some(frame) = rx.recv().await {
+                if stdin.write_all(&frame).await.is_err() || stdin.flush().await.is_err() {
+                    break;
+                }
+            }
+            // Dropping stdin closes it: the backend sees EOF.
+        });
+        let (line_tx, line_rx) = mpsc::channel(QUEUE);
+        let dead = Arc::new(AtomicBool::new(false));
+        tokio::spawn(read_lines(stdout, line_tx, dead.clone()));
+        let (exit_tx, exit_rx) = oneshot::channel();
+        let id = self.launch.backend.clone();
+        let dead_on_exit = dead.clone();
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            dead_on_exit.store(true, Ordering::SeqCst);
+            if let Ok(s) = status {
+                if !s.success() {
+                    eprintln!("ctk-ahp-harness: persistent backend {id} ended: {s}");
+                }
+            }
+            let _ = exit_tx.send(());
+        });
+        let p = Arc::new(Proc {
+            tx,
+            lines: tokio::sync::Mutex::new(line_rx),
+            dead,
+            group: Mutex::new(Some(group)),
+            writer: Mutex::new(Some(writer)),
+            exited: Mutex::new(Some(exit_rx)),
+            malformed: AtomicU32::new(0),
+        });
+        *slot = Some(p.clone());
+        Ok(p)
+    }
+
+    /// Send `request` (its `frame` is the line to write, LF included) and
+    /// wait for its reply until `deadline`.
+    pub async fn intercept(
+        &self,
+        request: &Value,
+        frame: Vec<u8>,
+        deadline: Instant,
+        timeout_ms: u64,
+    ) -> Result<Decision, Failure> {
+        // One outstanding intercept per persistent backend (D-17).
+        let _turn = self.turn.lock().await;
+        let proc = self.process()?;
+        let mut lines = proc.lines.lock().await;
+        // Whatever arrived while nothing was outstanding (late replies to
+        // expired requests) answers nothing now.
+        while let Ok(stale) = lines.try_recv() {
+            if matches!(stale, Incoming::Eof) {
+                proc.dead.store(true, Ordering::SeqCst);
+            }
+        }
+        match timeout_at(deadline, proc.tx.send(frame)).await {
+            Err(_) => return Err(self.expire(request, timeout_ms)),
+            Ok(Err(_)) => {
+                proc.kill();
+                return Err(Failure::Exited("stdin closed".into()));
+            }
+            Ok(Ok(())) => {}
+        }
+        loop {
+            match timeout_at(deadline, lines.recv()).await {
+                Err(_) => return Err(self.expire(request, timeout_ms)),
+                Ok(None | Some(Incoming::Eof)) => {
+                    proc.dead.store(true, Ordering::SeqCst);
+                    return Err(Failure::Exited("stdout closed before a reply".into()));
+                }
+                Ok(Some(Incoming::TooLong)) => {
+                    proc.kill();
+                    return Err(Failure::TooLarge(MAX_FRAME_BYTES));
+                }
+                Ok(Some(Incoming::Line(bytes))) => {
+                    if self.is_late(&bytes, request) {
+                        continue;
+                    }
+                    let verdict = classify(request, &bytes);
+                    if verdict.is_ok() {
+                        proc.malformed.store(0, Ordering::SeqCst);
+                    } else if proc.malformed.fetch_add(1, Ordering::SeqCst) + 1 >= MALFORMED_LIMIT {
+                        eprintln!(
+                            "ctk-ahp-harness: persistent backend {} sent {MALFORMED_LIMIT} bad replies in a row; ending it",
+                            self.launch.backend
+                        );
+                        proc.kill();
+                    }
+                    return verdict;
+                }
+            }
+        }
+    }
+
+    /// Remember that `request` timed out, so its late reply is dropped.
+    fn expire(&self, request: &Value, timeout_ms: u64) -> Failure {
+        if let Some(id) = request.get("id") {
+            let mut e = self.expired.lock().unwrap_or_else(|p| p.into_inner());
+            e.push_back(id.clone());
+            if e.len() > EXPIRED_MEMORY {
+                e.pop_front();
+            }
+        }
+        Failure::Timeout(timeout_ms)
+    }
+
+    /// Whether `line` is a reply to an earlier request that already timed
+    /// out (spec 14.4: a later response is ignored).
+    fn is_late(&self, line: &[u8], request: &Value) -> bool {
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            return false;
+        };
+        let Some(id) = v.get("id") else { return false };
+        if Some(id) == request.get("id") {
+            return false;
+        }
+        let late = self
+            .expired
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(id);
+        if late {
+            eprintln!(
+                "ctk-ahp-harness: backend {}: late reply to an expired request ignored",
+                self.launch.backend
+            );
+        }
+        late
+    }
+
+    /// Queue a notification frame; never waits (observation must not
+    /// delay anything, spec 13.2).
+    pub fn notify(&self, frame: Vec<u8>) {
+        match self.process() {
+            Ok(p) => {
+                if p.tx.try_send(frame).is_err() {
+                    eprintln!(
+                        "ctk-ahp-harness: observer {}: notification dropped (backend not reading)",
+                        self.launch.backend
+                    );
+                }
+            }
+            Err(f) => eprintln!("ctk-ahp-harness: observer {}: {f}", self.launch.backend),
+        }
+    }
+
+    /// End the process: flush queued frames, close stdin, give it a moment
+    /// to exit on EOF, then kill its group.
+    pub async fn shutdown(&self) {
+        let proc = self.slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let Some(proc) = proc else { return };
+        let group = proc.group.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let writer = proc.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let exited = proc.exited.lock().unwrap_or_else(|p| p.into_inner()).take();
+        drop(proc);
+        if let Some(w) = writer {
+            let _ = timeout(Duration::from_millis(1000), w).await;
+        }
+        if let Some(e) = exited {
+            let _ = timeout(Duration::from_millis(300), e).await;
+        }
+        drop(group);
+    }
+
+    /// Kill the process now, without waiting.
+    pub fn kill(&self) {
+        if let Some(p) = self.slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            p.kill();
+        }
+    }
+}
+
+/// Read LF-terminated lines of at most [`MAX_FRAME_BYTES`].
+async fn read_lines(
+    mut out: impl AsyncRead + Unpin,
+    tx: mpsc::Sender<Incoming>,
+    dead: Arc<AtomicBool>,
+) {
+    let mut pending = Vec::new();
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        let n = match out.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        pending.extend_from_slice(&chunk[..n]);
+        while let Some(i) = pending.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = pending.drain(..=i).take(i).collect();
+            if tx.send(Incoming::Line(line)).await.is_err() {
+                return;
+            }
+        }
+        if pending.len() > MAX_FRAME_BYTES {
+            let _ = tx.send(Incoming::TooLong).await;
+            return;
+        }
+    }
+    dead.store(true, Ordering::SeqCst);
+    let _ = tx.send(Incoming::Eof).await;
+}
+
+/// Read all of `out` into `buf`, failing past `max` bytes.
+async fn read_bounded(
+    mut out: impl AsyncRead + Unpin,
+    buf: &Mutex<Vec<u8>>,
+    max: usize,
+) -> Result<(), Failure> {
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        let n = match out.read(&mut chunk).await {
+            Ok(0) | Err(_) => return Ok(()),
+            Ok(n) => n,
+        };
+        let mut b = buf.lock().unwrap_or_else(|p| p.into_inner());
+        b.extend_from_slice(&chunk[..n]);
+        if b.len() > max {
+            return Err(Failure::TooLarge(max));
+        }
+    }
+}
+
+/// The one reply frame in a per-event process's complete stdout.
+fn one_frame(out: &[u8]) -> Result<Option<&[u8]>, Failure> {
+    let body = out.strip_suffix(b"\n").unwrap_or(out);
+    if body.is_empty() {
+        return Ok(None);
+    }
+    if body.contains(&b'\n') {
+        return Err(Failure::ExtraOutput);
+    }
+    Ok(Some(body))
+}
+
+/// One intercept exchange with a per-event process, bounded by `deadline`.
+pub async fn per_event_intercept(
+    launch: &Launch,
+    request: &Value,
+    frame: Vec<u8>,
+    deadline: Instant,
+    timeout_ms: u64,
+) -> Result<Decision, Failure> {
+    let Spawned {
+        mut child,
+        mut stdin,
+        stdout,
+        mut group,
+    } = process::spawn(launch).map_err(|e| Failure::Launch(e.to_string()))?;
+    let out = Mutex::new(Vec::new());
+    let exchange = async {
+        let write = async {
+            // A process that exits without reading makes the write fail;
+            // its exit status and missing reply then decide.
+            let _ = stdin.write_all(&frame).await;
+            let _ = stdin.shutdown().await;
+            drop(stdin);
+        };
+        let (_, read, status) = tokio::join!(
+            write,
+            read_bounded(stdout, &out, MAX_FRAME_BYTES),
+            child.wait()
+        );
+        (read, status)
+    };
+    let finished = timeout_at(deadline, exchange).await;
+    group.kill();
+    let out = out.into_inner().unwrap_or_else(|p| p.into_inner());
+    let Ok((read, status)) = finished else {
+        // D-02: a valid deny already written stands; anything else is the
+        // deadline failing.
+        if let Ok(Some(f)) = one_frame(&out) {
+            if let Ok(d @ Decision::Deny { .. }) = classify(request, f) {
+                return Ok(d);
+            }
+        }
+        return Err(Failure::Timeout(timeout_ms));
+    };
+    read?;
+    let status = status.map_err(|e| Failure::Exited(e.to_string()))?;
+    let decision = match one_frame(&out)? {
+        None if status.success() => return Err(Failure::NoReply),
+        None => return Err(Failure::Exited(status.to_string())),
+        Some(f) => classify(request, f),
+    };
+    match decision {
+        // D-02 (c): an explicit deny is never downgraded to a failure.
+        Ok(d @ Decision::Deny { .. }) => Ok(d),
+        _ if !status.success() => Err(Failure::Exited(status.to_string())),
+        other => other,
+    }
+}
+
+/// Deliver one notification to a per-event process: one frame, EOF, then
+/// wait (bounded) for it to exit; its status is only logged (spec 17.3).
+pub async fn per_event_notify(launch: Launch, frame: Vec<u8>) {
+    let Spawned {
+        mut child,
+        mut stdin,
+        stdout,
+        mut group,
+    } = match process::spawn(&launch) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "ctk-ahp-harness: observer {}: launch failed: {e}",
+                launch.backend
+            );
+            return;
+        }
+    };
+    let sink = Mutex::new(Vec::new());
+    let run = async {
+        let write = async {
+            let _ = stdin.write_all(&frame).await;
+            let _ = stdin.shutdown().await;
+            drop(stdin);
+        };
+        let (_, _, status) = tokio::join!(
+            write,
+            read_bounded(stdout, &sink, MAX_FRAME_BYTES),
+            child.wait()
+        );
+        status
+    };
+    match timeout(OBSERVE_BOUND, run).await {
+        Ok(Ok(s)) if !s.success() => {
+            eprintln!(
+                "ctk-ahp-harness: observer {} exited: {s} (ignored)",
+                launch.backend
+            )
+        }
+        Ok(_) => {}
+        Err(_) => eprintln!(
+            "ctk-ahp-harness: observer {} outlived its bound; killed",
+            launch.backend
+        ),
+    }
+    group.kill();
+}
