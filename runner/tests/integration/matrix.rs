@@ -87,7 +87,7 @@ fn every_failure_is_classified_and_nothing_stale_stands() {
         "{matrix}"
     );
     assert!(
-        matrix.contains("`AH-CTK-904`, clause 5-a: **implementation defect**: answers ctk:no The text: \"The host MUST refuse it.\""),
+        matrix.contains("`AH-CTK-904`, clause 5-a: **implementation defect**: answers ctk:no Fails: `records[0].assert.\"verdict.reason\": value differs`. The text: \"The host MUST refuse it.\""),
         "{matrix}"
     );
     for (entries, why) in [
