@@ -1,6 +1,16 @@
-//! `ctk`: the Agent Hooks conformance test kit runner.
+//! `ctk`: the conformance test kit runner for Agent Hooks and AHP.
 //!
-//! Data flows one way:
+//! The protocol-neutral core is [`suite`] (which protocol and line a run,
+//! report or claim is for), [`set`] (the suite-neutral view of vectors:
+//! ids, parts, digests, advisory marking, covered clauses), [`report`]
+//! (the model, its writers, `verify`, `claim`, the interop `matrix`),
+//! [`coverage`] and [`catalog`], and [`cli`] (the frame, the terminal,
+//! `events.jsonl`). Each suite owns its vector model, engine and
+//! assertions: Agent Hooks in this crate ([`vector`], [`engine`],
+//! [`assert`], [`script`], [`surface`], [`declaration`]), AHP in the
+//! `ctk-ahp-suite` crate, wired in by `cli/run_ahp.rs`.
+//!
+//! For Agent Hooks, data flows one way:
 //!
 //! ```text
 //! vector file --vector::load--> Vector --surface--> Applies | Skip(reason) --engine--> VectorSetup
