@@ -7,7 +7,7 @@
 //! [`coverage`] and [`catalog`], and [`cli`] (the frame, the terminal,
 //! `events.jsonl`). Each suite owns its vector model, engine and
 //! assertions: Agent Hooks in this crate ([`vector`], [`engine`],
-//! [`assert`], [`script`], [`surface`], [`declaration`]), AHP in the
+//! [`mod@assert`], [`script`], [`surface`], [`declaration`]), AHP in the
 //! `ctk-ahp-suite` crate, wired in by `cli/run_ahp.rs`.
 //!
 //! For Agent Hooks, data flows one way:

@@ -52,7 +52,7 @@ const NAMED: usize = 3;
 
 /// Why a report cannot back a claim (empty: it can). `verify_problems` are
 /// the problems `ctk verify` found. The report's vectors are compared with
-/// the released suite of its spec ([`embedded::released`]).
+/// the released suite of its spec ([`crate::set::released`]).
 pub fn refusals(report: &Report, verify_problems: &[String]) -> Vec<String> {
     // A suite with roles (AHP) releases one set per role: a claim names the
     // role its report certified.
