@@ -97,6 +97,24 @@ pub enum Failure {
     Invalid(&'static str),
 }
 
+impl Failure {
+    /// Whether the backend wrote output that is not a usable protocol
+    /// frame at all (as opposed to a well-formed answer the harness cannot
+    /// accept, such as a JSON-RPC error): what spec 17.2 calls "malformed
+    /// protocol output".
+    pub fn is_malformed_output(&self) -> bool {
+        matches!(
+            self,
+            Failure::NotUtf8
+                | Failure::NotJson
+                | Failure::NotJsonRpc(_)
+                | Failure::ExtraOutput
+                | Failure::Invalid(_)
+                | Failure::TooLarge(_)
+        )
+    }
+}
+
 /// Judge `bytes` (one complete reply: a stdio frame without its LF, or an
 /// HTTP body) as the answer to `request`.
 pub fn classify(request: &Value, bytes: &[u8]) -> Result<Decision, Failure> {

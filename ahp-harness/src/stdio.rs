@@ -190,7 +190,8 @@ impl Persistent {
                         continue;
                     }
                     let verdict = classify(request, &bytes);
-                    if verdict.is_ok() {
+                    let malformed = verdict.as_ref().is_err_and(Failure::is_malformed_output);
+                    if !malformed {
                         proc.malformed.store(0, Ordering::SeqCst);
                     } else if proc.malformed.fetch_add(1, Ordering::SeqCst) + 1 >= MALFORMED_LIMIT {
                         eprintln!(

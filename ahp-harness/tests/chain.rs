@@ -441,3 +441,38 @@ fn empty_effects_grant_nothing_the_host_still_prompts() {
     );
     a.shutdown();
 }
+
+#[test]
+fn a_persistent_backend_that_keeps_sending_malformed_output_is_replaced() {
+    let mut a = Adapter::start();
+    let log = a.dir.path().join("malformed.log");
+    a.load(registration(vec![entry(
+        "com.example.malformed",
+        stdio(&log, "persistent", "not-json", None),
+        vec![intercept("fail-open", 10_000)],
+    )]));
+    for _ in 0..4 {
+        assert_eq!(a.tool("Bash")["outcome"], "executed");
+    }
+    let pids = pids(&log);
+    assert_eq!(
+        pids.len(),
+        2,
+        "ended after 3 malformed replies, started again for the 4th"
+    );
+    wait_until("the first process to end", Duration::from_secs(5), || {
+        gone(pids[0])
+    });
+    // A backend answering with JSON-RPC errors is not malformed: kept.
+    let errs = a.dir.path().join("errors.log");
+    a.load(registration(vec![entry(
+        "com.example.errors",
+        stdio(&errs, "persistent", "rpc-error", Some("-32003")),
+        vec![intercept("fail-open", 10_000)],
+    )]));
+    for _ in 0..4 {
+        assert_eq!(a.tool("Bash")["outcome"], "executed");
+    }
+    assert_eq!(support::pids(&errs).len(), 1);
+    a.shutdown();
+}
