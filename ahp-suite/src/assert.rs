@@ -36,8 +36,12 @@ impl Failure {
 pub enum Decision {
     /// `effects: []`.
     NoEffect,
-    /// One valid deny.
+    /// One valid deny (draft line: at least one, with the other effects
+    /// valid).
     Deny,
+    /// Draft line only: advertised effects other than `deny` and no deny
+    /// (see [`crate::draft`]).
+    Other,
 }
 
 /// Whether `name` is a reverse-DNS name as 0.1 defines it (9.5): at least
@@ -52,7 +56,8 @@ pub fn is_reverse_dns(name: &str) -> bool {
         })
 }
 
-fn check_extensions(v: Option<&Value>, at: &str, problems: &mut Vec<String>) {
+/// Reverse-DNS key problems of an `extensions` object at `at`.
+pub(crate) fn check_extensions(v: Option<&Value>, at: &str, problems: &mut Vec<String>) {
     let Some(v) = v else { return };
     match v.as_object() {
         None => problems.push(format!("{at} is not an object")),
@@ -67,7 +72,7 @@ fn check_extensions(v: Option<&Value>, at: &str, problems: &mut Vec<String>) {
 }
 
 /// The JSON-RPC 2.0 envelope problems of a response.
-fn envelope_problems(v: &Value) -> Vec<String> {
+pub(crate) fn envelope_problems(v: &Value) -> Vec<String> {
     let mut p = Vec::new();
     let Some(o) = v.as_object() else {
         return vec!["the response is not a JSON object".to_owned()];
@@ -382,6 +387,15 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
     let http = record.binding == "http";
     for (i, (step, exp)) in vector.send.iter().zip(&vector.expect).enumerate() {
         let key = format!("expect[{i}]");
+        // A draft-line vector's replies follow the draft's validity rules.
+        let request = step.message();
+        let decision = |v: &Value| {
+            if vector.is_draft() {
+                crate::draft::decision(v, request.as_ref())
+            } else {
+                decision(v)
+            }
+        };
         let Some(rec) = record.steps.get(i) else {
             out.push(Failure::new(&key, "the step was never run"));
             decisions.push(None);
@@ -417,8 +431,8 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
                                 this_decision = Some(Decision::NoEffect);
                                 vec![]
                             }
-                            Ok(Decision::Deny) => {
-                                vec!["expected no effect (effects: []), got a deny".to_owned()]
+                            Ok(other) => {
+                                vec![format!("expected no effect (effects: []), got {other:?}")]
                             }
                             Err(p) => p,
                         },
@@ -427,9 +441,7 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
                                 this_decision = Some(Decision::Deny);
                                 vec![]
                             }
-                            Ok(Decision::NoEffect) => {
-                                vec!["expected one deny, got effects: []".to_owned()]
-                            }
+                            Ok(other) => vec![format!("expected a deny, got {other:?}")],
                             Err(p) => p,
                         },
                         ReplyClass::AnyValidDecision => match decision(v) {

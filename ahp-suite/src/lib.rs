@@ -7,6 +7,8 @@
 //!   (persistent or per_event) or an HTTP URL, bounded in time and bytes,
 //!   and writes a [`record::RunRecord`];
 //! - [`assert`]: run record + expectations → failures;
+//! - [`draft`]: how replies to draft-line vectors (`"ahp": "draft"`,
+//!   `vectors/ahp/draft/AHP-DB-*.json`, never claimable) are judged;
 //! - [`suite`]: [`run_suite`], the entry point, and [`Outcome`].
 //!
 //! A report built from the outcomes names the role (`backend`), the
@@ -17,6 +19,7 @@
 //! ([`Outcome::advisory`]) are reported apart and never gate.
 
 pub mod assert;
+pub mod draft;
 mod driver;
 pub mod error;
 pub mod policy;

@@ -17,6 +17,10 @@ use crate::error::VectorError;
 /// The artifact revision every 0.1 vector names in `ahp`.
 pub const AHP_REVISION: &str = ctk_ahp_protocol::version::REVISION;
 
+/// What a vector of the mutable `draft` line names in `ahp` (its wire
+/// `protocolVersion` too); such vectors are `AHP-DB-nnnn`, never claimable.
+pub const DRAFT_LINE: &str = ctk_ahp_protocol::version::DRAFT_WIRE_VERSION;
+
 /// The role a vector puts under test. This suite runs `backend` vectors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -234,11 +238,12 @@ pub struct Vector {
     /// Optional `$schema` pointer for editors.
     #[serde(default, rename = "$schema", skip_serializing_if = "Option::is_none")]
     pub schema: Option<String>,
-    /// Stable id `AHP-B-nnnn`.
+    /// Stable id `AHP-B-nnnn` (0.1) or `AHP-DB-nnnn` (draft line).
     pub id: String,
     /// One sentence: what a passing backend does.
     pub title: String,
-    /// The artifact revision the vector tests (`0.1.0-draft.1`).
+    /// The artifact revision the vector tests (`0.1.0-draft.1`), or
+    /// [`DRAFT_LINE`] for the draft line.
     pub ahp: String,
     /// Always `backend` here.
     pub role: Role,
@@ -281,18 +286,41 @@ impl Vector {
         self.advisory.is_some()
     }
 
+    /// Whether the vector belongs to the draft line (`ahp` is
+    /// [`DRAFT_LINE`]): its replies are judged by the draft's rules
+    /// ([`crate::draft`]).
+    pub fn is_draft(&self) -> bool {
+        self.ahp == DRAFT_LINE
+    }
+
+    /// The wire `protocolVersion` a valid result must carry: `"0.1"`, or
+    /// `"draft"` for a draft-line vector.
+    pub fn wire_version(&self) -> &'static str {
+        if self.is_draft() {
+            DRAFT_LINE
+        } else {
+            ctk_ahp_protocol::version::WIRE_VERSION
+        }
+    }
+
     /// The rules the schema cannot state; each broken rule is one message.
     pub fn lint(&self) -> Vec<String> {
         let mut problems = Vec::new();
+        // The id prefix names the line, so a draft vector can never be
+        // mistaken for (or filed among) the released ones.
+        let prefix = if self.is_draft() { "AHP-DB-" } else { "AHP-B-" };
         let id_ok = self
             .id
-            .strip_prefix("AHP-B-")
+            .strip_prefix(prefix)
             .is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()));
         if !id_ok {
-            problems.push(format!("id {:?} is not AHP-B-nnnn", self.id));
+            problems.push(format!("id {:?} is not {prefix}nnnn", self.id));
         }
-        if self.ahp != AHP_REVISION {
-            problems.push(format!("ahp is {:?}, not {AHP_REVISION:?}", self.ahp));
+        if self.ahp != AHP_REVISION && !self.is_draft() {
+            problems.push(format!(
+                "ahp is {:?}, not {AHP_REVISION:?} (or {DRAFT_LINE:?})",
+                self.ahp
+            ));
         }
         if self.role != Role::Backend {
             problems.push("role is not backend".to_owned());
