@@ -247,6 +247,16 @@ impl Persistent {
     pub fn notify(&self, frame: Vec<u8>) {
         match self.process() {
             Ok(p) => {
+                // Output nobody asked for (a broken backend answering
+                // notifications) is dropped here too, so it never fills the
+                // line queue and stalls the backend.
+                if let Ok(mut lines) = p.lines.try_lock() {
+                    while let Ok(stale) = lines.try_recv() {
+                        if matches!(stale, Incoming::Eof) {
+                            p.dead.store(true, Ordering::SeqCst);
+                        }
+                    }
+                }
                 if p.tx.try_send(frame).is_err() {
                     eprintln!(
                         "ctk-ahp-harness: observer {}: notification dropped (backend not reading)",

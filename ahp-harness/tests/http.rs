@@ -36,6 +36,7 @@ fn server() -> HttpServer {
         "/500" => HttpReply::json(500, ok_reply(req)),
         "/404" => HttpReply::json(404, ok_reply(req)),
         "/401" => reply(401, None, b""),
+        "/reset" => reply(0, None, b""),
         "/204" => reply(204, None, b""),
         "/redirect" => {
             let mut r = reply(302, None, b"");

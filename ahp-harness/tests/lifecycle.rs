@@ -37,6 +37,27 @@ fn initialize_declares_the_contract_and_unknown_calls_are_errors() {
         json!({"tool": {"name": "Bash", "kind": "shell", "input": {}}, "callId": null, "hostPermission": "allow"}),
     );
     assert!(before_load.get("error").is_some(), "{before_load}");
+    // Params that cannot become a valid tool.before are refused, not sent.
+    let log = a.dir.path().join("never.log");
+    a.load(registration(vec![entry(
+        "com.example.ok",
+        stdio(&log, "persistent", "ok", None),
+        vec![intercept("fail-closed", 5000)],
+    )]));
+    for bad in [
+        json!({"tool": {"name": "Bash", "kind": "rocket", "input": {}}, "callId": null, "hostPermission": "allow"}),
+        json!({"tool": {"name": "Bash", "kind": "shell", "input": "{\"a\":1}"}, "callId": null, "hostPermission": "allow"}),
+        json!({"tool": {"name": "", "kind": "shell", "input": {}}, "callId": null, "hostPermission": "allow"}),
+        json!({"tool": {"name": "Bash", "kind": "shell", "input": {}}, "callId": null, "hostPermission": "maybe"}),
+    ] {
+        let r = a.call_reply("harness/tool_call", bad.clone());
+        assert_eq!(r["error"]["code"], -32602, "{bad} -> {r}");
+    }
+    assert!(received(&log).is_empty());
+    assert_eq!(
+        a.call_reply("initialize", json!({"adapter": "ctk-ahp-adapter/2"}))["error"]["code"],
+        -32602
+    );
     a.shutdown();
 }
 

@@ -475,6 +475,11 @@ fn serve_one(
     });
     let reply = script(&path, &parsed);
     std::thread::sleep(reply.delay);
+    if reply.status == 0 {
+        // Status 0 scripts a connection closed without any response.
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        return;
+    }
     let mut head = format!(
         "HTTP/1.1 {} X\r\nContent-Length: {}\r\nConnection: close\r\n",
         reply.status,
