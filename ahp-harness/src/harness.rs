@@ -457,11 +457,16 @@ impl Harness {
     /// frames and EOF first, then everything is killed.
     pub async fn shutdown(&mut self) {
         if let Some(loaded) = self.loaded.take() {
+            // All at once, so the whole shutdown takes one backend's grace
+            // period, not the sum of them.
+            let mut ending = tokio::task::JoinSet::new();
             for l in &loaded.links {
                 if let Link::Persistent(p) = &**l {
-                    p.shutdown().await;
+                    let p = p.clone();
+                    ending.spawn(async move { p.shutdown().await });
                 }
             }
+            while ending.join_next().await.is_some() {}
         }
     }
 }

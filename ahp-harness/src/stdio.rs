@@ -268,8 +268,8 @@ impl Persistent {
         }
     }
 
-    /// End the process: flush queued frames, close stdin, give it a moment
-    /// to exit on EOF, then kill its group.
+    /// End the process: flush queued frames (at most 500 ms), close stdin,
+    /// give it 300 ms to exit on EOF, then kill its group.
     pub async fn shutdown(&self) {
         let proc = self.slot.lock().unwrap_or_else(|p| p.into_inner()).take();
         let Some(proc) = proc else { return };
@@ -278,7 +278,7 @@ impl Persistent {
         let exited = proc.exited.lock().unwrap_or_else(|p| p.into_inner()).take();
         drop(proc);
         if let Some(w) = writer {
-            let _ = timeout(Duration::from_millis(1000), w).await;
+            let _ = timeout(Duration::from_millis(500), w).await;
         }
         if let Some(e) = exited {
             let _ = timeout(Duration::from_millis(300), e).await;

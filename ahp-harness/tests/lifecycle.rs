@@ -443,6 +443,11 @@ fn no_process_is_left_after_shutdown_or_a_killed_harness() {
         let p = a.dir.path().join("p.log");
         let o = a.dir.path().join("o.log");
         let s = a.dir.path().join("s.log");
+        let (o2, o3, o4) = (
+            a.dir.path().join("o2.log"),
+            a.dir.path().join("o3.log"),
+            a.dir.path().join("o4.log"),
+        );
         a.load(registration(vec![
             entry(
                 "com.example.p",
@@ -459,13 +464,34 @@ fn no_process_is_left_after_shutdown_or_a_killed_harness() {
                 stdio(&s, "per_event", "sleep-notes", Some("60")),
                 vec![observe(&["tool.before"])],
             ),
+            entry(
+                "com.example.o2",
+                stdio(&o2, "persistent", "sleep-notes", Some("60")),
+                vec![observe(&["tool.before"])],
+            ),
+            entry(
+                "com.example.o3",
+                stdio(&o3, "persistent", "sleep-notes", Some("60")),
+                vec![observe(&["tool.before"])],
+            ),
+            entry(
+                "com.example.o4",
+                stdio(&o4, "persistent", "sleep-notes", Some("60")),
+                vec![observe(&["tool.before"])],
+            ),
         ]));
         assert_eq!(a.tool("Bash")["outcome"], "executed");
         wait_until("observers started", Duration::from_secs(10), || {
             !pids(&o).is_empty() && !pids(&s).is_empty()
         });
-        let all: Vec<u64> = [&p, &o, &s].iter().flat_map(|l| pids(l)).collect();
-        assert_eq!(all.len(), 3);
+        wait_until("all observers started", Duration::from_secs(10), || {
+            [&o2, &o3, &o4].iter().all(|l| !pids(l).is_empty())
+        });
+        let all: Vec<u64> = [&p, &o, &s, &o2, &o3, &o4]
+            .iter()
+            .flat_map(|l| pids(l))
+            .collect();
+        assert_eq!(all.len(), 6);
         assert!(
             all.iter().all(|pid| !gone(*pid)),
             "backends alive before the end"
@@ -473,7 +499,15 @@ fn no_process_is_left_after_shutdown_or_a_killed_harness() {
         if kill {
             a.kill();
         } else {
+            // Backends that ignore EOF end in parallel: the kit's close
+            // limit (5 s) is never reached.
+            let start = Instant::now();
             a.shutdown();
+            assert!(
+                start.elapsed() < Duration::from_secs(4),
+                "shutdown took {:?}",
+                start.elapsed()
+            );
         }
         for pid in all {
             wait_until(
