@@ -22,6 +22,7 @@ pub mod assert;
 pub mod draft;
 mod driver;
 pub mod error;
+pub mod harness;
 pub mod policy;
 pub mod record;
 pub mod suite;

@@ -521,6 +521,8 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedVector>, VectorError> {
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        // The folder also holds the harness-role vectors (AHP-H-*).
+        .filter(|p| !crate::harness::vector::is_harness_file(p))
         .collect();
     paths.sort();
     let mut out = Vec::new();

@@ -1,0 +1,788 @@
+//! Harness-role assertions: a run record and a vector in, failures out.
+//!
+//! Besides what each vector states, every run is held to the MUSTs that
+//! apply to whatever a harness sends (they cost nothing to check and a
+//! harness must never break them): every intercept request is a valid 0.1
+//! `hooks/intercept` whose id equals `event.id` (8.1) and that advertises
+//! `deny` (11), leaves `native` out unless asked (9.4), names the tool it
+//! was given; notifications carry no id (8.4); HTTP requests are POSTs of
+//! one JSON object with media type `application/json` (18.1); the bearer
+//! canary appears in no payload and no reported reason (18.3); interceptors
+//! of one call never overlap (13.1, D-17); retries are identical, within
+//! 2 × the deadline, and never follow a decision (15, D-01, D-18); a denied
+//! call produces no `tool.error` (10.3, D-30); distinct calls get distinct
+//! event ids (9.1, D-15).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ctk_ahp_protocol::schema::SchemaKind;
+use ctk_ahp_protocol::validate::check_as;
+use serde_json::Value;
+
+use super::adapter::{ToolCallResult, ToolOutcome};
+use super::engine::HarnessConfig;
+use super::record::{HarnessRecord, Received};
+use super::script::Action;
+use super::vector::{Denial, HarnessVector, LoadExpect, RequestAssert};
+use crate::assert::Failure;
+
+fn fail(key: impl Into<String>, message: impl Into<String>) -> Failure {
+    Failure {
+        key: key.into(),
+        message: message.into(),
+        diff: None,
+    }
+}
+
+/// What the registration template says of one backend.
+#[derive(Debug, Default, Clone)]
+struct Meta {
+    timeout_ms: Option<u64>,
+    native_intercept: bool,
+    native_observe: bool,
+}
+
+fn metas(v: &HarnessVector) -> BTreeMap<String, Meta> {
+    let mut out = BTreeMap::new();
+    for h in v
+        .registration
+        .get("hooks")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(name) = h
+            .get("transport")
+            .and_then(Value::as_str)
+            .and_then(|s| s.strip_prefix("{{backend:"))
+            .and_then(|s| s.strip_suffix("}}"))
+        else {
+            continue;
+        };
+        let m: &mut Meta = out.entry(name.to_owned()).or_default();
+        for s in h
+            .get("subscriptions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let native = s.get("includeNative").and_then(Value::as_bool) == Some(true);
+            match s.get("mode").and_then(Value::as_str) {
+                Some("intercept") => {
+                    m.timeout_ms = s.get("timeoutMs").and_then(Value::as_u64).or(m.timeout_ms);
+                    m.native_intercept |= native;
+                }
+                Some("observe") => m.native_observe |= native,
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn expand_canary(v: &Value, canary: &str) -> Value {
+    match v {
+        Value::String(s) => Value::String(s.replace("{{canary}}", canary)),
+        Value::Array(a) => Value::Array(a.iter().map(|x| expand_canary(x, canary)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), expand_canary(x, canary)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn media_type(ct: Option<&str>) -> Option<String> {
+    ct.map(|c| {
+        c.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    })
+}
+
+fn plain_decision(v: &HarnessVector, backend: &str) -> bool {
+    let Some(b) = v.backends.get(backend) else {
+        return false;
+    };
+    match b.script.intercept.as_slice() {
+        [] => true,
+        [plan] => match plan.as_slice() {
+            [Action::Reply {
+                result,
+                id: None,
+                null_id: false,
+                extra,
+            }] => {
+                extra.is_empty()
+                    && result.as_ref().is_none_or(|r| {
+                        r.get("protocolVersion") == Some(&Value::from("0.1"))
+                            && r.get("effects").and_then(Value::as_array).is_some_and(|e| {
+                                e.is_empty()
+                                    || (e.len() == 1
+                                        && e[0].get("type") == Some(&Value::from("deny"))
+                                        && e[0]
+                                            .get("reason")
+                                            .and_then(Value::as_str)
+                                            .is_some_and(|s| !s.is_empty()))
+                            })
+                    })
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Judge `rec` against `v`.
+pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec<Failure> {
+    let mut f = Vec::new();
+    let meta = metas(v);
+    // Load.
+    match (v.expect.load, rec.load.loaded) {
+        (LoadExpect::Loaded, false) => f.push(fail(
+            "load",
+            format!(
+                "the harness refused a valid registration (ahp-6.2-a): {:?}",
+                rec.load.refused
+            ),
+        )),
+        (LoadExpect::Refused, true) => f.push(fail(
+            "load",
+            "the harness loaded a registration it must refuse at load time (ahp-6.1-f, D-21)",
+        )),
+        _ => {}
+    }
+    for b in &v.expect.silent {
+        let got: Vec<&Received> = rec.received.iter().filter(|r| &r.backend == b).collect();
+        if let Some(first) = got.first() {
+            f.push(fail(
+                format!("silent.{b}"),
+                format!(
+                    "backend {b} must receive nothing, but received {} message(s), first: {}",
+                    got.len(),
+                    clip(&first.text)
+                ),
+            ));
+        }
+    }
+    // Triggers.
+    for c in &rec.calls {
+        let t = &v.triggers[c.trigger];
+        let key = format!("triggers[{}]", c.trigger);
+        if t.tool_call.is_none() {
+            continue;
+        }
+        let e = &t.expect;
+        let Some(result) = &c.result else {
+            f.push(fail(
+                &key,
+                format!(
+                    "the harness gave no outcome for the tool call ({}); a harness must reach its \
+                     failure-policy outcome within 10 × timeoutMs + 5000 ms (D-01)",
+                    c.error.as_deref().unwrap_or("no answer")
+                ),
+            ));
+            continue;
+        };
+        let r: ToolCallResult = match serde_json::from_value(result.clone()) {
+            Ok(r) => r,
+            Err(err) => {
+                f.push(fail(
+                    &key,
+                    format!("the adapter's tool_call result breaks the contract: {err}"),
+                ));
+                continue;
+            }
+        };
+        if let Err(err) = r.validate() {
+            f.push(fail(
+                &key,
+                format!("the adapter's tool_call result breaks the contract: {err}"),
+            ));
+        }
+        if !e.outcome.is_empty() && !e.outcome.contains(&r.outcome) {
+            let why = match r.outcome {
+                ToolOutcome::Executed => " (the tool ran)",
+                ToolOutcome::Denied => " (the tool did not run)",
+                ToolOutcome::Prompted => "",
+            };
+            f.push(fail(
+                format!("{key}.outcome"),
+                format!(
+                    "outcome {:?}{why}, expected one of {:?}",
+                    r.outcome, e.outcome
+                ),
+            ));
+        } else if r.outcome == ToolOutcome::Denied {
+            match (e.denial, r.synthetic) {
+                (Some(Denial::Explicit), Some(true)) => f.push(fail(
+                    format!("{key}.denial"),
+                    "the backend's deny was reported as a synthetic (fail-closed) denial (ahp-14.3-c)",
+                )),
+                (Some(Denial::Synthetic), Some(false)) => f.push(fail(
+                    format!("{key}.denial"),
+                    "a fail-closed failure was reported as a backend's explicit deny (ahp-14.3-c)",
+                )),
+                _ => {}
+            }
+        }
+        let reason = r.reason.as_deref().unwrap_or("");
+        if reason.contains(&cfg.canary) {
+            f.push(fail(
+                format!("{key}.reason"),
+                "the reported denial reason holds the bearer token (ahp-18.3-a)",
+            ));
+        }
+        for x in &e.reason_excludes {
+            let x = x.replace("{{canary}}", &cfg.canary);
+            if reason.contains(&x) {
+                f.push(fail(
+                    format!("{key}.reason"),
+                    format!("the reported reason {reason:?} holds {x:?} (malformed backend content, ahp-14.3-b)"),
+                ));
+            }
+        }
+        if let Some(max) = e.max_answer_ms {
+            let took = c.t_answered - c.t_sent;
+            #[allow(clippy::cast_precision_loss)]
+            if took > max as f64 {
+                f.push(fail(
+                    format!("{key}.max_answer_ms"),
+                    format!("the outcome took {took:.0} ms, more than the generous bound {max} ms (D-01)"),
+                ));
+            }
+        }
+        let mine: Vec<&Received> = rec
+            .received
+            .iter()
+            .filter(|x| x.trigger == Some(c.trigger))
+            .collect();
+        if let Some(want) = &e.calls {
+            let mut got: Vec<String> = Vec::new();
+            for x in mine.iter().filter(|x| x.kind == "intercept") {
+                if got.last() != Some(&x.backend) {
+                    got.push(x.backend.clone());
+                }
+            }
+            if &got != want {
+                f.push(fail(
+                    format!("{key}.calls"),
+                    format!(
+                        "hooks/intercept reached backends {got:?} in that order; expected {want:?} \
+                         (serial, registration order, stop on deny or fail-closed failure: ahp-13.1-a)"
+                    ),
+                ));
+            }
+        }
+        for b in &e.answered_before_plan_end {
+            let first = mine.iter().find(|x| &x.backend == b && x.kind != "other");
+            if let Some(end) = first.and_then(|x| x.plan_end_t) {
+                if c.t_answered > end {
+                    f.push(fail(
+                        format!("{key}.answered_before_plan_end"),
+                        format!(
+                            "the harness answered {:.0} ms after backend {b} finished its scripted \
+                             delay: it waited for a late reply or a slow observer (ahp-14.4-e, ahp-13.2-a)",
+                            c.t_answered - end
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    // Observations.
+    for (b, events) in &v.expect.observed {
+        for ev in events {
+            let seen = rec.received.iter().any(|r| {
+                &r.backend == b
+                    && r.kind == "observe"
+                    && r.event()
+                        .and_then(|x| x.get("type"))
+                        .and_then(Value::as_str)
+                        == Some(ev)
+            });
+            if !seen {
+                f.push(fail(
+                    format!("observed.{b}"),
+                    format!("observer {b} never received a hooks/observe for {ev}"),
+                ));
+            }
+        }
+    }
+    for (i, a) in v.expect.request_assert.iter().enumerate() {
+        request_assert(i, a, rec, &cfg.canary, &mut f);
+    }
+    for b in &v.expect.per_event_one_frame {
+        let procs: Vec<_> = rec.processes.iter().filter(|p| &p.backend == b).collect();
+        if procs.is_empty() {
+            f.push(fail(
+                format!("per_event.{b}"),
+                format!("backend {b} was never started"),
+            ));
+        }
+        for p in procs {
+            if p.frames != 1 || p.eof_t.is_none() {
+                f.push(fail(
+                    format!("per_event.{b}"),
+                    format!(
+                        "a per_event process (pid {}) read {} frame(s){}; each gets exactly one \
+                         message, then end of file (ahp-17.1-a, 17.3)",
+                        p.pid,
+                        p.frames,
+                        if p.eof_t.is_none() {
+                            " and never saw end of file"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+        }
+    }
+    for b in &v.expect.args_verbatim {
+        let want = &v.backends[b].args;
+        let procs: Vec<_> = rec.processes.iter().filter(|p| &p.backend == b).collect();
+        if procs.is_empty() {
+            f.push(fail(
+                format!("args.{b}"),
+                format!("backend {b} was never started"),
+            ));
+        }
+        for p in procs {
+            let got: Vec<String> = p
+                .argv
+                .iter()
+                .skip_while(|a| *a != "--")
+                .skip(1)
+                .cloned()
+                .collect();
+            if &got != want {
+                f.push(fail(
+                    format!("args.{b}"),
+                    format!("the arguments arrived as {got:?}, not verbatim {want:?}: a shell is in the way (ahp-17.4-a)"),
+                ));
+            }
+        }
+    }
+    for b in &v.expect.cwd_honoured {
+        let procs: Vec<_> = rec.processes.iter().filter(|p| &p.backend == b).collect();
+        if procs.is_empty() {
+            f.push(fail(
+                format!("cwd.{b}"),
+                format!("backend {b} was never started"),
+            ));
+        }
+        for p in procs {
+            let dir = p
+                .argv
+                .iter()
+                .skip_while(|a| *a != "--log")
+                .nth(1)
+                .and_then(|l| {
+                    std::path::Path::new(l)
+                        .parent()
+                        .map(|d| d.join(format!("cwd-{b}")))
+                });
+            let want = dir.map(|d| d.canonicalize().unwrap_or(d).display().to_string());
+            if want.is_some() && p.cwd != want {
+                f.push(fail(
+                    format!("cwd.{b}"),
+                    format!("the backend started in {:?}, not the registration's cwd {:?} (ahp-17.4-a, 19.4)", p.cwd, want),
+                ));
+            }
+        }
+    }
+    for (b, names) in &v.expect.env_absent {
+        for p in rec.processes.iter().filter(|p| &p.backend == b) {
+            for n in names {
+                let n = if n == "{{env_canary}}" {
+                    &cfg.env_canary_name
+                } else {
+                    n
+                };
+                if p.env_names.iter().any(|x| x == n) {
+                    f.push(fail(
+                        format!("env.{b}"),
+                        format!("the stdio backend's environment holds {n}, an unrelated credential of the harness (17.4: smallest practical environment)"),
+                    ));
+                }
+            }
+        }
+    }
+    if v.expect.env_canary_absent {
+        if let Some(r) = rec
+            .received
+            .iter()
+            .find(|r| r.text.contains(&cfg.env_canary))
+        {
+            f.push(fail(
+                "env_canary",
+                format!("the value of {} (a credential in the harness's environment) appears in a message to {} (ahp-17.4-c)", cfg.env_canary_name, r.backend),
+            ));
+        }
+    }
+    global(v, rec, cfg, &meta, &mut f);
+    f
+}
+
+fn clip(s: &str) -> String {
+    let mut t: String = s.chars().take(200).collect();
+    if t.len() < s.len() {
+        t.push('…');
+    }
+    t
+}
+
+fn request_assert(
+    i: usize,
+    a: &RequestAssert,
+    rec: &HarnessRecord,
+    canary: &str,
+    f: &mut Vec<Failure>,
+) {
+    let key = format!("request_assert[{i}]");
+    let method_ok = |r: &Received| {
+        a.method.as_deref().is_none_or(|m| {
+            r.json
+                .as_ref()
+                .and_then(|j| j.get("method"))
+                .and_then(Value::as_str)
+                == Some(m)
+        })
+    };
+    let msgs: Vec<&Received> = rec
+        .received
+        .iter()
+        .filter(|r| r.backend == a.backend && method_ok(r))
+        .collect();
+    if a.required && msgs.is_empty() {
+        f.push(fail(
+            &key,
+            format!(
+                "backend {} received no {} message to check",
+                a.backend,
+                a.method.as_deref().unwrap_or("JSON-RPC")
+            ),
+        ));
+    }
+    for r in msgs {
+        let (what, got): (String, Option<Value>) = if let Some(h) = &a.header {
+            (
+                format!("header {h}"),
+                r.http
+                    .as_ref()
+                    .and_then(|x| x.header(h))
+                    .map(|s| Value::String(s.to_owned())),
+            )
+        } else {
+            let p = a.ptr.as_deref().unwrap_or("");
+            (
+                format!("{p:?}"),
+                r.json.as_ref().and_then(|j| j.pointer(p)).cloned(),
+            )
+        };
+        let mut bad = |msg: String| {
+            f.push(fail(
+                &key,
+                format!("message to {} ({}): {what} {msg}", a.backend, clip(&r.text)),
+            ));
+        };
+        if let Some(p) = a.present {
+            if got.is_some() != p {
+                bad(if p {
+                    "is absent".into()
+                } else {
+                    format!(
+                        "is present ({})",
+                        clip(&got.clone().unwrap_or_default().to_string())
+                    )
+                });
+                continue;
+            }
+        }
+        if let Some(want) = &a.eq {
+            let want = expand_canary(want, canary);
+            if got.as_ref() != Some(&want) {
+                let shown = got
+                    .as_ref()
+                    .map(|g| g.to_string().replace(canary, "<canary>"));
+                bad(format!(
+                    "is {shown:?}, expected {}",
+                    want.to_string().replace(canary, "<canary>")
+                ));
+            }
+        }
+        if let Some(p) = &a.eq_ptr {
+            let other = r.json.as_ref().and_then(|j| j.pointer(p));
+            if got.is_none() || got.as_ref() != other {
+                bad(format!("is {got:?}, not equal to {p} ({other:?})"));
+            }
+        }
+        if let Some(t) = &a.json_type {
+            if got.as_ref().map(json_type) != Some(t.as_str()) {
+                bad(format!("is not of type {t}"));
+            }
+        }
+        if let Some(x) = &a.contains {
+            if !got
+                .as_ref()
+                .and_then(Value::as_array)
+                .is_some_and(|arr| arr.contains(x))
+            {
+                bad(format!("does not contain {x}"));
+            }
+        }
+    }
+}
+
+fn global(
+    v: &HarnessVector,
+    rec: &HarnessRecord,
+    cfg: &HarnessConfig,
+    meta: &BTreeMap<String, Meta>,
+    f: &mut Vec<Failure>,
+) {
+    let mut shape_reported = BTreeSet::new();
+    for r in &rec.received {
+        let tag = format!("{}@{:.0}", r.backend, r.t);
+        if r.text.contains(&cfg.canary) {
+            f.push(fail(
+                "global.canary",
+                format!(
+                    "the bearer token appears in a message to {} (ahp-18.3-a, ahp-17.4-c)",
+                    r.backend
+                ),
+            ));
+        }
+        if let Some(x) = &r.http {
+            if x.method != "POST" {
+                f.push(fail(
+                    "global.http",
+                    format!(
+                        "{tag}: HTTP method {} (each message is a POST, 18.1)",
+                        x.method
+                    ),
+                ));
+            }
+            if media_type(x.header("content-type")).as_deref() != Some("application/json") {
+                f.push(fail(
+                    "global.http",
+                    format!(
+                        "{tag}: Content-Type {:?}, not application/json (ahp-18.1-a)",
+                        x.header("content-type")
+                    ),
+                ));
+            }
+            if !r.json.as_ref().is_some_and(Value::is_object) {
+                f.push(fail(
+                    "global.http",
+                    format!("{tag}: the body is not one JSON-RPC object (ahp-18.1-b)"),
+                ));
+            }
+        }
+        let m = meta.get(&r.backend).cloned().unwrap_or_default();
+        match r.kind.as_str() {
+            "intercept" => {
+                let j = r.json.as_ref().expect("intercept messages are parsed");
+                let findings = check_as(SchemaKind::InterceptRequest, j);
+                if !findings.is_empty() && shape_reported.insert(r.backend.clone()) {
+                    let list: Vec<String> = findings.iter().map(|x| format!("{x:?}")).collect();
+                    f.push(fail("global.request", format!("{tag}: the hooks/intercept request is not valid 0.1 (ahp-6.2-c, AHP-TB-001): {}", clip(&list.join("; ")))));
+                }
+                let id = j.get("id");
+                let eid = j.pointer("/params/event/id");
+                if !id.is_some_and(Value::is_string) || id != eid {
+                    f.push(fail("global.id", format!("{tag}: request id {id:?} is not the string event.id {eid:?} (ahp-8.1-a)")));
+                }
+                let effects = j
+                    .pointer("/params/capabilities/effects")
+                    .and_then(Value::as_array);
+                if !effects.is_some_and(|e| e.contains(&Value::from("deny"))) {
+                    f.push(fail(
+                        "global.capabilities",
+                        format!("{tag}: capabilities.effects does not advertise deny (ahp-11-b)"),
+                    ));
+                }
+                if !m.native_intercept && j.pointer("/params/event/native").is_some() {
+                    f.push(fail("global.native", format!("{tag}: event.native is present though includeNative is not set (ahp-9.4-a)")));
+                }
+                if let Some(tool) = r
+                    .trigger
+                    .and_then(|i| v.triggers.get(i))
+                    .and_then(|t| t.tool_call.as_ref())
+                {
+                    let ev = j.pointer("/params/event/tool");
+                    if ev.and_then(|t| t.get("name")).and_then(Value::as_str)
+                        != Some(tool.name.as_str())
+                    {
+                        f.push(fail("global.tool", format!("{tag}: tool.name is not {:?} as the harness was given it (ahp-9.3-b)", tool.name)));
+                    }
+                    if ev.and_then(|t| t.get("kind")).and_then(Value::as_str)
+                        != Some(tool.kind.as_str())
+                    {
+                        f.push(fail(
+                            "global.tool",
+                            format!("{tag}: tool.kind is not {:?} (ahp-9.3-c)", tool.kind),
+                        ));
+                    }
+                    if !ev
+                        .and_then(|t| t.get("input"))
+                        .is_some_and(Value::is_object)
+                    {
+                        f.push(fail(
+                            "global.tool",
+                            format!("{tag}: tool.input is not a JSON object (ahp-9.3-d, 7.4)"),
+                        ));
+                    }
+                }
+            }
+            "observe" => {
+                let j = r.json.as_ref().expect("observe messages are parsed");
+                if j.get("id").is_some() {
+                    f.push(fail(
+                        "global.observe",
+                        format!("{tag}: a hooks/observe notification carries an id (ahp-8.4-a)"),
+                    ));
+                }
+                if j.pointer("/params/protocolVersion") != Some(&Value::from("0.1")) {
+                    f.push(fail(
+                        "global.observe",
+                        format!("{tag}: params.protocolVersion is not \"0.1\" (ahp-7.2-a)"),
+                    ));
+                }
+                if !m.native_observe && j.pointer("/params/event/native").is_some() {
+                    f.push(fail("global.native", format!("{tag}: event.native is present though includeNative is not set (ahp-9.4-a)")));
+                }
+            }
+            _ => {}
+        }
+    }
+    // Per call window: serial, retries.
+    let windows: BTreeSet<usize> = rec.received.iter().filter_map(|r| r.trigger).collect();
+    let mut ids_by_window: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    for w in windows {
+        let reqs: Vec<&Received> = rec
+            .received
+            .iter()
+            .filter(|r| r.trigger == Some(w) && r.kind == "intercept")
+            .collect();
+        for (i, a) in reqs.iter().enumerate() {
+            if let Some(eid) = a.event().and_then(|e| e.get("id")).and_then(Value::as_str) {
+                ids_by_window.entry(w).or_default().insert(eid.to_owned());
+            }
+            let timeout = meta
+                .get(&a.backend)
+                .and_then(|m| m.timeout_ms)
+                .unwrap_or(5000);
+            #[allow(clippy::cast_precision_loss)]
+            let deadline = a.t + timeout as f64;
+            let busy = a.reply_t.map_or(deadline, |r| r.min(deadline));
+            for b in &reqs[i + 1..] {
+                if b.backend != a.backend && b.t + 2.0 < busy {
+                    f.push(fail(
+                        "global.serial",
+                        format!(
+                            "backend {} received hooks/intercept {:.0} ms before backend {}'s request was \
+                             answered or timed out: interceptors ran concurrently (ahp-13.1-b, D-17)",
+                            b.backend,
+                            busy - b.t,
+                            a.backend
+                        ),
+                    ));
+                }
+                if b.backend == a.backend && b.id() == a.id() && a.id().is_some() {
+                    if b.json != a.json {
+                        f.push(fail(
+                            "global.retry",
+                            format!(
+                                "a retry to {} changed the request's content (ahp-15-b)",
+                                a.backend
+                            ),
+                        ));
+                    }
+                    #[allow(clippy::cast_precision_loss)]
+                    if b.t > a.t + 2.0 * timeout as f64 {
+                        f.push(fail(
+                            "global.retry",
+                            format!(
+                                "a retry to {} came after 2 × the deadline (ahp-15-a, D-01)",
+                                a.backend
+                            ),
+                        ));
+                    }
+                    if plain_decision(v, &a.backend) && a.reply_t.is_some_and(|t| t < b.t) {
+                        f.push(fail(
+                            "global.retry",
+                            format!(
+                                "the harness retried after {}'s valid decision (ahp-15-g)",
+                                a.backend
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for (w, ids) in &ids_by_window {
+        for id in ids {
+            if let Some(other) = seen.insert(id.clone(), *w) {
+                f.push(fail("global.event_id", format!("triggers {other} and {w} (distinct tool calls) share event id {id:?} (ahp-9.1-h, D-15)")));
+            }
+        }
+    }
+    // No tool.error for a denied call.
+    for c in &rec.calls {
+        let denied = c
+            .result
+            .as_ref()
+            .and_then(|r| r.get("outcome"))
+            .and_then(Value::as_str)
+            == Some("denied");
+        if !denied {
+            continue;
+        }
+        let call_ids: BTreeSet<&str> = rec
+            .received
+            .iter()
+            .filter(|r| r.trigger == Some(c.trigger) && r.kind == "intercept")
+            .filter_map(|r| {
+                r.event()
+                    .and_then(|e| e.pointer("/tool/callId"))
+                    .and_then(Value::as_str)
+            })
+            .collect();
+        for r in rec.received.iter().filter(|r| r.kind == "observe") {
+            let ev = r.event();
+            if ev.and_then(|e| e.get("type")).and_then(Value::as_str) == Some("tool.error")
+                && ev
+                    .and_then(|e| e.pointer("/tool/callId"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| call_ids.contains(id))
+            {
+                f.push(fail(
+                    "global.tool_error",
+                    format!(
+                        "{} received tool.error for a call the harness denied (ahp-10.3-a, D-30)",
+                        r.backend
+                    ),
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,681 @@
+//! The engine: one harness vector and an adapter command in, an
+//! [`Outcome`] out. It writes the scripts, starts the loopback server,
+//! expands the registration template, drives the adapter through
+//! `initialize`, `harness/load` and the triggers, waits (bounded) for the
+//! observations the vector expects, ends everything it started, reads what
+//! each scripted backend received and judges the record.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::adapter::{AdapterClient, AdapterCommand, AdapterError, LoadResult};
+use super::assert::check;
+use super::clock::now_ms;
+use super::http::ScriptedHttp;
+use super::record::{CallRecord, HarnessRecord, ProcLife, Received};
+use super::vector::{BackendBinding, HarnessVector, Launch, LoadExpect, StdioLifecycle};
+use crate::suite::{Outcome, Verdict};
+use crate::vector::BindingSel;
+
+/// The command the kit writes into registrations for its scripted stdio
+/// backends: `program prefix_args... --script FILE --log FILE [-- args...]`.
+#[derive(Debug, Clone)]
+pub struct ScriptedCommand {
+    /// Absolute path of the program (the `ctk` binary, or the test binary
+    /// `ctk-ahp-scripted`).
+    pub program: PathBuf,
+    /// Arguments before `--script` (`["ahp-backend", "script"]` for `ctk`).
+    pub prefix_args: Vec<String>,
+}
+
+/// Bounds and inputs of a harness-role run.
+#[derive(Debug, Clone)]
+pub struct HarnessConfig {
+    /// The scripted stdio backend command.
+    pub scripted: ScriptedCommand,
+    /// The bearer canary handed over as the `tokenEnv` value.
+    pub canary: String,
+    /// A credential-like variable put in the adapter's (the harness's)
+    /// environment, which must reach no payload (D-31).
+    pub env_canary_name: String,
+    /// Its value.
+    pub env_canary: String,
+    /// Bound on `initialize`, `harness/load`, `harness/session`.
+    pub setup_limit: Duration,
+    /// Bound on a tool call whose vector sets no `max_answer_ms`.
+    pub call_limit: Duration,
+    /// How long expected observations are waited for.
+    pub observe_wait: Duration,
+    /// Quiet time after the last trigger before the record is read.
+    pub settle: Duration,
+    /// Bound on a whole vector; past it everything is killed (`error`).
+    pub vector_timeout: Duration,
+    /// Where run folders are made (the system's temp folder by default).
+    pub work_dir: Option<PathBuf>,
+}
+
+impl HarnessConfig {
+    /// Defaults around a scripted backend command.
+    pub fn new(scripted: ScriptedCommand) -> HarnessConfig {
+        let n = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        HarnessConfig {
+            scripted,
+            canary: format!("ctk-bearer-canary-{:x}-{n:x}", std::process::id()),
+            env_canary_name: "CTK_AHP_UNRELATED_SECRET".into(),
+            env_canary: format!("ctk-env-canary-{:x}-{n:x}", std::process::id()),
+            setup_limit: Duration::from_secs(20),
+            call_limit: Duration::from_secs(60),
+            observe_wait: Duration::from_secs(5),
+            settle: Duration::from_millis(300),
+            vector_timeout: Duration::from_secs(180),
+            work_dir: None,
+        }
+    }
+}
+
+enum End {
+    Skip(String),
+    Error(String, Option<HarnessRecord>),
+    Done(HarnessRecord),
+}
+
+fn base_outcome(v: &HarnessVector, verdict: Verdict) -> Outcome {
+    Outcome {
+        id: v.id.clone(),
+        title: v.title.clone(),
+        advisory: v.advisory.clone(),
+        requirements: v.requirements.clone(),
+        covers: v.covers.clone(),
+        sections: v.sections.clone(),
+        verdict,
+        failures: Vec::new(),
+        reason: None,
+        record: None,
+        elapsed_ms: 0,
+    }
+}
+
+/// Run one harness vector against the adapter; the [`Outcome`] a report
+/// needs (its `record` is `None`: see [`run_harness_vector_recorded`]).
+pub async fn run_harness_vector(
+    v: &HarnessVector,
+    adapter: &AdapterCommand,
+    cfg: &HarnessConfig,
+) -> Outcome {
+    run_harness_vector_recorded(v, adapter, cfg).await.0
+}
+
+/// [`run_harness_vector`] with the harness-role run record as evidence.
+pub async fn run_harness_vector_recorded(
+    v: &HarnessVector,
+    adapter: &AdapterCommand,
+    cfg: &HarnessConfig,
+) -> (Outcome, Option<HarnessRecord>) {
+    let started = std::time::Instant::now();
+    let end = match tokio::time::timeout(cfg.vector_timeout, run(v, adapter, cfg)).await {
+        Ok(e) => e,
+        Err(_) => End::Error(
+            format!(
+                "vector exceeded its timeout of {} ms; the adapter and its processes were killed",
+                cfg.vector_timeout.as_millis()
+            ),
+            None,
+        ),
+    };
+    let (mut o, rec) = match end {
+        End::Skip(why) => {
+            let mut o = base_outcome(v, Verdict::Skip);
+            o.reason = Some(why);
+            (o, None)
+        }
+        End::Error(why, rec) => {
+            let mut o = base_outcome(v, Verdict::Error);
+            o.reason = Some(why);
+            (o, rec)
+        }
+        End::Done(rec) => {
+            let failures = check(v, &rec, cfg);
+            let mut o = base_outcome(
+                v,
+                if failures.is_empty() {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail
+                },
+            );
+            o.failures = failures;
+            (o, Some(rec))
+        }
+    };
+    o.elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    (o, rec)
+}
+
+/// Run `vectors` one after another; one outcome each, in order.
+pub async fn run_harness_suite(
+    vectors: &[HarnessVector],
+    adapter: &AdapterCommand,
+    cfg: &HarnessConfig,
+) -> Vec<Outcome> {
+    let mut out = Vec::with_capacity(vectors.len());
+    for v in vectors {
+        out.push(run_harness_vector(v, adapter, cfg).await);
+    }
+    out
+}
+
+/// Replace `"{{backend:X}}"` strings by transports and `{{canary}}` inside
+/// strings by the canary.
+fn expand(v: &Value, transports: &BTreeMap<String, Value>, canary: &str) -> Value {
+    match v {
+        Value::String(s) => {
+            if let Some(n) = s
+                .strip_prefix("{{backend:")
+                .and_then(|r| r.strip_suffix("}}"))
+            {
+                if let Some(t) = transports.get(n) {
+                    return t.clone();
+                }
+            }
+            Value::String(s.replace("{{canary}}", canary))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(|x| expand(x, transports, canary)).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), expand(x, transports, canary)))
+                .collect::<Map<_, _>>(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn refused_port() -> u16 {
+    // Bind, note the port, close: nothing listens there afterwards.
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_or(9, |a| a.port())
+}
+
+async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -> End {
+    let tmp = match cfg.work_dir.as_deref() {
+        Some(d) => tempfile::Builder::new().prefix("ctk-ahp-h-").tempdir_in(d),
+        None => tempfile::Builder::new().prefix("ctk-ahp-h-").tempdir(),
+    };
+    let tmp = match tmp {
+        Ok(t) => t,
+        Err(e) => return End::Error(format!("cannot make a run folder: {e}"), None),
+    };
+    let dir = tmp.path().to_owned();
+    // HTTP backends.
+    let mut http_scripts = BTreeMap::new();
+    for (name, b) in &v.backends {
+        if b.binding == BackendBinding::Http && b.launch.is_none() {
+            let mut s = b.script.clone();
+            if b.bearer {
+                s.bearer = Some(cfg.canary.clone());
+            }
+            http_scripts.insert(name.clone(), s);
+        }
+    }
+    let server = if http_scripts.is_empty() {
+        None
+    } else {
+        match ScriptedHttp::start(http_scripts).await {
+            Ok(s) => Some(s),
+            Err(e) => return End::Error(format!("cannot start the loopback server: {e}"), None),
+        }
+    };
+    let mut transports = BTreeMap::new();
+    let mut logs: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for (name, b) in &v.backends {
+        let t = match b.binding {
+            BackendBinding::Http => {
+                let url = match (b.launch, &server) {
+                    (Some(Launch::Refused), _) | (_, None) => {
+                        format!("http://127.0.0.1:{}/{name}", refused_port())
+                    }
+                    (_, Some(s)) => s.url(name),
+                };
+                json!({"type": "http", "url": url})
+            }
+            BackendBinding::Stdio => {
+                let script = dir.join(format!("{name}.script.json"));
+                let log = dir.join(format!("{name}.log.jsonl"));
+                let mut s = b.script.clone();
+                if s.max_life_ms.is_none() {
+                    s.max_life_ms =
+                        Some(u64::try_from(cfg.vector_timeout.as_millis()).unwrap_or(u64::MAX));
+                }
+                let text = serde_json::to_string_pretty(&s).expect("a script serializes");
+                if let Err(e) = std::fs::write(&script, text) {
+                    return End::Error(format!("cannot write {}: {e}", script.display()), None);
+                }
+                let mut args: Vec<String> = cfg.scripted.prefix_args.clone();
+                args.extend([
+                    "--script".to_owned(),
+                    script.display().to_string(),
+                    "--log".to_owned(),
+                    log.display().to_string(),
+                ]);
+                if !b.args.is_empty() {
+                    args.push("--".into());
+                    args.extend(b.args.iter().cloned());
+                }
+                logs.insert(name.clone(), log);
+                let command = if b.launch == Some(Launch::Missing) {
+                    dir.join("no-such-backend")
+                        .join("ctk-ahp-missing")
+                        .display()
+                        .to_string()
+                } else {
+                    cfg.scripted.program.display().to_string()
+                };
+                let lifecycle = match b.lifecycle.unwrap_or(StdioLifecycle::Persistent) {
+                    StdioLifecycle::Persistent => "persistent",
+                    StdioLifecycle::PerEvent => "per_event",
+                };
+                let mut t = json!({"type": "stdio", "command": command, "args": args, "lifecycle": lifecycle});
+                if b.cwd {
+                    let cwd = dir.join(format!("cwd-{name}"));
+                    let _ = std::fs::create_dir_all(&cwd);
+                    let cwd = cwd.canonicalize().unwrap_or(cwd);
+                    t["cwd"] = json!(cwd.display().to_string());
+                }
+                t
+            }
+        };
+        transports.insert(name.clone(), t);
+    }
+    let registration = expand(&v.registration, &transports, &cfg.canary);
+    let load_env: Map<String, Value> = v
+        .load_env
+        .iter()
+        .map(|(k, x)| {
+            (
+                k.clone(),
+                Value::String(x.replace("{{canary}}", &cfg.canary)),
+            )
+        })
+        .collect();
+
+    let env = [(
+        OsString::from(&cfg.env_canary_name),
+        OsString::from(&cfg.env_canary),
+    )];
+    let mut client = match AdapterClient::spawn(adapter, &env) {
+        Ok(c) => c,
+        Err(e) => {
+            shutdown(server).await;
+            return End::Error(e.to_string(), None);
+        }
+    };
+    let info = match client.initialize(cfg.setup_limit).await {
+        Ok(i) => i,
+        Err(e) => {
+            client.close(Duration::from_secs(2)).await;
+            shutdown(server).await;
+            return End::Error(e.to_string(), None);
+        }
+    };
+    if let Some(why) = not_applicable(v, &info) {
+        client.close(Duration::from_secs(2)).await;
+        shutdown(server).await;
+        return End::Skip(why);
+    }
+    let load = client
+        .call(
+            "harness/load",
+            json!({"registration": registration, "env": load_env, "cwd": null}),
+            cfg.setup_limit,
+        )
+        .await
+        .and_then(|r| {
+            serde_json::from_value::<LoadResult>(r).map_err(|e| AdapterError::Shape {
+                method: "harness/load".into(),
+                message: e.to_string(),
+            })
+        });
+    let load = match load {
+        Ok(l) => l,
+        Err(e) => {
+            client.close(Duration::from_secs(2)).await;
+            shutdown(server).await;
+            return End::Error(e.to_string(), None);
+        }
+    };
+    let mut calls = Vec::new();
+    let mut setup_error = None;
+    if !load.loaded && v.expect.load == LoadExpect::Loaded && v.binding == BindingSel::Http {
+        setup_error = Some(format!(
+            "the harness refused a registration with loopback http:// backends ({:?}); the kit \
+             cannot test it over HTTP (D-07: a setup error, not a failure)",
+            load.refused
+        ));
+    }
+    if load.loaded && v.expect.load != LoadExpect::Refused {
+        for (i, t) in v.triggers.iter().enumerate() {
+            let (method, params, limit) = if let Some(event) = &t.session {
+                ("harness/session", json!({"event": event}), cfg.setup_limit)
+            } else {
+                let tool = t.tool_call.as_ref().expect("linted: tool_call or session");
+                let limit = t.expect.max_answer_ms.map_or(cfg.call_limit, |m| {
+                    Duration::from_millis(m) + Duration::from_secs(15)
+                });
+                (
+                    "harness/tool_call",
+                    json!({
+                        "tool": {"name": tool.name, "kind": tool.kind, "input": tool.input},
+                        "callId": t.call_id,
+                        "hostPermission": t.host_permission,
+                    }),
+                    limit,
+                )
+            };
+            let t_sent = now_ms();
+            let r = client.call(method, params, limit).await;
+            let t_answered = now_ms();
+            let (result, error) = match r {
+                Ok(x) => (Some(x), None),
+                Err(e) => (None, Some(e)),
+            };
+            let bounded = t.expect.max_answer_ms.is_some();
+            let stop = error.is_some();
+            if let Some(e) = &error {
+                if !(bounded && matches!(e, AdapterError::Timeout { .. })) {
+                    setup_error = Some(e.to_string());
+                }
+            }
+            calls.push(CallRecord {
+                trigger: i,
+                t_sent,
+                t_answered,
+                result,
+                error: error.map(|e| e.to_string()),
+            });
+            if stop {
+                break;
+            }
+        }
+    }
+    // Observations the vector waits for, bounded.
+    let wait_until = now_ms() + cfg.observe_wait.as_secs_f64() * 1000.0;
+    while !v.expect.observed.is_empty() && now_ms() < wait_until {
+        let got = collect(&logs, server.as_ref());
+        let all = v.expect.observed.iter().all(|(b, events)| {
+            events.iter().all(|e| {
+                got.0.iter().any(|r| {
+                    &r.backend == b
+                        && r.kind == "observe"
+                        && r.event()
+                            .and_then(|x| x.get("type"))
+                            .and_then(Value::as_str)
+                            == Some(e)
+                })
+            })
+        });
+        if all {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(cfg.settle).await;
+    let transcript = client.transcript.clone();
+    let adapter_stderr = client.stderr_tail();
+    let adapter_exit = client.close(Duration::from_secs(5)).await;
+    let (mut received, processes) = collect(&logs, server.as_ref());
+    kill_leftovers(&processes, &logs);
+    shutdown(server).await;
+    // Window each message into the trigger whose call it followed.
+    for r in &mut received {
+        r.trigger = calls
+            .iter()
+            .filter(|c| c.t_sent <= r.t)
+            .map(|c| c.trigger)
+            .last();
+    }
+    let rec = HarnessRecord {
+        adapter: info,
+        registration,
+        load,
+        calls,
+        received,
+        processes,
+        transcript,
+        adapter_stderr,
+        adapter_exit,
+    };
+    drop(tmp);
+    match setup_error {
+        Some(e) => End::Error(e, Some(rec)),
+        None => End::Done(rec),
+    }
+}
+
+fn not_applicable(v: &HarnessVector, info: &super::adapter::AdapterInfo) -> Option<String> {
+    if !info.protocol_versions.iter().any(|p| p == "0.1") {
+        return Some("the harness does not support protocolVersion 0.1".into());
+    }
+    let need_binding = match v.binding {
+        BindingSel::Stdio => Some("stdio"),
+        BindingSel::Http => Some("http"),
+        BindingSel::Any => None,
+    };
+    for b in need_binding.into_iter().chain(
+        v.backends
+            .values()
+            .filter(|_| v.expect.load != LoadExpect::Refused)
+            .map(|b| match b.binding {
+                BackendBinding::Stdio => "stdio",
+                BackendBinding::Http => "http",
+            }),
+    ) {
+        if !info.bindings.iter().any(|x| x == b) {
+            return Some(format!("the harness does not support the {b} binding"));
+        }
+    }
+    if v.expect.load != LoadExpect::Refused {
+        for b in v.backends.values() {
+            if let Some(l) = b.lifecycle {
+                let l = match l {
+                    StdioLifecycle::Persistent => "persistent",
+                    StdioLifecycle::PerEvent => "per_event",
+                };
+                if !info.lifecycles.iter().any(|x| x == l) {
+                    return Some(format!("the harness does not support the {l} lifecycle"));
+                }
+            }
+        }
+    }
+    for p in &v.profiles {
+        if !info.profiles.iter().any(|x| x == p) {
+            return Some(format!("the harness does not claim the {p} profile"));
+        }
+    }
+    None
+}
+
+async fn shutdown(server: Option<ScriptedHttp>) {
+    if let Some(s) = server {
+        s.shutdown().await;
+    }
+}
+
+fn read_log(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// What every backend received so far, by time, and the processes.
+fn collect(
+    logs: &BTreeMap<String, PathBuf>,
+    server: Option<&ScriptedHttp>,
+) -> (Vec<Received>, Vec<ProcLife>) {
+    let mut received = Vec::new();
+    let mut procs = Vec::new();
+    for (name, path) in logs {
+        let lines = read_log(path);
+        let mut mine: Vec<Received> = Vec::new();
+        for l in &lines {
+            let pid = l.get("pid").and_then(Value::as_u64);
+            let t = l.get("t").and_then(Value::as_f64).unwrap_or(0.0);
+            match l.get("kind").and_then(Value::as_str) {
+                Some("start") => procs.push(ProcLife {
+                    backend: name.clone(),
+                    pid: pid.unwrap_or(0),
+                    argv: strings(l.get("argv")),
+                    cwd: l.get("cwd").and_then(Value::as_str).map(str::to_owned),
+                    env_names: strings(l.get("env_names")),
+                    frames: 0,
+                    eof_t: None,
+                    exit_code: None,
+                }),
+                Some("frame") => {
+                    let json = l.get("json").filter(|j| !j.is_null()).cloned();
+                    let kind = match json
+                        .as_ref()
+                        .and_then(|j| j.get("method"))
+                        .and_then(Value::as_str)
+                    {
+                        Some("hooks/intercept") => "intercept",
+                        Some("hooks/observe") => "observe",
+                        _ => "other",
+                    };
+                    if let Some(p) = procs.iter_mut().rev().find(|p| Some(p.pid) == pid) {
+                        p.frames += 1;
+                    }
+                    mine.push(Received {
+                        backend: name.clone(),
+                        binding: "stdio",
+                        t,
+                        pid,
+                        kind: kind.into(),
+                        text: l
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned(),
+                        utf8: l.get("utf8").and_then(Value::as_bool).unwrap_or(false),
+                        json,
+                        reply_t: None,
+                        plan_end_t: None,
+                        http: None,
+                        trigger: None,
+                    });
+                }
+                Some(k @ ("sent" | "plan_end")) => {
+                    let to = l.get("to").cloned().unwrap_or(Value::Null);
+                    let method = l.get("method").and_then(Value::as_str).unwrap_or("");
+                    let kind = if method == "hooks/observe" {
+                        "observe"
+                    } else {
+                        "intercept"
+                    };
+                    let target = mine.iter_mut().find(|r| {
+                        r.pid == pid
+                            && r.kind == kind
+                            && r.t <= t
+                            && (kind == "observe" || r.id() == Some(&to))
+                            && if k == "sent" {
+                                r.reply_t.is_none()
+                            } else {
+                                r.plan_end_t.is_none()
+                            }
+                    });
+                    let t = l.get("t_write").and_then(Value::as_f64).unwrap_or(t);
+                    if let Some(r) = target {
+                        if k == "sent" {
+                            r.reply_t = Some(t);
+                        } else {
+                            r.plan_end_t = Some(t);
+                        }
+                    }
+                }
+                Some("eof") => {
+                    if let Some(p) = procs.iter_mut().rev().find(|p| Some(p.pid) == pid) {
+                        p.eof_t = Some(t);
+                    }
+                }
+                Some("exit") => {
+                    if let Some(p) = procs.iter_mut().rev().find(|p| Some(p.pid) == pid) {
+                        p.exit_code = l.get("code").and_then(Value::as_i64);
+                    }
+                    // The process ended: whatever it had not answered is
+                    // answered (end of file) now.
+                    for r in mine.iter_mut().filter(|r| r.pid == pid) {
+                        r.reply_t.get_or_insert(t);
+                        r.plan_end_t.get_or_insert(t);
+                    }
+                }
+                _ => {}
+            }
+        }
+        received.extend(mine);
+    }
+    if let Some(s) = server {
+        for x in s.records() {
+            received.push(Received {
+                backend: x.backend.clone(),
+                binding: "http",
+                t: x.t,
+                pid: None,
+                kind: x.kind.clone(),
+                text: x.body.clone(),
+                utf8: x.utf8,
+                json: x.json.clone(),
+                reply_t: x.sent_t,
+                plan_end_t: x.plan_end_t,
+                http: Some(x),
+                trigger: None,
+            });
+        }
+    }
+    received.sort_by(|a, b| a.t.total_cmp(&b.t));
+    (received, procs)
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Kill scripted processes that are still alive after the adapter ended
+/// (a harness that gave its backends their own process group and a clean
+/// environment leaves them out of the adapter's tree).
+fn kill_leftovers(procs: &[ProcLife], logs: &BTreeMap<String, PathBuf>) {
+    #[cfg(target_os = "linux")]
+    for p in procs.iter().filter(|p| p.exit_code.is_none()) {
+        let Some(log) = logs.get(&p.backend) else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{}/cmdline", p.pid)) else {
+            continue;
+        };
+        // Only a process whose command line names this run's log file.
+        let want = log.display().to_string();
+        if cmdline.split(|b| *b == 0).any(|a| a == want.as_bytes()) {
+            if let Some(pid) = i32::try_from(p.pid)
+                .ok()
+                .and_then(rustix::process::Pid::from_raw)
+            {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (procs, logs);
+}

@@ -1,0 +1,506 @@
+//! Harness-role vectors (`vectors/ahp/0.1/AHP-H-*.json`, role `harness`):
+//! the serde model of `schemas/ahp/harness-vector.schema.json` and its
+//! loader. A vector is a registration template whose `"{{backend:X}}"`
+//! transports the kit expands to its scripted backends, the scripts of
+//! those backends, the tool calls (and session events) the adapter makes
+//! the harness perform, and what must be observed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::adapter::ToolOutcome;
+use super::script::Script;
+use crate::error::VectorError;
+use crate::vector::{BindingSel, LifecycleSel, Role, AHP_REVISION};
+
+/// A scripted backend's transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackendBinding {
+    /// A process the harness starts (the kit's scripted backend command).
+    Stdio,
+    /// A path of the kit's loopback HTTP server.
+    Http,
+}
+
+/// A stdio lifecycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StdioLifecycle {
+    /// One process for many messages.
+    Persistent,
+    /// One process per message.
+    PerEvent,
+}
+
+/// A backend that cannot be reached on purpose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Launch {
+    /// stdio: the command does not exist (launch failure).
+    Missing,
+    /// HTTP: nothing listens on the port (connection refused).
+    Refused,
+}
+
+/// One scripted backend of a vector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackendSpec {
+    /// stdio or HTTP.
+    pub binding: BackendBinding,
+    /// stdio: the lifecycle written into the registration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<StdioLifecycle>,
+    /// How it answers.
+    #[serde(default)]
+    pub script: Script,
+    /// stdio: extra arguments appended after `--` (they must arrive
+    /// verbatim: no shell).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// stdio: give the transport a `cwd` (a fresh folder of the run).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cwd: bool,
+    /// Make the backend unreachable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<Launch>,
+    /// HTTP: require `Authorization: Bearer <canary>` (401 otherwise).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bearer: bool,
+}
+
+/// The host's own permission setting for a tool call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum HostPermission {
+    /// The host would run the tool without asking.
+    #[default]
+    Allow,
+    /// The host asks the user first.
+    Prompt,
+}
+
+/// The tool the harness is asked to call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSpec {
+    /// The tool name.
+    pub name: String,
+    /// One of the 0.1 kinds.
+    pub kind: String,
+    /// The input object.
+    pub input: Value,
+}
+
+/// What a harness denial must look like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Denial {
+    /// A backend's deny (`synthetic: false`).
+    Explicit,
+    /// A fail-closed failure (`synthetic: true`).
+    Synthetic,
+}
+
+/// What one tool call must produce.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallExpect {
+    /// The outcome is one of these.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outcome: Vec<ToolOutcome>,
+    /// With `denied`: explicit or synthetic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub denial: Option<Denial>,
+    /// The backends that received `hooks/intercept` for this call, in
+    /// arrival order (a retry to the same backend counts once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<Vec<String>>,
+    /// The adapter's answer comes within this many ms of the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_answer_ms: Option<u64>,
+    /// The answer comes before these backends' plans for this call end
+    /// (a late reply was not waited for; a sleeping observer blocked
+    /// nothing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answered_before_plan_end: Vec<String>,
+    /// The reported reason contains none of these strings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reason_excludes: Vec<String>,
+}
+
+/// One thing the adapter is asked to do. Exactly one of `tool_call`,
+/// `session`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Trigger {
+    /// A tool call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call: Option<ToolSpec>,
+    /// The call id handed to the harness (`null`: the harness picks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// The host's own permission for the tool.
+    #[serde(default)]
+    pub host_permission: HostPermission,
+    /// A lifecycle event: `session.start` or `session.end`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// What the tool call must produce.
+    #[serde(default)]
+    pub expect: CallExpect,
+}
+
+/// Whether the registration must load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadExpect {
+    /// It loads.
+    #[default]
+    Loaded,
+    /// The harness refuses it.
+    Refused,
+    /// Either (the triggers' expectations apply when it loads).
+    Either,
+}
+
+/// One JSON-pointer predicate on the messages a backend received.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestAssert {
+    /// The backend.
+    pub backend: String,
+    /// Only messages of this method (`hooks/intercept`, `hooks/observe`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// Pointer into the message (absent with `header`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ptr: Option<String>,
+    /// HTTP: the request header (lowercase) instead of a pointer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
+    /// Equals this value (`"{{canary}}"` inside a string is the canary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eq: Option<Value>,
+    /// Equals what this pointer selects in the same message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eq_ptr: Option<String>,
+    /// Present or absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub present: Option<bool>,
+    /// JSON type name.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub json_type: Option<String>,
+    /// An array containing this value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<Value>,
+    /// The backend must have received at least one matching message.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+}
+
+/// What must hold for the whole run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunExpect {
+    /// Whether the registration loads.
+    #[serde(default)]
+    pub load: LoadExpect,
+    /// Backends that receive nothing at all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub silent: Vec<String>,
+    /// Backend → event types it receives as `hooks/observe` (each at
+    /// least once, waited for within the observation bound).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub observed: BTreeMap<String, Vec<String>>,
+    /// Pointer predicates on what backends received.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub request_assert: Vec<RequestAssert>,
+    /// stdio per_event backends whose every process got exactly one frame
+    /// and then end of file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_event_one_frame: Vec<String>,
+    /// stdio backends whose extra `args` arrived verbatim.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args_verbatim: Vec<String>,
+    /// stdio backends that started in their `cwd`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cwd_honoured: Vec<String>,
+    /// stdio backend → environment variables it must not have.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env_absent: BTreeMap<String, Vec<String>>,
+    /// The value of the environment canary (a credential-like variable of
+    /// the harness's environment) appears in no message.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub env_canary_absent: bool,
+}
+
+/// One harness-role vector.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarnessVector {
+    /// Optional `$schema` pointer for editors.
+    #[serde(default, rename = "$schema", skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// Stable id `AHP-H-nnnn`.
+    pub id: String,
+    /// One sentence: what a passing harness does.
+    pub title: String,
+    /// `0.1.0-draft.1`.
+    pub ahp: String,
+    /// Always `harness`.
+    pub role: Role,
+    /// Requirement ids.
+    pub requirements: Vec<String>,
+    /// Clause ids of `spec/ahp/0.1/clauses.json`.
+    pub covers: Vec<String>,
+    /// Spec sections.
+    pub sections: Vec<String>,
+    /// The binding the vector exercises (`any`: none in particular).
+    pub binding: BindingSel,
+    /// The stdio lifecycle it exercises.
+    pub lifecycle: LifecycleSel,
+    /// Profiles the harness must claim for the vector to run.
+    pub profiles: Vec<String>,
+    /// Decision id when the vector checks a SHOULD or a preferred reading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advisory: Option<String>,
+    /// The §14.1 failure class exercised, for reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_class: Option<String>,
+    /// The failure policy under test, for reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_policy: Option<String>,
+    /// Free text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    /// The registration template.
+    pub registration: Value,
+    /// Environment handed over in `harness/load` (`{{canary}}` expands).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub load_env: BTreeMap<String, String>,
+    /// The scripted backends by name.
+    pub backends: BTreeMap<String, BackendSpec>,
+    /// What the adapter is asked to do, in order.
+    pub triggers: Vec<Trigger>,
+    /// What must hold for the whole run.
+    #[serde(default)]
+    pub expect: RunExpect,
+}
+
+/// The placeholder the kit replaces by backend `name`'s transport.
+pub fn placeholder(name: &str) -> String {
+    format!("{{{{backend:{name}}}}}")
+}
+
+fn collect_placeholders(v: &Value, out: &mut BTreeSet<String>) {
+    match v {
+        Value::String(s) => {
+            if let Some(n) = s
+                .strip_prefix("{{backend:")
+                .and_then(|r| r.strip_suffix("}}"))
+            {
+                out.insert(n.to_owned());
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect_placeholders(x, out)),
+        Value::Object(m) => m.values().for_each(|x| collect_placeholders(x, out)),
+        _ => {}
+    }
+}
+
+impl HarnessVector {
+    /// Whether it is advisory.
+    pub fn is_advisory(&self) -> bool {
+        self.advisory.is_some()
+    }
+
+    /// Backend names the registration refers to.
+    pub fn referenced(&self) -> BTreeSet<String> {
+        let mut s = BTreeSet::new();
+        collect_placeholders(&self.registration, &mut s);
+        s
+    }
+
+    /// Rules the schema cannot state.
+    pub fn lint(&self) -> Vec<String> {
+        let mut p = Vec::new();
+        let id_ok = self
+            .id
+            .strip_prefix("AHP-H-")
+            .is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()));
+        if !id_ok {
+            p.push(format!("id {:?} is not AHP-H-nnnn", self.id));
+        }
+        if self.ahp != AHP_REVISION {
+            p.push(format!("ahp is {:?}, not {AHP_REVISION:?}", self.ahp));
+        }
+        if self.role != Role::Harness {
+            p.push("role is not harness".into());
+        }
+        if self.requirements.is_empty() && self.covers.is_empty() {
+            p.push("cites neither requirements nor clauses".into());
+        }
+        if self.sections.is_empty() {
+            p.push("sections is empty".into());
+        }
+        if self.triggers.is_empty() {
+            p.push("triggers is empty".into());
+        }
+        for name in self.referenced() {
+            if !self.backends.contains_key(&name) {
+                p.push(format!(
+                    "registration names backend {name:?}, which backends lacks"
+                ));
+            }
+        }
+        let mentioned = |n: &String| self.backends.contains_key(n);
+        for (name, b) in &self.backends {
+            if b.binding == BackendBinding::Stdio && b.lifecycle.is_none() {
+                p.push(format!("backend {name}: stdio needs a lifecycle"));
+            }
+            if b.binding == BackendBinding::Http
+                && (b.lifecycle.is_some() || !b.args.is_empty() || b.cwd)
+            {
+                p.push(format!(
+                    "backend {name}: lifecycle, args and cwd are stdio members"
+                ));
+            }
+            if b.bearer && b.binding != BackendBinding::Http {
+                p.push(format!("backend {name}: bearer is for HTTP"));
+            }
+            match (b.launch, b.binding) {
+                (Some(Launch::Missing), BackendBinding::Http)
+                | (Some(Launch::Refused), BackendBinding::Stdio) => {
+                    p.push(format!(
+                        "backend {name}: launch missing is stdio, refused is HTTP"
+                    ));
+                }
+                _ => {}
+            }
+        }
+        for (i, t) in self.triggers.iter().enumerate() {
+            if usize::from(t.tool_call.is_some()) + usize::from(t.session.is_some()) != 1 {
+                p.push(format!("triggers[{i}]: exactly one of tool_call, session"));
+            }
+            if let Some(s) = &t.session {
+                if s != "session.start" && s != "session.end" {
+                    p.push(format!(
+                        "triggers[{i}]: session is session.start or session.end"
+                    ));
+                }
+            }
+            if t.tool_call.is_some()
+                && t.expect.outcome.is_empty()
+                && self.expect.load != LoadExpect::Refused
+            {
+                p.push(format!(
+                    "triggers[{i}]: a tool call states its expected outcome"
+                ));
+            }
+            if t.expect.denial.is_some() && t.expect.outcome != vec![ToolOutcome::Denied] {
+                p.push(format!("triggers[{i}]: denial needs outcome [denied]"));
+            }
+            for n in t
+                .expect
+                .calls
+                .iter()
+                .flatten()
+                .chain(&t.expect.answered_before_plan_end)
+            {
+                if !mentioned(n) {
+                    p.push(format!("triggers[{i}]: unknown backend {n:?}"));
+                }
+            }
+        }
+        let e = &self.expect;
+        for n in e
+            .silent
+            .iter()
+            .chain(e.observed.keys())
+            .chain(e.per_event_one_frame.iter())
+            .chain(e.args_verbatim.iter())
+            .chain(e.cwd_honoured.iter())
+            .chain(e.env_absent.keys())
+            .chain(e.request_assert.iter().map(|r| &r.backend))
+        {
+            if !mentioned(n) {
+                p.push(format!("expect names unknown backend {n:?}"));
+            }
+        }
+        for (i, r) in e.request_assert.iter().enumerate() {
+            if r.ptr.is_some() == r.header.is_some() {
+                p.push(format!("request_assert[{i}]: exactly one of ptr, header"));
+            }
+            let n = usize::from(r.eq.is_some())
+                + usize::from(r.eq_ptr.is_some())
+                + usize::from(r.present.is_some())
+                + usize::from(r.json_type.is_some())
+                + usize::from(r.contains.is_some());
+            if n == 0 {
+                p.push(format!("request_assert[{i}] states nothing"));
+            }
+        }
+        p
+    }
+}
+
+/// Read one harness vector strictly and lint it.
+pub fn load_harness_file(path: &Path) -> Result<HarnessVector, VectorError> {
+    let bytes = std::fs::read(path).map_err(|source| VectorError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    let value =
+        ctk_ahp_protocol::json::parse_bytes(&bytes).map_err(|source| VectorError::Json {
+            path: path.to_owned(),
+            source,
+        })?;
+    let v: HarnessVector = serde_json::from_value(value).map_err(|source| VectorError::Shape {
+        path: path.to_owned(),
+        source,
+    })?;
+    let problems = v.lint();
+    if !problems.is_empty() {
+        return Err(VectorError::Lint {
+            path: path.to_owned(),
+            problems,
+        });
+    }
+    Ok(v)
+}
+
+/// Whether a vector file's name marks it as a harness-role vector.
+pub fn is_harness_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("AHP-H-") && n.ends_with(".json"))
+}
+
+/// Read every `AHP-H-*.json` of `dir`, sorted by id; ids unique.
+pub fn load_harness_dir(dir: &Path) -> Result<Vec<HarnessVector>, VectorError> {
+    let entries = std::fs::read_dir(dir).map_err(|source| VectorError::Read {
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| is_harness_file(p))
+        .collect();
+    paths.sort();
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for path in paths {
+        let v = load_harness_file(&path)?;
+        if !seen.insert(v.id.clone()) {
+            return Err(VectorError::DuplicateId { id: v.id, path });
+        }
+        out.push(v);
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
+}

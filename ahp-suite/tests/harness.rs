@@ -1,0 +1,244 @@
+//! The harness-role suite against small Python harnesses behind the
+//! adapter contract (tests/harness/adapter.py): the correct one passes
+//! every vector; each broken one fails the vectors that check the rule it
+//! breaks; nothing is left running.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ctk_ahp_suite::harness::{
+    load_harness_dir, run_harness_vector_recorded, AdapterCommand, HarnessConfig, HarnessVector,
+    ScriptedCommand,
+};
+use ctk_ahp_suite::{Outcome, Verdict};
+
+fn vectors() -> Vec<HarnessVector> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/ahp/0.1");
+    load_harness_dir(&dir).expect("the harness vectors load and lint clean")
+}
+
+fn config(work: &Path) -> HarnessConfig {
+    let mut cfg = HarnessConfig::new(ScriptedCommand {
+        program: PathBuf::from(env!("CARGO_BIN_EXE_ctk-ahp-scripted")),
+        prefix_args: Vec::new(),
+    });
+    cfg.vector_timeout = Duration::from_secs(90);
+    cfg.work_dir = Some(work.to_owned());
+    cfg
+}
+
+/// Live processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) || name == me {
+            continue;
+        }
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        if stat
+            .rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        {
+            continue;
+        }
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.contains(needle) {
+            out.push(format!("{name}: {cmd}"));
+        }
+    }
+    out
+}
+
+fn python_adapter(mode: &str) -> AdapterCommand {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/harness/adapter.py");
+    AdapterCommand::new(
+        "python3",
+        [script.display().to_string(), "--mode".into(), mode.into()],
+    )
+}
+
+/// Run `vectors` (those `pick` keeps) against `adapter`, three at a time.
+fn run(adapter: AdapterCommand, pick: impl Fn(&HarnessVector) -> bool) -> Vec<Outcome> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let chosen: Vec<HarnessVector> = vectors().into_iter().filter(|v| pick(v)).collect();
+    assert!(!chosen.is_empty(), "the filter keeps no vector");
+    let work = tempfile::tempdir().unwrap();
+    let cfg = Arc::new(config(work.path()));
+    let mode = adapter
+        .args
+        .last()
+        .map(|m| m.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let adapter = Arc::new(adapter);
+    let out = rt.block_on(async move {
+        let permits = Arc::new(tokio::sync::Semaphore::new(3));
+        let mut set = tokio::task::JoinSet::new();
+        for (i, v) in chosen.into_iter().enumerate() {
+            let (cfg, adapter, permits) = (cfg.clone(), adapter.clone(), permits.clone());
+            set.spawn(async move {
+                let _p = permits.acquire().await.unwrap();
+                let (o, rec) = run_harness_vector_recorded(&v, &adapter, &cfg).await;
+                if o.verdict != Verdict::Pass && o.verdict != Verdict::Skip {
+                    if let Some(r) = rec {
+                        eprintln!(
+                            "--- {} record: calls {} received {}\n{}",
+                            v.id,
+                            serde_json::to_string(&r.calls).unwrap(),
+                            r.received.len(),
+                            r.adapter_stderr
+                        );
+                    }
+                }
+                (i, o)
+            });
+        }
+        let mut out = Vec::new();
+        while let Some(r) = set.join_next().await {
+            out.push(r.unwrap());
+        }
+        out.sort_by_key(|(i, _)| *i);
+        out.into_iter().map(|(_, o)| o).collect::<Vec<_>>()
+    });
+    // Nothing the run started is left: no scripted backend of this run's
+    // folder, no adapter of this mode.
+    std::thread::sleep(Duration::from_millis(300));
+    let left = processes_mentioning(&work.path().display().to_string());
+    assert!(left.is_empty(), "scripted backends left running: {left:?}");
+    let left: Vec<String> = processes_mentioning("adapter.py")
+        .into_iter()
+        .filter(|p| {
+            p.ends_with(&format!("--mode {mode} ")) || p.ends_with(&format!("--mode {mode}"))
+        })
+        .collect();
+    assert!(left.is_empty(), "adapters left running: {left:?}");
+    out
+}
+
+fn show(o: &Outcome) -> String {
+    format!(
+        "{} {:?} {}{}",
+        o.id,
+        o.verdict,
+        o.reason.clone().unwrap_or_default(),
+        o.failures
+            .iter()
+            .map(|f| format!("\n    {}: {}", f.key, f.message))
+            .collect::<String>()
+    )
+}
+
+#[test]
+fn there_are_enough_vectors_and_they_cover_every_class_both_ways() {
+    let vs = vectors();
+    assert!(vs.len() >= 70, "{} vectors", vs.len());
+    let classes: std::collections::BTreeSet<(String, String, String)> = vs
+        .iter()
+        .filter_map(|v| {
+            Some((
+                v.failure_class.clone()?,
+                v.failure_policy.clone()?,
+                format!("{:?}", v.binding),
+            ))
+        })
+        .collect();
+    for class in [
+        "deadline_exceeded",
+        "late_reply",
+        "malformed_json",
+        "wrong_id",
+        "unadvertised_allow",
+    ] {
+        for policy in ["fail-open", "fail-closed"] {
+            for binding in ["Stdio", "Http"] {
+                assert!(
+                    classes.contains(&(class.into(), policy.into(), binding.into())),
+                    "{class} {policy} {binding}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_correct_python_harness_passes_every_vector() {
+    let outcomes = run(python_adapter("correct"), |_| true);
+    let bad: Vec<String> = outcomes
+        .iter()
+        .filter(|o| o.verdict != Verdict::Pass)
+        .map(show)
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} of {} not passed:\n{}",
+        bad.len(),
+        outcomes.len(),
+        bad.join("\n")
+    );
+}
+
+/// Every vector `pick` keeps fails against `mode` (and there is one).
+fn each_fails(mode: &str, pick: impl Fn(&HarnessVector) -> bool) {
+    let outcomes = run(python_adapter(mode), pick);
+    let passed: Vec<String> = outcomes
+        .iter()
+        .filter(|o| o.verdict != Verdict::Fail)
+        .map(show)
+        .collect();
+    assert!(
+        passed.is_empty(),
+        "{mode}: {} of {} vectors did not fail:\n{}",
+        passed.len(),
+        outcomes.len(),
+        passed.join("\n")
+    );
+}
+
+fn synthetic_expected(v: &HarnessVector) -> bool {
+    v.triggers.iter().any(|t| {
+        t.expect.denial == Some(ctk_ahp_suite::harness::vector::Denial::Synthetic)
+            && t.expect.outcome == [ctk_ahp_suite::harness::adapter::ToolOutcome::Denied]
+    })
+}
+
+#[test]
+fn a_harness_that_ignores_fail_closed_fails_every_fail_closed_failure_vector() {
+    each_fails("ignore-fail-closed", |v| {
+        v.failure_policy.as_deref() == Some("fail-closed") && synthetic_expected(v)
+    });
+}
+
+#[test]
+fn a_harness_that_asks_interceptors_in_parallel_fails_the_ordering_vectors() {
+    each_fails("parallel", |v| {
+        v.title.contains("never overlap")
+            || v.title.contains("short-circuits")
+            || (v.failure_policy.as_deref() == Some("fail-closed")
+                && v.failure_class.as_deref() == Some("malformed_json")
+                && v.lifecycle != ctk_ahp_suite::vector::LifecycleSel::PerEvent)
+    });
+}
+
+#[test]
+fn a_harness_that_follows_redirects_fails_the_redirect_vectors() {
+    each_fails("follow-redirects", |v| {
+        v.failure_class
+            .as_deref()
+            .is_some_and(|c| c.starts_with("http_redirect"))
+    });
+}
+
+#[test]
+fn a_harness_that_leaks_the_token_fails_the_bearer_vectors() {
+    each_fails("leak-token", |v| {
+        v.load_env.contains_key("CTK_AHP_BEARER")
+            && v.expect.load != ctk_ahp_suite::harness::vector::LoadExpect::Refused
+    });
+}
