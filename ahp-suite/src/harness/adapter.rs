@@ -362,7 +362,7 @@ impl AdapterClient {
 
     /// Ask for `shutdown`, then end the process tree (killing whatever is
     /// left after `grace`); returns the exit code when it exited by itself.
-    pub async fn close(mut self, grace: Duration) -> Option<i32> {
+    pub async fn close(&mut self, grace: Duration) -> Option<i32> {
         let _ = self.call("shutdown", json!({}), grace).await;
         let ended = self.proc.end(Instant::now() + grace).await;
         ended.exit_code

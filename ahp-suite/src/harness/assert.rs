@@ -329,7 +329,13 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
     }
     for b in &v.expect.per_event_one_frame {
         let procs: Vec<_> = rec.processes.iter().filter(|p| &p.backend == b).collect();
-        if procs.is_empty() {
+        // An interceptor that was expected to be asked must have been
+        // started; an observer only if the harness emitted its events.
+        let asked = v
+            .triggers
+            .iter()
+            .any(|t| t.expect.calls.as_ref().is_some_and(|c| c.contains(b)));
+        if procs.is_empty() && asked {
             f.push(fail(
                 format!("per_event.{b}"),
                 format!("backend {b} was never started"),

@@ -425,9 +425,9 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     tokio::time::sleep(cfg.settle).await;
+    let adapter_exit = client.close(Duration::from_secs(5)).await;
     let transcript = client.transcript.clone();
     let adapter_stderr = client.stderr_tail();
-    let adapter_exit = client.close(Duration::from_secs(5)).await;
     let (mut received, processes) = collect(&logs, server.as_ref());
     kill_leftovers(&processes, &logs);
     shutdown(server).await;
