@@ -28,11 +28,7 @@ fn validator(file: &str) -> jsonschema::Validator {
         reg = reg.add(id, v).unwrap();
     }
     let registry = reg.prepare().unwrap();
-    let schema = if file.starts_with("adapter/") {
-        read(&root().join("schemas/ahp").join(file))
-    } else {
-        read(&root().join("schemas/ahp").join(file))
-    };
+    let schema = read(&root().join("schemas/ahp").join(file));
     jsonschema::options()
         .with_registry(&registry)
         .build(&schema)

@@ -435,9 +435,9 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
     for r in &mut received {
         r.trigger = calls
             .iter()
-            .filter(|c| c.t_sent <= r.t)
-            .map(|c| c.trigger)
-            .last();
+            .rev()
+            .find(|c| c.t_sent <= r.t)
+            .map(|c| c.trigger);
     }
     let rec = HarnessRecord {
         adapter: info,
