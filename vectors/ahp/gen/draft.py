@@ -21,6 +21,7 @@ accept gets a valid decision); a preferred reading (which error code, the
 carries over (spec/ahp/0.1/DECISIONS.md), with "0.1" and "draft" swapped.
 Replies are judged by the draft's validity rules (ahp-suite/src/draft.rs).
 The wire version is the parameter WIRE below, never a literal in a vector body.
+Draft-only readings are the DD-nn entries of spec/ahp/draft/DECISIONS.md.
 """
 
 import copy
@@ -215,7 +216,7 @@ def edited(frame, fn):
     return f
 
 
-def invalid(title, diff, fn, requirements, sections, notes=None, covers=("ahp-6.1-j",)):
+def invalid(title, diff, fn, requirements, sections, notes=None, covers=("ahp-6.1-j",), advisory=None):
     """A request the draft schemas reject (one edit away from the baseline):
     gating, any JSON-RPC error with the request's id and no result; the probe
     after it proves the backend survived."""
@@ -228,6 +229,7 @@ def invalid(title, diff, fn, requirements, sections, notes=None, covers=("ahp-6.
         sections,
         [(req(edited(base, fn)), error()), (probe(ev("_p")), decision())],
         notes=notes,
+        advisory=advisory,
     )
 
 
@@ -270,7 +272,8 @@ vector(
     ["ahp-7.2-b"],
     ["base/versioning", "base/errors"],
     [(req(intercept(tool_before(ev("_0")), version=OTHER_WIRE)), error(-32001)), (probe(ev("_p")), decision())],
-    notes="Matching is exact and there is no negotiation: a draft backend does not speak 0.1.",
+    advisory="DD-02",
+    notes="Advisory: nothing in the draft forbids a backend to support the released line too (spec/ahp/draft/DECISIONS.md DD-02).",
 )
 
 vector(
@@ -286,8 +289,8 @@ vector(
         ),
         (probe(ev("_p")), decision()),
     ],
-    advisory="D-22",
-    notes="The draft's error examples show data.supported; no sentence requires it (advisory, as D-22 for 0.1).",
+    advisory="DD-02",
+    notes="A draft-only backend's -32001; the draft's error example shows data.supported, no sentence requires it (as D-22 for 0.1).",
 )
 
 vector(
@@ -341,6 +344,7 @@ invalid(
     SHAPE,
     ["base/events"],
     notes="The draft schema closes harness (additionalProperties false).",
+    advisory="DD-01",
 )
 
 
@@ -371,6 +375,7 @@ invalid(
     SHAPE,
     ["base/events"],
     notes="The draft schema closes call (additionalProperties false); synthesized is its only optional member.",
+    advisory="DD-01",
 )
 accepted(
     "A draft tool.before whose call says synthesized: true is answered as the baseline is",
@@ -454,6 +459,7 @@ invalid(
     lambda f: f["params"]["event"]["tool"].update({"callId": "call_1"}),
     SHAPE,
     ["base/events"],
+    advisory="DD-01",
 )
 invalid(
     "A draft tool.before whose tool holds an unknown member is refused (tool is closed)",
@@ -461,6 +467,7 @@ invalid(
     lambda f: f["params"]["event"]["tool"].update({"x_ctk_unknown": {"nested": [1, 2]}}),
     SHAPE,
     ["base/events"],
+    advisory="DD-01",
 )
 invalid(
     "A draft tool.before whose tool holds output is refused",
@@ -469,6 +476,7 @@ invalid(
     SHAPE,
     ["base/events", "server/tool-interception"],
     covers=("ahp-6.1-j", "ahp-9.3-d"),
+    advisory="DD-01",
 )
 accepted(
     "An unknown member at the event level of a draft tool.before does not change the decision",
@@ -579,6 +587,7 @@ invalid(
     lambda f: f["params"]["capabilities"].update({"effects": ["deny", "com.example.redact"]}),
     CAP,
     ["base/capabilities"],
+    advisory="DD-03",
 )
 accepted(
     "A draft tool.before advertising deny, modify (input) and flow (stop) with their option blocks gets a valid reply",
