@@ -65,6 +65,11 @@ pub enum Command {
         #[command(subcommand)]
         binding: AhpBackendBinding,
     },
+    /// The bundled reference AHP harness, speaking the `ctk-ahp-adapter/1`
+    /// contract on this process's stdio: what `ctk run --protocol ahp
+    /// --role harness` runs when given no adapter command.
+    #[command(name = "ahp-harness")]
+    AhpHarness,
     /// Build the interoperability matrix from reports (one column per
     /// implementation) and a triage file classifying every failure.
     #[command(after_help = exit_code::MATRIX_HELP)]

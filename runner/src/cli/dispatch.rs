@@ -50,6 +50,7 @@ pub fn main(cli: args::Cli) -> u8 {
         } => validate::command(kind, &files, &clauses),
         args::Command::Coverage(a) => coverage::command(&a),
         args::Command::Claim { report } => claim::command(&report),
+        args::Command::AhpHarness => Ok(crate::cli::run_ahp::harness_command()),
         args::Command::AhpBackend {
             binding: args::AhpBackendBinding::Stdio { per_event },
         } => Ok(crate::cli::run_ahp::backend_command(per_event)),

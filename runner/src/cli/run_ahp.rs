@@ -435,3 +435,28 @@ pub fn backend_command(per_event: bool) -> u8 {
         }
     }
 }
+
+/// `ctk ahp-harness`: the bundled reference AHP harness (crate
+/// `ctk-ahp-harness`) as its own adapter on this process's stdio. A
+/// current-thread runtime, so the backends it starts are children of the
+/// main thread and die with this process.
+pub fn harness_command() -> u8 {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            terminal::err(&format!(
+                "ctk ahp-harness: cannot start the async runtime: {e}"
+            ));
+            return exit_code::HARNESS;
+        }
+    };
+    runtime.block_on(ctk_ahp_harness::adapter::serve(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+    ));
+    ctk_ahp_harness::process::kill_all();
+    exit_code::SUCCESS
+}
