@@ -428,8 +428,8 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
     let adapter_exit = client.close(Duration::from_secs(5)).await;
     let transcript = client.transcript.clone();
     let adapter_stderr = client.stderr_tail();
+    kill_run_processes(&dir);
     let (mut received, processes) = collect(&logs, server.as_ref());
-    kill_leftovers(&processes, &logs);
     shutdown(server).await;
     // Window each message into the trigger whose call it followed.
     for r in &mut received {
@@ -653,29 +653,50 @@ fn strings(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Kill scripted processes that are still alive after the adapter ended
-/// (a harness that gave its backends their own process group and a clean
-/// environment leaves them out of the adapter's tree).
-fn kill_leftovers(procs: &[ProcLife], logs: &BTreeMap<String, PathBuf>) {
+/// Kill every process still alive whose command line names this run's
+/// folder: the scripted stdio backends, including those a harness gave a
+/// process group and a clean environment of their own (out of reach of the
+/// adapter's tree kill), and those that had not logged yet.
+fn kill_run_processes(dir: &Path) {
     #[cfg(target_os = "linux")]
-    for p in procs.iter().filter(|p| p.exit_code.is_none()) {
-        let Some(log) = logs.get(&p.backend) else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(format!("/proc/{}/cmdline", p.pid)) else {
-            continue;
-        };
-        // Only a process whose command line names this run's log file.
-        let want = log.display().to_string();
-        if cmdline.split(|b| *b == 0).any(|a| a == want.as_bytes()) {
-            if let Some(pid) = i32::try_from(p.pid)
-                .ok()
-                .and_then(rustix::process::Pid::from_raw)
-            {
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    {
+        let want = dir.display().to_string();
+        let me = std::process::id();
+        for _ in 0..4 {
+            let Ok(entries) = std::fs::read_dir("/proc") else {
+                return;
+            };
+            let mut found = 0;
+            for e in entries.flatten() {
+                let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+                    continue;
+                };
+                if pid == me {
+                    continue;
+                }
+                let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
+                    continue;
+                };
+                if !cmdline
+                    .split(|b| *b == 0)
+                    .any(|a| String::from_utf8_lossy(a).contains(&want))
+                {
+                    continue;
+                }
+                if let Some(p) = i32::try_from(pid)
+                    .ok()
+                    .and_then(rustix::process::Pid::from_raw)
+                {
+                    found += 1;
+                    let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+                }
             }
+            if found == 0 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = (procs, logs);
+    let _ = dir;
 }
