@@ -96,8 +96,13 @@ fn vectors(args: &RunArgs, line: AhpLine) -> Result<(Vec<Loaded>, String), CliEr
     // both roles' vectors.
     let files: Vec<&(String, String)> = files
         .iter()
-        .filter(|(name, text)| {
-            set::meta_of_json(name, text).map_or(true, |m| m.role.as_deref() == Some("backend"))
+        .filter(|(_, text)| {
+            // Only the role decides; a file that says nothing else is kept,
+            // so its problems are reported, never skipped.
+            serde_json::from_str::<serde_json::Value>(text)
+                .ok()
+                .and_then(|v| v.get("role").and_then(|r| r.as_str()).map(str::to_owned))
+                .is_none_or(|role| role == "backend")
         })
         .collect();
     for (name, text) in files {
