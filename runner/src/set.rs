@@ -47,7 +47,8 @@ pub fn embedded_files(suite: Suite) -> impl Iterator<Item = (&'static str, &'sta
 
 /// The core's view of a vector file by the members every suite's vectors
 /// share: `id`, `title`, `advisory`, `covers`, and `part`, or, for a suite
-/// whose vectors carry no part (AHP), the first of their `requirements`.
+/// whose vectors carry no part (AHP), the first of their `requirements`
+/// (`unassigned` when there is none).
 /// `Err` names what is missing.
 pub fn meta_of_json(file_name: &str, text: &str) -> Result<VectorMeta, String> {
     let value: Value =
@@ -63,7 +64,9 @@ pub fn meta_of_json(file_name: &str, text: &str) -> Result<VectorMeta, String> {
                     .and_then(Value::as_str)
                     .map(str::to_owned)
             })
-            .ok_or_else(|| format!("{file_name}: neither a `part` nor a requirement id"))?,
+            // Grouping only: a vector naming neither is the suite lint's
+            // finding, never a reason to lose the set.
+            .unwrap_or_else(|| "unassigned".to_owned()),
         file_name: file_name.to_owned(),
         sha256: digest::digest_value(&value)
             .map_err(|e| format!("{file_name}: cannot be digested: {e}"))?,
