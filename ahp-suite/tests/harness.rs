@@ -295,3 +295,49 @@ fn the_reference_harness_passes_every_vector() {
         bad.join("\n")
     );
 }
+
+#[test]
+fn the_generator_reproduces_the_committed_vectors() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/ahp/gen/harness.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg("--check")
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "regenerate with `python3 vectors/ahp/gen/harness.py`: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn every_vector_cites_catalog_clauses_and_recorded_decisions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let catalog: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("spec/ahp/0.1/clauses.json")).unwrap(),
+    )
+    .unwrap();
+    let clauses: std::collections::BTreeSet<&str> = catalog["clauses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    let decisions = std::fs::read_to_string(root.join("spec/ahp/0.1/DECISIONS.md")).unwrap();
+    for v in vectors() {
+        for c in &v.covers {
+            assert!(clauses.contains(c.as_str()), "{}: unknown clause {c}", v.id);
+        }
+        if let Some(d) = &v.advisory {
+            assert!(
+                decisions.contains(&format!("### {d}.")),
+                "{}: unrecorded decision {d}",
+                v.id
+            );
+        }
+        for r in &v.requirements {
+            assert!(r.starts_with("AHP-"), "{}: requirement {r}", v.id);
+        }
+    }
+}

@@ -184,6 +184,13 @@ async fn read_request(
         .collect();
     let mut body = buf[head_end + 4..].to_vec();
     let get = |n: &str| headers.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+    if body.is_empty() && get("expect").is_some_and(|v| v.eq_ignore_ascii_case("100-continue")) {
+        // A client that waits for permission to send the body (curl does).
+        stream
+            .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+            .await
+            .ok()?;
+    }
     if get("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().contains("chunked")) {
         // Read until the terminating zero-size chunk, then decode.
         while find(&body, b"0\r\n\r\n").is_none() && body.len() <= MAX_BODY {

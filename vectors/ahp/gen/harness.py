@@ -470,6 +470,23 @@ def d02_vectors():
         )
 
 
+# A banner line before a valid reply (stdio; 17.1 forbids it). Whether the
+# harness then takes the next line as the reply is not settled by the text,
+# so only the combinations every reading agrees on are asserted.
+def banner_vectors():
+    banner = raw(text="ctk-scripted-backend v0 ready")
+    for policy, plan, outcome in (("fail-closed", DENY, "denied"), ("fail-open", NO_EFFECT, "executed")):
+        vector(
+            "banner line, %s over stdio: a banner then a valid %s; the tool %s (every reading)" % (
+                policy, "deny" if outcome == "denied" else "no-effect reply", "does not run" if outcome == "denied" else "runs"),
+            ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.1-h", "ahp-17.1-a"], ["14.1", "17.1"],
+            reg(hook("A", icpt(policy))),
+            {"A": stdio(script([banner] + plan))},
+            [call(outcome, calls=["A"], max_ms=55000)],
+            "stdio", lifecycle="persistent", failure_class="banner_line", failure_policy=policy,
+        )
+
+
 # Content type of an HTTP reply (D-20).
 def content_type_vectors():
     text_plain = {"do": "content_type", "value": "text/plain"}
@@ -973,6 +990,8 @@ def main():
     process_vectors()
     http_vectors()
     registration_vectors()
+    # New vectors go last, so that earlier ids stay stable.
+    banner_vectors()
     check = "--check" in sys.argv[1:]
     os.makedirs(OUT, exist_ok=True)
     want = {v["id"] + ".json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
