@@ -341,3 +341,94 @@ fn every_vector_cites_catalog_clauses_and_recorded_decisions() {
         }
     }
 }
+
+/// An adapter that breaks the contract gives `error` outcomes (the harness
+/// was not judged), within the call bounds, and nothing is left running.
+#[test]
+fn adapters_that_break_the_contract_are_errors_not_verdicts() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let v = vectors()
+        .into_iter()
+        .find(|v| v.title.starts_with("No effect over stdio persistent"))
+        .unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut cfg = config(work.path());
+    cfg.call_limit = Duration::from_secs(2);
+    cfg.setup_limit = Duration::from_secs(5);
+    let init = r#"import sys,json,time
+for line in sys.stdin:
+    m=json.loads(line)
+    if m["method"]=="initialize":
+        r={"adapter":"ctk-ahp-adapter/1","name":"x","version":"0","protocolVersions":["0.1"],"bindings":["stdio","http"],"lifecycles":["persistent","per_event"],"profiles":["base","tool-interception","stdio","http"]}
+    elif m["method"]=="harness/load": r={"loaded":True}
+    elif m["method"]=="harness/tool_call": MODE
+    else: r={}
+    print(json.dumps({"jsonrpc":"2.0","id":m["id"],"result":r}),flush=True)
+"#;
+    let cases: Vec<(&str, AdapterCommand, &str)> = vec![
+        (
+            "missing program",
+            AdapterCommand::new(work.path().join("no-such-adapter"), Vec::<String>::new()),
+            "cannot start adapter",
+        ),
+        (
+            "banner on stdout",
+            AdapterCommand::new(
+                "python3",
+                [
+                    "-c",
+                    "print('hello, I am an adapter', flush=True)\nimport time; time.sleep(30)",
+                ],
+            ),
+            "not JSON-RPC",
+        ),
+        (
+            "wrong contract",
+            AdapterCommand::new(
+                "python3",
+                [
+                    "-c",
+                    &init
+                        .replace("ctk-ahp-adapter/1", "other/9")
+                        .replace("MODE", "r={}"),
+                ],
+            ),
+            "the kit speaks",
+        ),
+        (
+            "hangs on tool_call",
+            AdapterCommand::new("python3", ["-c", &init.replace("MODE", "time.sleep(60)")]),
+            "did not answer harness/tool_call",
+        ),
+        (
+            "a result outside the contract",
+            AdapterCommand::new(
+                "python3",
+                ["-c", &init.replace("MODE", "r={'outcome':'ran'}")],
+            ),
+            "breaks the contract",
+        ),
+    ];
+    for (what, adapter, want) in cases {
+        let started = std::time::Instant::now();
+        let (o, _) = rt.block_on(run_harness_vector_recorded(&v, &adapter, &cfg));
+        let text = format!("{:?} {:?}", o.reason, o.failures);
+        assert!(
+            o.verdict == Verdict::Error,
+            "{what}: {:?} {text}",
+            o.verdict
+        );
+        assert!(text.contains(want), "{what}: {text}");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{what} took {:?}",
+            started.elapsed()
+        );
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let left = processes_mentioning(&work.path().display().to_string());
+    assert!(left.is_empty(), "left running: {left:?}");
+}

@@ -755,6 +755,45 @@ fn global(
             }
         }
     }
+    // tool.after and tool.error carry the callId of their tool.before
+    // (9.3, 10.2): with one call id per tool call, every observed one must
+    // be a call id some tool.before of the run carried.
+    let before_ids: BTreeSet<&str> = rec
+        .received
+        .iter()
+        .filter(|r| {
+            r.event()
+                .and_then(|e| e.get("type"))
+                .and_then(Value::as_str)
+                == Some("tool.before")
+        })
+        .filter_map(|r| {
+            r.event()
+                .and_then(|e| e.pointer("/tool/callId"))
+                .and_then(Value::as_str)
+        })
+        .collect();
+    if !before_ids.is_empty() {
+        for r in rec.received.iter().filter(|r| r.kind == "observe") {
+            let ev = r.event();
+            let typ = ev.and_then(|e| e.get("type")).and_then(Value::as_str);
+            if matches!(typ, Some("tool.after" | "tool.error")) {
+                let id = ev
+                    .and_then(|e| e.pointer("/tool/callId"))
+                    .and_then(Value::as_str);
+                if !id.is_some_and(|id| before_ids.contains(id)) {
+                    f.push(fail(
+                        "global.call_id",
+                        format!(
+                            "{} received {} with callId {id:?}, which no tool.before carried (ahp-9.3-f, ahp-10.2-a)",
+                            r.backend,
+                            typ.unwrap_or("")
+                        ),
+                    ));
+                }
+            }
+        }
+    }
     // No tool.error for a denied call.
     for c in &rec.calls {
         let denied = c

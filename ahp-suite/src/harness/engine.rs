@@ -380,6 +380,21 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
             let t_sent = now_ms();
             let r = client.call(method, params, limit).await;
             let t_answered = now_ms();
+            // A tool_call result outside the contract is the adapter's
+            // fault, not the harness's: the vector is an error.
+            let r = r.and_then(|x| {
+                if t.tool_call.is_none() {
+                    return Ok(x);
+                }
+                serde_json::from_value::<super::adapter::ToolCallResult>(x.clone())
+                    .map_err(|e| e.to_string())
+                    .and_then(|tc| tc.validate())
+                    .map(|()| x)
+                    .map_err(|message| AdapterError::Shape {
+                        method: method.into(),
+                        message,
+                    })
+            });
             let (result, error) = match r {
                 Ok(x) => (Some(x), None),
                 Err(e) => (None, Some(e)),
