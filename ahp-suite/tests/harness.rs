@@ -148,6 +148,25 @@ fn show(o: &Outcome) -> String {
 }
 
 #[test]
+fn probe_adapter_reads_the_declaration_and_leaves_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let cfg = config(work.path());
+    let adapter = python_adapter("probe");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let info = rt
+        .block_on(ctk_ahp_suite::harness::probe_adapter(&adapter, &cfg))
+        .expect("the python adapter initializes");
+    assert_eq!(info.adapter, "ctk-ahp-adapter/1");
+    assert_eq!(info.version, "0.1.0-probe");
+    assert!(info.bindings.contains(&"http".to_owned()), "{info:?}");
+    let left = processes_mentioning("--mode probe");
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
 fn there_are_enough_vectors_and_they_cover_every_class_both_ways() {
     let vs = vectors();
     assert!(vs.len() >= 70, "{} vectors", vs.len());

@@ -170,6 +170,31 @@ pub async fn run_harness_suite(
     out
 }
 
+/// Start the adapter, ask `initialize`, shut it down: what the harness
+/// declares (name, version, bindings, lifecycles, profiles), for a
+/// report's subject and claim before any vector runs.
+pub async fn probe_adapter(
+    adapter: &AdapterCommand,
+    cfg: &HarnessConfig,
+) -> Result<super::adapter::AdapterInfo, AdapterError> {
+    let mut client = AdapterClient::spawn(adapter, &[])?;
+    let info = client.initialize(cfg.setup_limit).await;
+    client.close(Duration::from_secs(5)).await;
+    info
+}
+
+/// [`run_harness_suite`] on a runtime of its own, for callers without one.
+pub fn run_harness_suite_blocking(
+    vectors: &[HarnessVector],
+    adapter: &AdapterCommand,
+    cfg: &HarnessConfig,
+) -> std::io::Result<Vec<Outcome>> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    Ok(rt.block_on(run_harness_suite(vectors, adapter, cfg)))
+}
+
 /// Replace `"{{backend:X}}"` strings by transports and `{{canary}}` inside
 /// strings by the canary.
 fn expand(v: &Value, transports: &BTreeMap<String, Value>, canary: &str) -> Value {

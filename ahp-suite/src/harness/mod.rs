@@ -20,9 +20,10 @@ pub mod script;
 pub mod scripted;
 pub mod vector;
 
+pub use adapter::AdapterInfo;
 pub use adapter::{AdapterCommand, AdapterError, ADAPTER_CONTRACT};
 pub use engine::{
-    run_harness_suite, run_harness_vector, run_harness_vector_recorded, HarnessConfig,
-    ScriptedCommand,
+    probe_adapter, run_harness_suite, run_harness_suite_blocking, run_harness_vector,
+    run_harness_vector_recorded, HarnessConfig, ScriptedCommand,
 };
 pub use vector::{load_harness_dir, load_harness_file, HarnessVector};

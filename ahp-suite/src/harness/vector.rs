@@ -342,8 +342,12 @@ impl HarnessVector {
         if self.role != Role::Harness {
             p.push("role is not harness".into());
         }
-        if self.requirements.is_empty() && self.covers.is_empty() {
-            p.push("cites neither requirements nor clauses".into());
+        // Reports group AHP vectors by their first requirement.
+        if self.requirements.is_empty() {
+            p.push("requirements is empty".into());
+        }
+        if self.covers.is_empty() {
+            p.push("covers is empty".into());
         }
         if self.sections.is_empty() {
             p.push("sections is empty".into());

@@ -15,6 +15,8 @@ harness perform, and what must be observed (ahp-suite/ADAPTER.md,
 schemas/ahp/harness-vector.schema.json).
 
 Rules every vector follows (spec/ahp/0.1/DECISIONS.md):
+- Every vector cites at least one requirement id; where 0.1 attaches none
+  to the rule (13.2, 17.4, 10.3), the closest one (fact sheet 7.4).
 - D-01 timing: a reply is late only when sent at least 2 x timeoutMs after
   the request arrived; a timely reply is sent at once; non-deadline vectors
   use timeoutMs >= 5000, deadline vectors >= 200; upper bounds are
@@ -734,7 +736,7 @@ def observer_vectors():
     for binding in BOTH:
         vector(
             "An observer that takes 10 s per notification (%s) delays neither the chain nor the tool" % binding,
-            [], ["ahp-13.2-a", "ahp-13.2-b"], ["13.2"],
+            ["AHP-RPC-002"], ["ahp-13.2-a", "ahp-13.2-b"], ["13.2"],
             reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
             {"O": backend(binding, script(observe=[[{"do": "sleep", "ms": 10000}]])), "A": backend(binding, {})},
             [call("executed", calls=["A"], max_ms=9000, before=["O"])], binding, profiles=LO,
@@ -752,7 +754,7 @@ def observer_vectors():
         for decision, outcome, denial in (("no effect", "executed", None), ("deny", "denied", "explicit")):
             vector(
                 "An observer that %s changes nothing (%s): the interceptor's %s decides" % (what, binding, decision),
-                [], ["ahp-13.2-a"], ["13.2", "14.2", "18.1"],
+                ["AHP-RPC-002"], ["ahp-13.2-a"], ["13.2", "14.2", "18.1"],
                 reg(hook("O", obs(["tool.before", "tool.after", "tool.error"])), hook("A", icpt("fail-closed"))),
                 {"O": backend(binding, sc), "A": backend(binding, {"intercept": [DENY]} if decision == "deny" else {})},
                 [call(outcome, denial=denial, calls=["A"])], binding, profiles=LO,
@@ -760,7 +762,7 @@ def observer_vectors():
             )
     vector(
         "A per_event observer that exits 3 changes nothing (its status may be logged only, 17.3)",
-        [], ["ahp-13.2-a"], ["13.2", "17.3"],
+        ["AHP-RPC-002"], ["ahp-13.2-a"], ["13.2", "17.3"],
         reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
         {"O": stdio(script(observe=[[{"do": "exit", "code": 3}]]), "per_event"), "A": stdio({}, "per_event")},
         [call("executed", calls=["A"])], "stdio", lifecycle="per_event", profiles=LO,
@@ -768,7 +770,7 @@ def observer_vectors():
     for binding in BOTH:
         vector(
             "A call an interceptor denied (explicitly or fail-closed) produces no tool.error (%s, D-30)" % binding,
-            [], ["ahp-10.3-a"], ["10.3"],
+            ["AHP-DEC-002"], ["ahp-10.3-a"], ["10.3"],
             reg(hook("O", obs(["tool.error", "tool.after"])), hook("A", icpt("fail-closed")), ),
             {"O": backend(binding, {}), "A": backend(binding, {"intercept": [DENY, [{"do": "error", "code": -32003}]]})},
             [call("denied", denial="explicit", calls=["A"]), call("denied", denial="synthetic", calls=["A"])],
@@ -776,7 +778,7 @@ def observer_vectors():
         )
     vector(
         "Session events, when the harness emits them, reach an observer as notifications without an id",
-        [], ["ahp-8.4-a", "ahp-6.3-b"], ["8.4", "10.4", "10.5"],
+        ["AHP-RPC-002", "AHP-VER-001"], ["ahp-8.4-a", "ahp-6.3-b"], ["8.4", "10.4", "10.5"],
         reg(hook("O", obs(["session.start", "session.end"]))),
         {"O": stdio({})},
         [session("session.start"), call("executed", calls=[]), session("session.end")],
@@ -785,7 +787,7 @@ def observer_vectors():
     )
     vector(
         "session.start is the first message an observer subscribed to everything receives (D-27)",
-        [], ["ahp-10.4-a"], ["10.4"],
+        ["AHP-RPC-002"], ["ahp-10.4-a"], ["10.4"],
         reg(hook("O", obs(["session.start", "tool.before", "tool.after", "session.end"]))),
         {"O": stdio({})},
         [session("session.start"), call("executed", calls=[]), session("session.end")],
@@ -804,7 +806,7 @@ def process_vectors():
     for lifecycle in ("persistent", "per_event"):
         vector(
             "stdio %s: arguments with shell metacharacters reach the backend verbatim (no shell) and cwd is honoured" % lifecycle,
-            [], ["ahp-17.4-a"], ["17.4", "19.4"],
+            ["AHP-STDIO-001"], ["ahp-17.4-a"], ["17.4", "19.4"],
             reg(hook("A", icpt("fail-closed"))),
             {"A": stdio({}, lifecycle, args=META_ARGS, cwd=True)},
             [call("executed", calls=["A"])], "stdio", lifecycle=lifecycle,
@@ -820,7 +822,7 @@ def process_vectors():
     )
     vector(
         "A stdio backend does not inherit an unrelated credential from the harness's environment (smallest practical environment, D-31)",
-        [], ["ahp-17.4-b"], ["17.4"],
+        ["AHP-SEC-001"], ["ahp-17.4-b"], ["17.4"],
         reg(hook("A", icpt("fail-closed"))),
         {"A": stdio({})},
         [call("executed", calls=["A"])], "stdio", lifecycle="persistent", advisory="D-31",
@@ -836,7 +838,7 @@ def process_vectors():
     )
     vector(
         "A synthetic denial does not repeat the malformed backend output (generic local reason, 14.3; D-31)",
-        [], ["ahp-14.3-b", "ahp-14.3-a"], ["14.3"],
+        ["AHP-FAIL-001"], ["ahp-14.3-b", "ahp-14.3-a"], ["14.3"],
         reg(hook("A", icpt("fail-closed"))),
         {"A": stdio(script([raw(text="panic: " + MALFORMED_CANARY + " at /srv/policy.rs:42")]))},
         [call("denied", denial="synthetic", calls=["A"], excludes=[MALFORMED_CANARY])],
