@@ -239,6 +239,17 @@ pub fn unsupported(document: &Value, host: &Value) -> Vec<(String, String)> {
 /// for that `offered` does not declare, plus a stated tool-seam posture
 /// other than the host's.
 pub fn beyond(document: &Value, offered: &Surface) -> Vec<(String, String)> {
+    let mut out = beyond_the_code(document, offered);
+    out.extend(versions_beyond(document, offered));
+    out
+}
+
+/// [`beyond`] without the declaration versions: what the document asks of
+/// the host's code (points, capabilities, profiles, knobs, posture,
+/// unbuffered output). Which declaration versions a host loads depends on
+/// the line a run targets (a draft run loads `agent-hooks-declaration/1.1`),
+/// which the surface does not record.
+pub fn beyond_the_code(document: &Value, offered: &Surface) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let list = |pointer: &str| -> Vec<(usize, String)> {
         document
@@ -319,7 +330,6 @@ pub fn beyond(document: &Value, offered: &Surface) -> Vec<(String, String)> {
             }
         }
     }
-    let versions = &offered.declaration_versions;
     if let Some(posture) = document
         .pointer("/configuration/posture/tool_seam_host_error")
         .and_then(Value::as_str)
@@ -334,6 +344,35 @@ pub fn beyond(document: &Value, offered: &Surface) -> Vec<(String, String)> {
             ));
         }
     }
+    if document.pointer("/surface/buffered_output") == Some(&Value::Bool(false))
+        && offered.buffered_output
+    {
+        out.push((
+            "/surface/buffered_output".into(),
+            "the host buffers output; it cannot release output incrementally".into(),
+        ));
+    }
+    out
+}
+
+/// The declaration versions `document` names (its own and those it lists)
+/// that `offered` does not load.
+fn versions_beyond(document: &Value, offered: &Surface) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let list = |pointer: &str| -> Vec<(usize, String)> {
+        document
+            .pointer(pointer)
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, v)| v.as_str().map(|s| (i, s.to_owned())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let versions = &offered.declaration_versions;
     if let Some(version) = document.get("declaration").and_then(Value::as_str) {
         if !versions.contains(version) {
             out.push((
@@ -349,14 +388,6 @@ pub fn beyond(document: &Value, offered: &Surface) -> Vec<(String, String)> {
                 format!("the host does not load {version} documents (it loads {versions:?})"),
             ));
         }
-    }
-    if document.pointer("/surface/buffered_output") == Some(&Value::Bool(false))
-        && offered.buffered_output
-    {
-        out.push((
-            "/surface/buffered_output".into(),
-            "the host buffers output; it cannot release output incrementally".into(),
-        ));
     }
     out
 }
@@ -539,8 +570,8 @@ mod tests {
                 "/surface/profiles/sequential~1run_all",
                 "/surface/profiles/parallel~1strictest/on_transform_conflict/1",
                 "/configuration/composition/on_approval",
-                "/surface/declaration_versions/1",
                 "/surface/buffered_output",
+                "/surface/declaration_versions/1",
             ]
         );
         let err = check_supported(Path::new("d.json"), &doc, &minimal_host()).expect_err("refused");

@@ -71,8 +71,9 @@ const REFUSED_BEFORE_STEP_9: [&str; 8] = [
 ];
 
 /// Why a declaration vector cannot hold on this surface: its document asks
-/// for a profile, knob value, point, capability, posture or declaration
-/// version the host does not declare, so a conformant host must refuse it
+/// for a profile, knob value, point, capability or posture the host does
+/// not declare (declaration versions depend on the run's line, which the
+/// surface does not record, so they never skip a vector), so a conformant host must refuse it
 /// as `surface_unsupported` (step 8), while the vector expects it to load or
 /// to fail at a later step. `None`: the vector applies.
 fn declaration_beyond_surface(vector: &Vector, surface: &Surface) -> Option<String> {
@@ -93,7 +94,7 @@ fn declaration_beyond_surface(vector: &Vector, surface: &Surface) -> Option<Stri
         }
         (None, None) => return None,
     };
-    let (pointer, detail) = crate::declaration::beyond(document, surface)
+    let (pointer, detail) = crate::declaration::beyond_the_code(document, surface)
         .into_iter()
         .next()?;
     Some(format!(
