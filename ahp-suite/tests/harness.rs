@@ -451,3 +451,10 @@ for line in sys.stdin:
     let left = processes_mentioning(&work.path().display().to_string());
     assert!(left.is_empty(), "left running: {left:?}");
 }
+
+#[test]
+fn a_harness_that_waits_past_the_deadline_fails_the_late_reply_vectors() {
+    each_fails("wait-late", |v| {
+        v.failure_class.as_deref() == Some("late_reply")
+    });
+}

@@ -8,6 +8,7 @@ so that the suite must fail the vectors that check it:
   parallel             asks all interceptors at once
   follow-redirects     re-POSTs to an HTTP redirect's Location
   leak-token           puts the bearer token into the event's source
+  wait-late            waits 4 x timeoutMs, so it takes late replies
 
 Stdlib only. One JSON-RPC message per line on stdin/stdout; diagnostics on
 stderr.
@@ -430,7 +431,9 @@ class Harness:
             req = {"jsonrpc": "2.0", "id": ev["id"], "method": "hooks/intercept",
                    "params": {"protocolVersion": "0.1", "event": e, "capabilities": {"effects": ["deny"]}}}
             try:
-                return b.intercept(req, time.monotonic() + s["timeoutMs"] / 1000.0)
+                # wait-late: the deadline is not enforced as configured.
+                scale = 4 if MODE == "wait-late" else 1
+                return b.intercept(req, time.monotonic() + scale * s["timeoutMs"] / 1000.0)
             except Failure as f:
                 log("failure:", f)
                 return ("failure", str(f), None)
