@@ -14,7 +14,9 @@ use serde_json::{Map, Value};
 #[serde(deny_unknown_fields)]
 pub struct Script {
     /// The plan for the n-th intercept request is `intercept[n]`, the last
-    /// one repeating; none: reply no effect at once.
+    /// one repeating; none: reply no effect at once. Counted per process
+    /// on stdio (a per_event process always runs `intercept[0]`), per path
+    /// on HTTP.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub intercept: Vec<Plan>,
     /// The plan for the n-th notification, the last one repeating; none:
