@@ -181,6 +181,20 @@ pub enum AhpBackendBinding {
         #[arg(long)]
         per_event: bool,
     },
+    /// A scripted backend of the harness-role suite (the kit writes these
+    /// into registrations): answers as the script says, logs what it got.
+    Script {
+        /// The script.
+        #[arg(long)]
+        script: PathBuf,
+        /// Where every received frame is logged.
+        #[arg(long)]
+        log: PathBuf,
+        /// Arguments after `--`, accepted and ignored: the no-shell vectors
+        /// check them in the logged argv.
+        #[arg(last = true)]
+        rest: Vec<String>,
+    },
 }
 
 /// The protocol a run certifies.

@@ -54,6 +54,9 @@ pub fn main(cli: args::Cli) -> u8 {
         args::Command::AhpBackend {
             binding: args::AhpBackendBinding::Stdio { per_event },
         } => Ok(crate::cli::run_ahp::backend_command(per_event)),
+        args::Command::AhpBackend {
+            binding: args::AhpBackendBinding::Script { script, log, .. },
+        } => Ok(crate::cli::run_ahp::scripted_command(&script, &log)),
         args::Command::Matrix {
             reports,
             triage,

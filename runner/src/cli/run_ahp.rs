@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ctk_ahp_suite::harness::{AdapterCommand, HarnessConfig, HarnessVector, ScriptedCommand};
 use ctk_ahp_suite::{Lifecycle, Outcome, StdioCommand, SuiteConfig, Target, Verdict};
 use serde_json::json;
 
@@ -33,28 +34,75 @@ use crate::report::model::HostIdentity;
 use crate::set::{self, VectorMeta};
 use crate::suite::{AhpLine, Suite};
 
+/// The suite's model of one vector, by the role it tests.
+enum Model {
+    /// A backend-role vector: the kit plays the harness.
+    Backend(Box<ctk_ahp_suite::Vector>),
+    /// A harness-role vector: the kit plays the backends.
+    Harness(Box<HarnessVector>),
+}
+
+impl Model {
+    fn profiles(&self) -> &[String] {
+        match self {
+            Model::Backend(v) => &v.profiles,
+            Model::Harness(v) => &v.profiles,
+        }
+    }
+}
+
 /// One AHP vector as the run holds it: the suite's model and the core's view.
 struct Loaded {
-    vector: ctk_ahp_suite::Vector,
+    model: Model,
     meta: VectorMeta,
 }
 
-fn parse(file_name: &str, text: &str) -> Result<Loaded, String> {
-    let vector: ctk_ahp_suite::Vector =
-        serde_json::from_str(text).map_err(|e| format!("{file_name}: not an AHP vector: {e}"))?;
-    let problems = vector.lint();
+fn parse(file_name: &str, text: &str, role: RoleArg) -> Result<Loaded, String> {
+    let (model, problems) = match role {
+        RoleArg::Backend => {
+            let v: ctk_ahp_suite::Vector = serde_json::from_str(text)
+                .map_err(|e| format!("{file_name}: not an AHP backend vector: {e}"))?;
+            let problems = v.lint();
+            (Model::Backend(Box::new(v)), problems)
+        }
+        RoleArg::Harness => {
+            let v: HarnessVector = serde_json::from_str(text)
+                .map_err(|e| format!("{file_name}: not an AHP harness vector: {e}"))?;
+            let problems = v.lint();
+            (Model::Harness(Box::new(v)), problems)
+        }
+    };
     if !problems.is_empty() {
         return Err(format!("{file_name}: {}", problems.join("; ")));
     }
     Ok(Loaded {
         meta: set::meta_of_json(file_name, text)?,
-        vector,
+        model,
     })
+}
+
+fn role_name(role: RoleArg) -> &'static str {
+    match role {
+        RoleArg::Backend => "backend",
+        RoleArg::Harness => "harness",
+    }
+}
+
+/// What the vectors run against, by role.
+enum Runner {
+    /// A backend under test.
+    Backend(Target),
+    /// A harness under test, through its adapter.
+    Harness(AdapterCommand),
 }
 
 /// The selected vectors: the embedded set of the line, or `--vectors DIR`,
 /// then `--part`/`--id`.
-fn vectors(args: &RunArgs, line: AhpLine) -> Result<(Vec<Loaded>, String), CliError> {
+fn vectors(
+    args: &RunArgs,
+    line: AhpLine,
+    role: RoleArg,
+) -> Result<(Vec<Loaded>, String), CliError> {
     let select = &args.select;
     let (files, source): (Vec<(String, String)>, String) = match &select.vectors {
         None => (
@@ -92,8 +140,7 @@ fn vectors(args: &RunArgs, line: AhpLine) -> Result<(Vec<Loaded>, String), CliEr
     }
     let mut loaded = Vec::new();
     let mut problems = Vec::new();
-    // The backend role runs the backend-role vectors; a folder may hold
-    // both roles' vectors.
+    // A role runs its own vectors; a folder holds both roles'.
     let files: Vec<&(String, String)> = files
         .iter()
         .filter(|(_, text)| {
@@ -102,11 +149,11 @@ fn vectors(args: &RunArgs, line: AhpLine) -> Result<(Vec<Loaded>, String), CliEr
             serde_json::from_str::<serde_json::Value>(text)
                 .ok()
                 .and_then(|v| v.get("role").and_then(|r| r.as_str()).map(str::to_owned))
-                .is_none_or(|role| role == "backend")
+                .is_none_or(|r| r == role_name(role))
         })
         .collect();
     for (name, text) in files {
-        match parse(name, text) {
+        match parse(name, text, role) {
             Ok(l) => loaded.push(l),
             Err(e) => problems.push(e),
         }
@@ -175,6 +222,31 @@ fn target(args: &RunArgs) -> Result<(Target, String), CliError> {
     }
 }
 
+/// The harness-role target: the adapter command after `--`, or the bundled
+/// reference harness (`ctk ahp-harness`), and how the report names it.
+fn adapter(args: &RunArgs) -> Result<(AdapterCommand, String), CliError> {
+    if args.url.is_some() {
+        return Err(UsageError(
+            "--url names a backend; a harness is given as its adapter command after --".into(),
+        )
+        .into());
+    }
+    match args.host.split_first() {
+        Some((program, rest)) => Ok((AdapterCommand::new(program, rest), args.host.join(" "))),
+        None => Ok((
+            AdapterCommand::new(me()?, ["ahp-harness"]),
+            "ctk-ahp-reference-harness".to_owned(),
+        )),
+    }
+}
+
+/// This binary: the bundled reference implementations and the scripted
+/// backends are modes of it.
+fn me() -> Result<std::path::PathBuf, CliError> {
+    std::env::current_exe()
+        .map_err(|e| CliError::Harness(format!("cannot locate the ctk binary: {e}")))
+}
+
 /// The profiles a run certifies: the vectors' own, narrowed to the ones
 /// that ran (never a profile no vector of it applied to).
 fn profiles(loaded: &[Loaded], outcomes: &[VectorOutcome]) -> Vec<String> {
@@ -182,7 +254,7 @@ fn profiles(loaded: &[Loaded], outcomes: &[VectorOutcome]) -> Vec<String> {
         .iter()
         .zip(outcomes)
         .filter(|(_, o)| o.status != Status::Skip)
-        .flat_map(|(l, _)| l.vector.profiles.iter().cloned())
+        .flat_map(|(l, _)| l.model.profiles().iter().cloned())
         .collect();
     out.sort();
     out.dedup();
@@ -214,20 +286,19 @@ fn outcome(o: &Outcome, duration: Duration) -> VectorOutcome {
 
 /// `ctk run --protocol ahp`.
 pub fn command(args: RunArgs) -> Result<u8, CliError> {
-    match args.role {
-        None => {
-            return Err(UsageError(
-                "--protocol ahp needs --role backend (the role under test)".into(),
-            )
-            .into())
-        }
-        Some(RoleArg::Harness) => {
-            return Err(UsageError(
-                "--role harness is not built yet: only AHP backends can be certified so far".into(),
-            )
-            .into())
-        }
-        Some(RoleArg::Backend) => {}
+    let Some(role) = args.role else {
+        return Err(UsageError(
+            "--protocol ahp needs --role backend|harness (the role under test)".into(),
+        )
+        .into());
+    };
+    if role == RoleArg::Harness
+        && (!args.policy.is_empty() || args.lifecycle != LifecycleArg::Persistent)
+    {
+        return Err(UsageError(
+            "--policy and --lifecycle describe a backend; a harness is tested over every binding and lifecycle its adapter declares".into(),
+        )
+        .into());
     }
     if args.declaration.is_some() || args.isolate {
         return Err(UsageError(
@@ -246,8 +317,17 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         SpecArg::Draft => AhpLine::Draft,
     };
     let suite = Suite::Ahp(line);
-    let (target, subject) = target(&args)?;
-    let (loaded, source) = vectors(&args, line)?;
+    let (runner, subject) = match role {
+        RoleArg::Backend => {
+            let (target, subject) = target(&args)?;
+            (Runner::Backend(target), subject)
+        }
+        RoleArg::Harness => {
+            let (adapter, subject) = adapter(&args)?;
+            (Runner::Harness(adapter), subject)
+        }
+    };
+    let (loaded, source) = vectors(&args, line, role)?;
     if loaded.is_empty() {
         return Ok(no_tests(
             args.no_tests,
@@ -281,6 +361,14 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         .as_deref()
         .map(|d| EventLog::new(d, suite.wire(), &source));
     let bundled = args.url.is_none() && args.host.is_empty();
+    let harness_config = {
+        let mut c = HarnessConfig::new(ScriptedCommand {
+            program: me()?,
+            prefix_args: vec!["ahp-backend".into(), "script".into()],
+        });
+        c.vector_timeout = vector_timeout;
+        c
+    };
     // The bundled backend's built-in policy is exactly the suite's named
     // policies (ctk-ahp-reference's README), so all of its vectors run.
     let policies = if bundled && args.policy.is_empty() {
@@ -332,7 +420,15 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
             None => {
                 emit(&Event::VectorStarted { index });
                 let began = Instant::now();
-                let o = runtime.block_on(ctk_ahp_suite::run_vector(&l.vector, &target, &config));
+                let o = match (&l.model, &runner) {
+                    (Model::Backend(v), Runner::Backend(target)) => {
+                        runtime.block_on(ctk_ahp_suite::run_vector(v, target, &config))
+                    }
+                    (Model::Harness(v), Runner::Harness(adapter)) => runtime.block_on(
+                        ctk_ahp_suite::harness::run_harness_vector(v, adapter, &harness_config),
+                    ),
+                    _ => unreachable!("vectors are loaded for the runner's role"),
+                };
                 outcome(&o, began.elapsed())
             }
         };
@@ -352,14 +448,41 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     emit(&Event::RunFinished);
 
     view.finish();
-    let lifecycle = match (&target, target.lifecycle()) {
-        (Target::Http { .. }, _) => "none",
-        (_, Some(Lifecycle::PerEvent)) => "per_event",
-        _ => "persistent",
+    let (binding, lifecycle, probed) = match &runner {
+        Runner::Backend(target) => (
+            target.binding().to_owned(),
+            match target.lifecycle() {
+                None => "none",
+                Some(Lifecycle::PerEvent) => "per_event",
+                Some(Lifecycle::Persistent) => "persistent",
+            }
+            .to_owned(),
+            None,
+        ),
+        Runner::Harness(adapter) => {
+            // What the harness declares of itself, asked once more after
+            // the run: its name, version, bindings and lifecycles.
+            match runtime.block_on(ctk_ahp_suite::harness::probe_adapter(
+                adapter,
+                &harness_config,
+            )) {
+                Ok(info) => (
+                    info.bindings.join("+"),
+                    info.lifecycles.join("+"),
+                    Some((info.name, info.version)),
+                ),
+                Err(e) => {
+                    terminal::err(&format!(
+                        "warning: the adapter did not answer initialize: {e}"
+                    ));
+                    ("stdio".to_owned(), "none".to_owned(), None)
+                }
+            }
+        }
     };
     let subject_doc = json!({
-        "role": "backend",
-        "binding": target.binding(),
+        "role": role_name(role),
+        "binding": binding,
         "lifecycle": lifecycle,
         "profiles": profiles(&loaded, &outcomes),
         "protocol_version": line.wire_version(),
@@ -368,9 +491,15 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     let ctx = RunContext {
         spec: suite.wire().to_owned(),
         host: HostIdentity {
-            name: args.subject_name.clone().unwrap_or(subject),
+            name: args
+                .subject_name
+                .clone()
+                .or_else(|| probed.as_ref().map(|(n, _)| n.clone()))
+                .unwrap_or(subject),
             version: args.subject_version.clone().unwrap_or_else(|| {
-                if bundled {
+                if let Some((_, version)) = &probed {
+                    version.clone()
+                } else if bundled {
                     env!("CARGO_PKG_VERSION").to_owned()
                 } else {
                     "unknown".to_owned()
@@ -464,4 +593,17 @@ pub fn harness_command() -> u8 {
     ));
     ctk_ahp_harness::process::kill_all();
     exit_code::SUCCESS
+}
+
+/// `ctk ahp-backend script --script FILE --log FILE`: a scripted backend the
+/// harness-role suite writes into registrations; it answers as the script
+/// says and logs every frame it receives.
+pub fn scripted_command(script: &std::path::Path, log: &std::path::Path) -> u8 {
+    match ctk_ahp_suite::harness::scripted::serve_process_stdio(script, log) {
+        Ok(code) => u8::try_from(code).unwrap_or(exit_code::FAILURES),
+        Err(e) => {
+            terminal::err(&format!("ctk ahp-backend script: {e}"));
+            exit_code::USAGE
+        }
+    }
 }

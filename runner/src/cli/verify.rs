@@ -11,7 +11,7 @@ use crate::errors::{Location, ReportError};
 use crate::exit_code;
 use crate::report::model::Report;
 use crate::report::verify;
-use crate::set::{self, VectorMeta};
+use crate::set::VectorMeta;
 use crate::suite::Suite;
 use crate::vector::load::{self, VectorSource};
 
@@ -65,11 +65,11 @@ pub fn command(path: &Path, vectors: Option<&Path>) -> Result<u8, CliError> {
                 .map(load::LoadedVector::meta)
                 .collect(),
         ),
-        Some(Embedded::Suite(suite)) => Some(
-            set::released(suite)
-                .map_err(|e| CliError::Harness(format!("the embedded {} set: {e}", suite.wire())))?
-                .to_vec(),
-        ),
+        Some(Embedded::Suite(suite)) => {
+            Some(crate::report::claim::released_suite(&report).map_err(|e| {
+                CliError::Harness(format!("the embedded {} set: {e}", suite.wire()))
+            })?)
+        }
         None => None,
     };
     let problems = verify::verify_parsed(&text, &value, &report, loaded.as_deref());

@@ -54,15 +54,24 @@ const NAMED: usize = 3;
 /// the problems `ctk verify` found. The report's vectors are compared with
 /// the released suite of its spec ([`crate::set::released`]).
 pub fn refusals(report: &Report, verify_problems: &[String]) -> Vec<String> {
-    // A suite with roles (AHP) releases one set per role: a claim names the
-    // role its report certified.
+    refusals_against(
+        report,
+        verify_problems,
+        released_suite(report).as_deref().map_err(Clone::clone),
+    )
+}
+
+/// The released vectors a report of its spec must have run: the embedded
+/// set of its suite, and for a suite with roles (AHP) the vectors of the
+/// role the report certified. `Err` says why there is none.
+pub fn released_suite(report: &Report) -> Result<Vec<VectorMeta>, String> {
     let role = report
         .declaration
         .surface
         .get("role")
         .and_then(|r| r.as_str())
         .filter(|_| report.protocol == Protocol::Ahp.as_str());
-    let released: Result<Vec<VectorMeta>, String> = match Suite::parse(&report.spec) {
+    match Suite::parse(&report.spec) {
         Some(suite) => set::released(suite).map(|all| {
             all.iter()
                 .filter(|m| m.role.as_deref() == role)
@@ -70,12 +79,7 @@ pub fn refusals(report: &Report, verify_problems: &[String]) -> Vec<String> {
                 .collect()
         }),
         None => Err(format!("no released suite for {}", report.spec)),
-    };
-    refusals_against(
-        report,
-        verify_problems,
-        released.as_deref().map_err(Clone::clone),
-    )
+    }
 }
 
 /// [`refusals`] against a given released suite (`Err`: why it could not be

@@ -145,10 +145,33 @@ fn a_broken_backend_fails_and_cannot_be_claimed() {
 #[test]
 fn ahp_flags_are_checked() {
     for (args, why) in [
-        (vec!["run", "--protocol", "ahp"], "needs --role backend"),
         (
-            vec!["run", "--protocol", "ahp", "--role", "harness"],
-            "not built yet",
+            vec!["run", "--protocol", "ahp"],
+            "needs --role backend|harness",
+        ),
+        (
+            vec![
+                "run",
+                "--protocol",
+                "ahp",
+                "--role",
+                "harness",
+                "--policy",
+                "ctk.deny-force-push",
+            ],
+            "describe a backend",
+        ),
+        (
+            vec![
+                "run",
+                "--protocol",
+                "ahp",
+                "--role",
+                "harness",
+                "--url",
+                "http://127.0.0.1:9/",
+            ],
+            "--url names a backend",
         ),
         (
             vec![
@@ -303,5 +326,87 @@ fn ahp_coverage_gates_its_own_catalog() {
         ah.status.code(),
         Some(2),
         "an AHP catalog is no Agent Hooks catalog"
+    );
+}
+
+#[test]
+fn the_bundled_reference_harness_passes_harness_vectors_over_both_bindings() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("out");
+    let dir_s = dir.display().to_string();
+    // A deadline vector and a stdio and an HTTP failure class under both
+    // policies: the whole set runs in CI, this keeps the test short.
+    let ids = [
+        "AHP-H-0001",
+        "AHP-H-0002",
+        "AHP-H-0025",
+        "AHP-H-0026",
+        "AHP-H-0033",
+    ];
+    let mut args = vec![
+        "run",
+        "--protocol",
+        "ahp",
+        "--role",
+        "harness",
+        "--report-dir",
+        &dir_s,
+    ];
+    for id in &ids {
+        args.extend(["--id", id]);
+    }
+    let out = ctk(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let r = report(&dir);
+    assert_eq!(r["protocol"], "agent-hooks-protocol");
+    let subject = &r["declaration"]["surface"];
+    assert_eq!(subject["role"], "harness");
+    assert_eq!(subject["binding"], "stdio+http");
+    assert_eq!(r["host"]["name"], "ctk-ahp-harness");
+    assert_eq!(r["totals"]["pass"].as_u64(), Some(ids.len() as u64), "{r}");
+    let report_s = dir.join("report.json").display().to_string();
+    let verify = ctk(&["verify", &report_s]);
+    assert_eq!(verify.status.code(), Some(0), "{}", text(&verify.stderr));
+    let claim = ctk(&["claim", &report_s]);
+    assert_eq!(claim.status.code(), Some(1), "a narrowed run is no claim");
+    assert!(
+        text(&claim.stderr).contains("narrowed"),
+        "{}",
+        text(&claim.stderr)
+    );
+}
+
+#[test]
+fn an_adapter_that_is_no_adapter_is_an_error_never_a_pass() {
+    let out = ctk(&[
+        "run",
+        "--protocol",
+        "ahp",
+        "--role",
+        "harness",
+        "--id",
+        "AHP-H-0001",
+        "--",
+        "python3",
+        "-c",
+        "print('hello, not json-rpc')",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("ERROR AHP-H-0001"),
+        "{}",
+        text(&out.stdout)
     );
 }
