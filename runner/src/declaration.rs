@@ -244,6 +244,22 @@ pub fn beyond(document: &Value, offered: &Surface) -> Vec<(String, String)> {
     out
 }
 
+/// The strings of the array at `pointer` in `document`, with their indexes
+/// (for the finding's pointer); empty when there is no such array.
+fn indexed_strings(document: &Value, pointer: &str) -> Vec<(usize, String)> {
+    document
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.as_str().map(|s| (i, s.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// [`beyond`] without the declaration versions: what the document asks of
 /// the host's code (points, capabilities, profiles, knobs, posture,
 /// unbuffered output). Which declaration versions a host loads depends on
@@ -251,19 +267,7 @@ pub fn beyond(document: &Value, offered: &Surface) -> Vec<(String, String)> {
 /// which the surface does not record.
 pub fn beyond_the_code(document: &Value, offered: &Surface) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let list = |pointer: &str| -> Vec<(usize, String)> {
-        document
-            .pointer(pointer)
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| v.as_str().map(|s| (i, s.to_owned())))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let list = |pointer: &str| indexed_strings(document, pointer);
     for (i, point) in list("/surface/interception_points") {
         if !offered.interception_points.contains(&point) {
             out.push((
@@ -359,19 +363,7 @@ pub fn beyond_the_code(document: &Value, offered: &Surface) -> Vec<(String, Stri
 /// that `offered` does not load.
 fn versions_beyond(document: &Value, offered: &Surface) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let list = |pointer: &str| -> Vec<(usize, String)> {
-        document
-            .pointer(pointer)
-            .and_then(Value::as_array)
-            .map(|items| {
-                items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, v)| v.as_str().map(|s| (i, s.to_owned())))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let list = |pointer: &str| indexed_strings(document, pointer);
     let versions = &offered.declaration_versions;
     if let Some(version) = document.get("declaration").and_then(Value::as_str) {
         if !versions.contains(version) {

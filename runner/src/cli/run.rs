@@ -423,16 +423,28 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         }
         Err(e) => return Err(e),
     };
-    // Print before writing, so a report directory that cannot be written
-    // never loses the results already gathered.
-    let json_text = json::render(&report);
+    finish(&args, &report, style, "the declared surface")
+}
+
+/// The end of every run, whatever the suite: print the summary (or the
+/// JSON report), write the report files, say where they went, and the exit
+/// code, with `--no-tests` applied when nothing applied to `subject`.
+/// Printing comes before writing, so a report directory that cannot be
+/// written never loses the results already gathered.
+pub(crate) fn finish(
+    args: &RunArgs,
+    report: &Report,
+    style: Style,
+    subject: &str,
+) -> Result<u8, CliError> {
+    let json_text = json::render(report);
     match args.format {
-        Format::Human => terminal::out(&human::summary(&report, style)),
+        Format::Human => terminal::out(&human::summary(report, style)),
         Format::Json => terminal::out(&json_text),
     }
     let written = match &args.report_dir {
         Some(dir) => {
-            write_reports(dir, &report, &json_text)?;
+            write_reports(dir, report, &json_text)?;
             format!(
                 "reports written to {}: report.json, report.md, junit.xml, {EVENTS_FILE}",
                 dir.display()
@@ -444,12 +456,12 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         Format::Human => terminal::out(&format!("{written}\n")),
         Format::Json => terminal::err(&written),
     }
-    let code = exit_code_for(&report);
+    let code = exit_code_for(report);
     let applicable = report.totals.applicable() + report.advisory_totals.applicable();
     if code == exit_code::SUCCESS && applicable == 0 {
         return Ok(no_tests(
             args.no_tests,
-            "no selected vector applies to the declared surface (see the skip reasons)",
+            &format!("no selected vector applies to {subject} (see the skip reasons)"),
         ));
     }
     Ok(code)

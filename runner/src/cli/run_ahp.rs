@@ -20,7 +20,7 @@ use serde_json::json;
 
 use crate::assert::AssertionFailure;
 use crate::cli::args::{Format, LifecycleArg, RoleArg, RunArgs, SpecArg};
-use crate::cli::run::{exit_code_for, no_tests, write_reports, EventLog, EVENTS_FILE};
+use crate::cli::run::{finish, no_tests, EventLog};
 use crate::cli::terminal::{self, Display, Terminal};
 use crate::cli::{plan, CliError};
 use crate::errors::{ReportError, UsageError};
@@ -28,8 +28,7 @@ use crate::event::Event;
 use crate::exit_code;
 use crate::outcome::{Status, VectorOutcome};
 use crate::report::build::{self, RunContext};
-use crate::report::human::{self, Style};
-use crate::report::json;
+use crate::report::human::Style;
 use crate::report::model::HostIdentity;
 use crate::set::{self, VectorMeta};
 use crate::suite::{AhpLine, Suite};
@@ -516,35 +515,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     let report = build::build(ctx, &metas, &outcomes);
-    let json_text = json::render(&report);
-    match args.format {
-        Format::Human => terminal::out(&human::summary(&report, style)),
-        Format::Json => terminal::out(&json_text),
-    }
-    let written = match &args.report_dir {
-        Some(dir) => {
-            write_reports(dir, &report, &json_text)?;
-            format!(
-                "reports written to {}: report.json, report.md, junit.xml, {EVENTS_FILE}",
-                dir.display()
-            )
-        }
-        None => "no report written (pass --report-dir DIR to keep one)".to_owned(),
-    };
-    match args.format {
-        Format::Human => terminal::out(&format!("{written}\n")),
-        Format::Json => terminal::err(&written),
-    }
-    let code = exit_code_for(&report);
-    if code == exit_code::SUCCESS
-        && report.totals.applicable() + report.advisory_totals.applicable() == 0
-    {
-        return Ok(no_tests(
-            args.no_tests,
-            "no selected vector applies to this backend (see the skip reasons)",
-        ));
-    }
-    Ok(code)
+    finish(&args, &report, style, &format!("this {}", role_name(role)))
 }
 
 /// `ctk ahp-backend stdio [--per-event]`: the bundled reference AHP backend
