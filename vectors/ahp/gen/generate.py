@@ -221,7 +221,10 @@ DEC_COVERS = ["ahp-6.2-j", "ahp-7.2-d", "ahp-12.1-a", "ahp-12.1-b", "ahp-12.1-c"
 vector(
     "A minimal valid tool.before intercept gets exactly one response echoing the id, with protocolVersion 0.1 and no effect or one valid deny",
     CORE_DECISION,
-    DEC_COVERS + ["ahp-7.1-a", "ahp-7.1-c", "ahp-9.4-b"],
+    # The decision check also fails a reply that is not one JSON object (a
+    # batch, 7.1), a result that is not an object (7.4) and an extension key
+    # that is not reverse-DNS (9.5).
+    DEC_COVERS + ["ahp-7.1-a", "ahp-7.1-c", "ahp-9.4-b", "ahp-7.1-b", "ahp-7.4-a", "ahp-9.5-a"],
     ["6.2", "7.1", "7.2", "8.1", "11", "12.1", "12.2"],
     [(req(intercept(tool_before("evt_b0001"))), decision())],
 )
@@ -488,7 +491,9 @@ n = len(VECTORS) + 1
 vector(
     "An event carrying a native payload gets one valid decision (native data is optional fidelity data)",
     ["AHP-EXT-001", "AHP-DEC-001"],
-    ["ahp-9.4-c", "ahp-6.2-j"],
+    # A decision that inferred capabilities from the provider named in
+    # native would return an effect the request did not advertise: invalid.
+    ["ahp-9.4-c", "ahp-6.2-j", "ahp-11-e"],
     ["9.1", "9.4"],
     [(req(renamed(with_native(plain), "evt_b%04d" % n)), decision())],
 )
@@ -765,7 +770,7 @@ claim["params"]["event"]["extensions"] = {"com.example.ctk.authorization": {"all
 vector(
     "Policy ctk.deny-force-push: a native payload and an extension claiming approval are not trusted authorization claims; the call is still denied",
     ["AHP-SEC-001", "AHP-EXT-001"],
-    ["ahp-20.5-a", "ahp-9.4-c", "ahp-9.5-d"],
+    ["ahp-20.5-a", "ahp-9.4-c", "ahp-9.5-d", "ahp-11-e"],
     ["9.4", "9.5", "20.5"],
     [(req(renamed(claim, "evt_b%04d" % n)), decision("explicit_deny"))],
     policy=POL,

@@ -390,11 +390,15 @@ def failure_vectors():
                 asked = [] if "launch" in a else ["A"]
                 if policy == "fail-open":
                     trig = call("executed", calls=asked + ["B"], max_ms=max_ms, before=before)
-                    covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e"]
+                    covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-22-h"]
                     verb = "the harness records it and asks B, and the tool runs"
                 else:
                     trig = call("denied", denial="synthetic", calls=asked, max_ms=max_ms, before=before)
-                    covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-6.2-h", "ahp-14.3-c"]
+                    covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-6.2-h", "ahp-14.3-c", "ahp-22-h"]
+                    # An unadvertised effect that ends in a synthetic denial
+                    # was not silently dropped (a dropped one would run the tool).
+                    if c["name"].startswith("unadvertised_"):
+                        covers.append("ahp-22-k")
                     verb = "the harness denies with a synthetic denial, B is never asked, and the tool does not run"
                 if c["name"] in ("late_reply",) and policy == "fail-open":
                     verb += " (the late deny is ignored)"
@@ -434,7 +438,7 @@ def per_event_failure_vectors():
             vector(
                 "%s, %s, stdio per_event: the failure policy applies" % (name.replace("_", " "), policy),
                 ["AHP-FAIL-001", "AHP-COMP-001", "AHP-STDIO-001"],
-                ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e"] + extra,
+                ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-22-h"] + extra,
                 ["13.1", "14.1", "14.2", "17.3"],
                 reg(hook("A", icpt(policy, timeout)), hook("B", icpt("fail-closed"))),
                 {"A": stdio(sc, "per_event"), "B": stdio({"intercept": [NO_EFFECT]}, "per_event")},
@@ -539,7 +543,15 @@ def decision_vectors():
         vector(
             "No effect over %s: the request is a valid tool.before intercept (id = event.id, deny advertised, no native) and the tool runs" % where,
             ["AHP-RPC-001", "AHP-RPC-002", "AHP-TB-001", "AHP-CAP-001", "AHP-DEC-003"],
-            ["ahp-6.2-c", "ahp-6.2-d", "ahp-8.1-a", "ahp-11-a", "ahp-11-b", "ahp-9.4-a", "ahp-7.2-a", "ahp-9.3-d", "ahp-6.2-i"],
+            ["ahp-6.2-c", "ahp-6.2-d", "ahp-8.1-a", "ahp-11-a", "ahp-11-b", "ahp-9.4-a", "ahp-7.2-a", "ahp-9.3-d", "ahp-6.2-i",
+             # The engine validates every hooks/intercept against the 0.1
+             # intercept-request schema (9.1, 9.2, 9.3 members, objects not
+             # strings, reverse-DNS extension keys and effect names, one JSON
+             # object per message) and checks tool.name and tool.kind against
+             # what the harness was given and that native is absent.
+             "ahp-9.1-a", "ahp-9.1-b", "ahp-9.1-c", "ahp-9.1-d", "ahp-9.1-e", "ahp-9.2-a",
+             "ahp-9.3-a", "ahp-9.3-b", "ahp-9.3-c", "ahp-7.4-a", "ahp-7.1-b", "ahp-9.5-a", "ahp-11-f",
+             "ahp-20.1-c", "ahp-22-b", "ahp-22-c", "ahp-22-d"],
             ["6.2", "8.1", "9.4", "11", "12.3"],
             reg(hook("A", icpt("fail-closed"))),
             {"A": backend(binding, {"intercept": [NO_EFFECT]}, lc)},
@@ -549,7 +561,7 @@ def decision_vectors():
         vector(
             "A deny over %s stops the tool and is reported as an explicit (not synthetic) denial" % where,
             ["AHP-DEC-002", "AHP-FAIL-001"],
-            ["ahp-6.2-h", "ahp-10.1-d", "ahp-14.3-c", "ahp-6.2-b"],
+            ["ahp-6.2-h", "ahp-10.1-d", "ahp-14.3-c", "ahp-6.2-b", "ahp-22-g"],
             ["10.1", "12.2", "14.3"],
             reg(hook("A", icpt("fail-closed"))),
             {"A": backend(binding, {"intercept": [DENY]}, lc)},
@@ -727,7 +739,7 @@ def observer_vectors():
             exp["per_event_one_frame"] = ["O"]
         vector(
             "An observer of tool.before over %s gets hooks/observe notifications with no id, protocolVersion 0.1 and no native" % (binding if binding == "http" else "stdio " + lifecycle),
-            ["AHP-RPC-001", "AHP-VER-001"], ["ahp-8.4-a", "ahp-7.2-a", "ahp-7.1-c", "ahp-9.4-a"], ["8.4", "7.2", "13.2"],
+            ["AHP-RPC-001", "AHP-VER-001"], ["ahp-8.4-a", "ahp-7.2-a", "ahp-7.1-c", "ahp-9.4-a", "ahp-9.3-f", "ahp-10.2-a"], ["8.4", "7.2", "13.2"],
             reg(hook("A", icpt("fail-closed")), hook("O", obs(["tool.before", "tool.after"]))),
             {"A": backend(binding, {}, lc), "O": backend(binding, {}, lc)},
             [call("executed", calls=["A"])], binding, lifecycle=lifecycle if binding == "stdio" else "any",
@@ -913,7 +925,7 @@ def registration_vectors():
             covers=("ahp-13.3-b",), sections=("13.3",), advisory="D-06")
     dup = reg(a(good), hook("B", good))
     dup["hooks"][1]["id"] = dup["hooks"][0]["id"]
-    refused("two backends share an id (R12)", dup, names=("A", "B"))
+    refused("two backends share an id (R12)", dup, names=("A", "B"), covers=("ahp-6.1-e", "ahp-6.1-f", "ahp-19.2-a"))
     refused("an observe subscription with timeoutMs and failurePolicy (14.2, 19.3)", reg(a(good, dict(obs(["tool.after"]), timeoutMs=100, failurePolicy="fail-open"))),
             covers=("ahp-6.1-f", "ahp-14.2-b", "ahp-19.3-e"), requirements=("AHP-REG-001", "AHP-FAIL-001"))
     refused("an intercept subscription on tool.after (19.3)", reg(a(dict(good, events=["tool.after"]))), covers=("ahp-6.1-f", "ahp-19.3-d"))
@@ -933,21 +945,21 @@ def registration_vectors():
             covers=("ahp-6.1-f", "ahp-14.4-a"), requirements=("AHP-REG-001", "AHP-FAIL-002"))
     r = reg(a(good))
     r["protocolVersion"] = "0.2"
-    refused('protocolVersion "0.2" (19.1)', r)
-    refused("an empty hooks array (19.1)", {"protocolVersion": "0.1", "hooks": []}, names=())
+    refused('protocolVersion "0.2" (19.1)', r, covers=("ahp-6.1-e", "ahp-6.1-f", "ahp-19.1-a"))
+    refused("an empty hooks array (19.1)", {"protocolVersion": "0.1", "hooks": []}, names=(), covers=("ahp-6.1-e", "ahp-6.1-f", "ahp-19.1-a"))
     r = reg(a(good))
     r["hooks"][0]["id"] = "policy"
-    refused('a backend id that is not reverse-DNS ("policy", 19.2)', r)
+    refused('a backend id that is not reverse-DNS ("policy", 19.2)', r, covers=("ahp-6.1-e", "ahp-6.1-f", "ahp-19.2-a"))
     r = reg(a(good))
     r["hooks"][0]["authentication"] = {"type": "bearer", "tokenEnv": "CTK_AHP_BEARER"}
     refused("bearer authentication on a stdio backend (19.2)", r)
     r = reg(a(good))
     r["hooks"][0]["subscriptions"] = []
-    refused("a backend with no subscriptions (19.2)", r)
+    refused("a backend with no subscriptions (19.2)", r, covers=("ahp-6.1-e", "ahp-6.1-f", "ahp-19.2-c"))
     r = reg(a(good, dict(obs(["tool.after"]), mode="watch")))
-    refused('a subscription with mode "watch" (19.3)', r)
+    refused('a subscription with mode "watch" (19.3)', r, covers=("ahp-6.1-e", "ahp-6.1-f", "ahp-19.3-b"))
     r = reg(a(good, obs(["turn.start"])))
-    refused("an observe subscription naming an event 0.1 does not define (turn.start, 19.3)", r)
+    refused("an observe subscription naming an event 0.1 does not define (turn.start, 19.3)", r, covers=("ahp-6.1-e", "ahp-6.1-f", "ahp-19.3-a"))
     vector(
         "Registration refused at load: an HTTP backend with a literal token next to tokenEnv (18.3, R7)",
         ["AHP-REG-001", "AHP-SEC-001"], ["ahp-6.1-f", "ahp-18.3-a"], ["18.3", "19.5"],
@@ -981,6 +993,138 @@ def registration_vectors():
     )
 
 
+# --- 9. clause gaps: vectors for 0.1 MUST clauses no earlier vector checked -------------------
+
+
+def clause_gap_vectors():
+    # Every event the harness emits carries the 9.1 members and a session
+    # with an id; tool events carry the 9.3 tool members. The engine
+    # schema-checks hooks/intercept requests; these predicates check what
+    # arrives as hooks/observe (which events arrive is the claim's business,
+    # 6.3: nothing is required to arrive).
+    common = lambda b: [
+        {"backend": b, "method": "hooks/observe", "ptr": "/params/event/id", "type": "string"},
+        {"backend": b, "method": "hooks/observe", "ptr": "/params/event/source", "type": "string"},
+        {"backend": b, "method": "hooks/observe", "ptr": "/params/event/type", "type": "string"},
+        {"backend": b, "method": "hooks/observe", "ptr": "/params/event/time", "type": "string"},
+        {"backend": b, "method": "hooks/observe", "ptr": "/params/event/session", "type": "object"},
+        {"backend": b, "method": "hooks/observe", "ptr": "/params/event/session/id", "type": "string"},
+    ]
+    vector(
+        "Every event carries id, source, type, time and a session with an id; tool events carry callId, name and kind as given (intercepts schema-checked, observations by pointer)",
+        ["AHP-TB-001"],
+        ["ahp-9.1-a", "ahp-9.1-b", "ahp-9.1-c", "ahp-9.1-d", "ahp-9.1-e", "ahp-9.2-a",
+         "ahp-9.3-a", "ahp-9.3-b", "ahp-9.3-c", "ahp-9.3-f", "ahp-10.2-a", "ahp-7.4-a"],
+        ["9.1", "9.2", "9.3", "10.2"],
+        reg(hook("A", icpt("fail-closed")), hook("O", obs(["tool.before", "tool.after"])), hook("S", obs(["session.start", "session.end"]))),
+        {"A": stdio({}), "O": stdio({}), "S": stdio({})},
+        [session("session.start"), call("executed", calls=["A"], call_id="ctk-call-shape-1"), session("session.end")],
+        "stdio", lifecycle="persistent", profiles=LO,
+        expect={"request_assert": common("O") + common("S") + [
+            {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/callId", "eq": "ctk-call-shape-1", "required": True},
+            {"backend": "O", "method": "hooks/observe", "ptr": "/params/event/tool/callId", "eq": "ctk-call-shape-1"},
+            {"backend": "O", "method": "hooks/observe", "ptr": "/params/event/tool/name", "eq": TOOL["name"]},
+            {"backend": "O", "method": "hooks/observe", "ptr": "/params/event/tool/kind", "eq": TOOL["kind"]},
+        ]},
+        notes="A non-empty string and the RFC 3339 and URI formats are checked on hooks/intercept (schema); on hooks/observe the pointers check presence and JSON type.",
+    )
+    # Retries (15, D-18: a retry is a further hooks/intercept with the same
+    # event id to the same backend). The engine fails a retry whose content
+    # (JSON-RPC id, event, session, call id included) differs, and the call
+    # id is pinned on every request. A harness need not retry.
+    vector(
+        "HTTP: A drops the first request's connection; every retry the harness makes reuses the JSON-RPC id, event id, session id, call id and content, and the tool runs (fail-open)",
+        ["AHP-CORE-004"], ["ahp-15-b", "ahp-8.1-b", "ahp-6.2-g"], ["15", "8.1", "6.2"],
+        reg(hook("A", icpt("fail-open"))),
+        {"A": http(script([{"do": "close"}], NO_EFFECT))},
+        [call("executed", calls=["A"], call_id="ctk-call-retry-1")], "http",
+        expect={"request_assert": [
+            {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/callId", "eq": "ctk-call-retry-1", "required": True},
+            {"backend": "A", "method": "hooks/intercept", "ptr": "/id", "eq_ptr": "/params/event/id"},
+        ]},
+        notes="A harness that does not retry passes: fail-open runs the tool. A second request to A (a retry) gets no effect.",
+    )
+    # No retry after a valid decision (15): a second request to A in the
+    # same call would get the opposite decision.
+    for binding in BOTH:
+        for first, then, outcome, denial, what in (
+                (NO_EFFECT, DENY, "executed", None, "an empty-effect response"),
+                (DENY, NO_EFFECT, "denied", "explicit", "an explicit denial")):
+            vector(
+                "No retry after %s (%s): a second request to A would get the opposite decision; the first decides" % (what, binding),
+                ["AHP-CORE-004"], ["ahp-15-g"], ["15"],
+                reg(hook("A", icpt("fail-closed"))),
+                {"A": backend(binding, script(first, then))},
+                [call(outcome, denial=denial, calls=["A"])], binding,
+                lifecycle="persistent" if binding == "stdio" else "any",
+            )
+    # tool.before is created once name and input are final and before any
+    # side effect (10.1): the request carries exactly the name and input the
+    # tool runs with, and a deny leaves the tool unrun.
+    final = {"name": "write_report", "kind": "file_write", "input": {"path": "out/report.txt", "content": "ctk \u00e9 \u2603", "mode": 420}}
+    vector(
+        "tool.before carries the final tool name and input exactly as given, and comes before execution: A's deny leaves the tool unrun",
+        ["AHP-TB-001", "AHP-DEC-002"], ["ahp-10.1-a", "ahp-22-b", "ahp-22-c", "ahp-22-g"], ["10.1", "22"],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio({"intercept": [DENY]})},
+        [call("denied", denial="explicit", calls=["A"], tool=final)], "stdio", lifecycle="persistent",
+        expect={"request_assert": [
+            {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/name", "eq": final["name"], "required": True},
+            {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/input", "eq": final["input"], "required": True},
+            {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/kind", "eq": final["kind"], "required": True},
+        ]},
+    )
+    # Backend responses are untrusted even from an authenticated backend
+    # (20.2): an allow from a bearer-authenticated backend grants nothing.
+    for policy, outcome, denial in (("fail-open", "prompted", None), ("fail-closed", "denied", "synthetic")):
+        vector(
+            "HTTP, bearer-authenticated backend, %s: its allow effect is invalid and grants nothing; with the host set to prompt the call %s" % (
+                policy, "still ends in the host's prompt" if outcome == "prompted" else "is denied synthetically"),
+            ["AHP-SEC-001", "AHP-CAP-001"], ["ahp-20.2-a", "ahp-12.3-a"], ["20.2", "12.3", "14.2"],
+            reg(hook("A", icpt(policy), auth="CTK_AHP_BEARER")),
+            {"A": http(script([reply(result([{"type": "allow"}]))]), bearer=True)},
+            [call(outcome, denial=denial, calls=["A"], perm="prompt")], "http",
+            load_env={"CTK_AHP_BEARER": "{{canary}}"},
+        )
+    # An unnamespaced extension key makes a response invalid (9.5).
+    for policy in ("fail-open", "fail-closed"):
+        if policy == "fail-open":
+            res = result([deny_effect(ext={"note": "unnamespaced"})])
+            trig = call("executed", calls=["A", "B"])
+            verb = "a deny whose effect extensions use the key \"note\" is invalid: B is asked and the tool runs"
+        else:
+            res = result([], extensions={"note": "unnamespaced"})
+            trig = call("denied", denial="synthetic", calls=["A"])
+            verb = "a no-effect result whose extensions use the key \"note\" is invalid: the tool does not run"
+        vector(
+            "Extension keys without a namespace are invalid (stdio, %s): %s" % (policy, verb),
+            ["AHP-EXT-001", "AHP-FAIL-001"], ["ahp-9.5-a", "ahp-14.2-a"], ["9.5", "14.1", "14.2"],
+            reg(hook("A", icpt(policy)), hook("B", icpt("fail-closed"))),
+            {"A": stdio(script([reply(res)])), "B": stdio({})},
+            [trig], "stdio", lifecycle="persistent", failure_class="extension_key_not_reverse_dns", failure_policy=policy,
+        )
+    # Registration shape (19.1 to 19.3).
+    good = icpt("fail-closed")
+    r = reg(hook("A", good))
+    del r["hooks"][0]["transport"]
+    refused("a backend without a transport (19.2)", r, covers=("ahp-6.1-f", "ahp-19.2-b"), names=())
+    r = reg(hook("A", good))
+    r["hooks"][0]["transport"] = {"type": "websocket", "url": "ws://127.0.0.1:9/hook"}
+    refused('a transport of type "websocket", which 0.1 does not define (19.2)', r, covers=("ahp-6.1-f", "ahp-19.2-b"), names=())
+    r = reg(hook("A", good))
+    del r["hooks"][0]["subscriptions"]
+    refused("a backend without a subscriptions member (19.2)", r, covers=("ahp-6.1-f", "ahp-19.2-c"))
+    r = reg(hook("A", good, obs([])))
+    refused("an observe subscription with an empty events array (19.3)", r, covers=("ahp-6.1-f", "ahp-19.3-a"))
+    r = reg(hook("A", good, obs(["tool.*"])))
+    refused('an observe subscription naming the pattern "tool.*" (0.1 has no pattern language, 19.3)', r, covers=("ahp-6.1-f", "ahp-19.3-a"))
+    nomode = dict(obs(["tool.after"]))
+    del nomode["mode"]
+    refused("a subscription without mode (19.3)", reg(hook("A", good, nomode)), covers=("ahp-6.1-f", "ahp-19.3-b"))
+    r = {"protocolVersion": "0.1"}
+    refused("a document without hooks (19.1)", r, covers=("ahp-6.1-f", "ahp-19.1-a"), names=())
+
+
 def main():
     failure_vectors()
     per_event_failure_vectors()
@@ -994,6 +1138,7 @@ def main():
     registration_vectors()
     # New vectors go last, so that earlier ids stay stable.
     banner_vectors()
+    clause_gap_vectors()
     check = "--check" in sys.argv[1:]
     os.makedirs(OUT, exist_ok=True)
     want = {v["id"] + ".json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
