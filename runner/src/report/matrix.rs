@@ -81,6 +81,7 @@ pub type Problems = Vec<String>;
 /// A report's suite label: the released embedded set or the folder's name.
 fn suite(report: &Report) -> String {
     match report.vector_set.source.strip_prefix("embedded:") {
+        Some(spec) if spec.ends_with("draft") => format!("draft suite ({spec}, never claimable)"),
         Some(spec) => format!("released suite ({spec})"),
         None => {
             let source = report.vector_set.source.trim_end_matches('/');
@@ -178,9 +179,9 @@ pub fn render(reports: &[Report], triage: &Triage) -> String {
          edit it by hand. Each cell is gating `pass / fail / skip` (and errors when there are \
          any); advisory vectors are counted on their own row. Every failure is classified below, \
          with the assertion that failed.\n\n\
-         Regenerate: `reports/interop/refresh reports/interop`, then \
-         `ctk matrix --triage reports/interop/triage.json reports/interop/*/0.1/report.json \
-         reports/interop/*/upstream/report.json > reports/interop/README.md`.\n"
+         Regenerate: run the `refresh` script beside this file with this folder as its output, \
+         then `ctk matrix --triage triage.json` over the reports it wrote, into this file \
+         (the script's header comment gives both commands).\n"
     );
     let mut suites: BTreeMap<String, Vec<&Report>> = BTreeMap::new();
     for r in reports {
