@@ -301,3 +301,215 @@ fn an_ignored_optional_member_changes_nothing_the_harness_concludes() {
         a.shutdown();
     }
 }
+
+/// ahp-22-f: the harness advertises only the effect it can enforce on the
+/// event it sends: every `hooks/intercept` (always `tool.before`) carries
+/// exactly `["deny"]`, and a deny is enforced (the tool does not run, no
+/// `tool.after` follows); notifications, which nothing can block, carry no
+/// capabilities at all.
+#[test]
+fn only_the_enforceable_deny_is_advertised() {
+    let mut a = Adapter::start();
+    let denier = a.dir.path().join("denier.log");
+    let observer = a.dir.path().join("observer.log");
+    a.load(registration(vec![
+        entry(
+            "com.example.denier",
+            stdio(&denier, "persistent", "deny", Some("no shell")),
+            vec![intercept("fail-open", 10_000)],
+        ),
+        entry(
+            "com.example.observer",
+            stdio(&observer, "persistent", "ok", None),
+            vec![observe(&["tool.before", "tool.after"])],
+        ),
+    ]));
+    for _ in 0..2 {
+        let r = a.tool("Bash");
+        assert_eq!(
+            r["outcome"], "denied",
+            "the advertised deny is enforced: {r}"
+        );
+        assert_eq!(r["synthetic"], false, "{r}");
+    }
+    wait_until("2 observer notifications", Duration::from_secs(20), || {
+        received(&observer).len() >= 2
+    });
+    let requests = received(&denier);
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    for f in &requests {
+        assert_eq!(f["params"]["event"]["type"], "tool.before", "{f}");
+        assert_eq!(
+            f["params"]["capabilities"],
+            json!({"effects": ["deny"]}),
+            "{f}"
+        );
+    }
+    let notes = received(&observer);
+    for n in &notes {
+        assert_eq!(
+            n["params"]["event"]["type"], "tool.before",
+            "no tool.after after a deny: {n}"
+        );
+        assert!(n["params"].get("capabilities").is_none(), "{n}");
+    }
+    a.shutdown();
+}
+
+/// ahp-15-f: a notification about one event is never sent again under
+/// another event id: even to an observer whose every delivery fails, each
+/// (call, event type) reaches it under one event id only (the reference
+/// harness does not retry notifications at all; README, "Retries: none").
+#[test]
+fn a_notification_is_never_resent_under_a_fresh_event_id() {
+    let mut a = Adapter::start();
+    let failing = a.dir.path().join("failing.log");
+    let steady = a.dir.path().join("steady.log");
+    a.load(registration(vec![
+        entry(
+            "com.example.failing",
+            stdio(&failing, "per_event", "exit", Some("1")),
+            vec![observe(&["tool.before", "tool.after"])],
+        ),
+        entry(
+            "com.example.steady",
+            stdio(&steady, "persistent", "ok", None),
+            vec![observe(&["tool.before", "tool.after"])],
+        ),
+    ]));
+    for _ in 0..3 {
+        assert_eq!(a.tool_with("Bash", "allow", None)["outcome"], "executed");
+    }
+    for log in [&failing, &steady] {
+        wait_until("6 notifications", Duration::from_secs(20), || {
+            received(log).len() >= 6
+        });
+    }
+    // Give a retrying harness time to send again.
+    std::thread::sleep(Duration::from_millis(1500));
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .expect("README.md");
+    let readme = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        readme.contains("Observer notifications are not retried either"),
+        "the README states the retry choice"
+    );
+    for log in [&failing, &steady] {
+        let notes = received(log);
+        let mut ids: std::collections::BTreeMap<(String, String), Vec<Value>> =
+            std::collections::BTreeMap::new();
+        for n in &notes {
+            let event = &n["params"]["event"];
+            ids.entry((
+                event["tool"]["callId"]
+                    .as_str()
+                    .expect("a callId")
+                    .to_owned(),
+                event["type"].as_str().expect("a type").to_owned(),
+            ))
+            .or_default()
+            .push(event["id"].clone());
+        }
+        assert_eq!(ids.len(), 6, "3 calls x 2 types: {notes:?}");
+        for (key, event_ids) in &ids {
+            assert!(
+                event_ids.iter().all(|id| id == &event_ids[0]),
+                "{key:?} was sent under several event ids: {event_ids:?}"
+            );
+        }
+    }
+    a.shutdown();
+}
+
+/// A self-signed certificate for `localhost` and 127.0.0.1 (valid in every
+/// respect but its issuer, which no platform trusts), made with the
+/// `openssl` command line; (certificate, key) paths.
+fn self_signed(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let cert = dir.join("cert.pem");
+    let key = dir.join("key.pem");
+    let out = std::process::Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        ])
+        .args(["-subj", "/CN=localhost"])
+        .args(["-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl runs (it is needed to make a test certificate)");
+    assert!(
+        out.status.success(),
+        "openssl req: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (cert, key)
+}
+
+/// ahp-18.2-c: the harness validates an HTTPS backend's certificate
+/// against the platform trust store: a TLS server whose certificate names
+/// the right host but has an untrusted issuer gets the handshake aborted
+/// with a certificate alert (bad_certificate, certificate_unknown or
+/// unknown_ca), no request is sent, and the fail-closed
+/// interceptor becomes a synthetic denial.
+#[test]
+fn an_untrusted_server_certificate_is_refused() {
+    let mut a = Adapter::start();
+    let (cert, key) = self_signed(a.dir.path());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let server_log = a.dir.path().join("s_server.log");
+    let log_file = std::fs::File::create(&server_log).expect("log file");
+    // Line-buffered, so the log is complete when read.
+    let mut server = std::process::Command::new("stdbuf")
+        .args(["-oL", "-eL", "openssl", "s_server"])
+        .args(["-accept", &format!("127.0.0.1:{port}")])
+        .arg("-cert")
+        .arg(&cert)
+        .arg("-key")
+        .arg(&key)
+        .arg("-www")
+        .stdin(std::process::Stdio::null())
+        .stdout(log_file.try_clone().expect("log file"))
+        .stderr(log_file)
+        .spawn()
+        .expect("openssl s_server starts");
+    wait_until("the TLS server listening", Duration::from_secs(20), || {
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    let url = format!("https://127.0.0.1:{port}/hook");
+    a.load(registration(vec![entry(
+        "com.example.tls",
+        json!({"type": "http", "url": url}),
+        vec![intercept("fail-closed", 10_000)],
+    )]));
+    let r = a.tool("Bash");
+    wait_until("the audit line", Duration::from_secs(20), || {
+        a.stderr().contains("interceptor com.example.tls failed")
+    });
+    let stderr = a.stderr();
+    // SIGTERM, so the server flushes what it logged; read the log before
+    // the adapter's shutdown removes its folder.
+    let _ = std::process::Command::new("kill")
+        .arg(server.id().to_string())
+        .status();
+    let _ = server.wait();
+    let served = std::fs::read_to_string(&server_log).unwrap_or_default();
+    a.shutdown();
+    assert_eq!(r["outcome"], "denied", "{r}; harness stderr:\n{stderr}");
+    assert_eq!(r["synthetic"], true, "{r}; TLS server:\n{served}");
+    assert!(
+        ["SSL alert number 42", "SSL alert number 46", "SSL alert number 48"]
+            .iter()
+            .any(|alert| served.contains(alert)),
+        "the harness aborted the handshake for the untrusted issuer; TLS server:\n{served}\nharness stderr:\n{stderr}"
+    );
+    assert!(
+        !served.contains("POST"),
+        "no request was sent; TLS server:\n{served}"
+    );
+}
