@@ -54,7 +54,9 @@ pub mod model;
 pub mod server;
 pub mod wire;
 
-pub use client::{kill_all_hosts, StdioHarness, StdioHarnessBuilder, StdioHarnessConfig};
+pub use client::{
+    kill_all_hosts, StdioHarness, StdioHarnessBuilder, StdioHarnessConfig, WireEvent, WireTap,
+};
 pub use errors::{HarnessError, HarnessErrorKind, Phase};
 pub use harness::{BoxFuture, Callbacks, Harness, InterceptorReply, RedactorReply, ResolverReply};
 pub use model::host::HostInfo;

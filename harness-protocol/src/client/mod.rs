@@ -38,6 +38,7 @@
 
 mod process;
 mod supervise;
+mod tap;
 mod tree;
 
 use std::ffi::OsString;
@@ -50,6 +51,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 pub use process::kill_all_hosts;
+pub use tap::{WireEvent, WireTap};
 pub use tree::become_subreaper;
 
 use self::process::HostProcess;
@@ -93,6 +95,8 @@ pub struct StdioHarnessConfig {
     pub stderr_bytes: usize,
     /// How long to wait for an exit or for stderr to drain. Default 1 s.
     pub exit_grace: Duration,
+    /// Sees every line on the wire (`ctk run --transcript`). Default none.
+    pub tap: Option<Arc<dyn WireTap>>,
 }
 
 /// `limit` from now; a limit the clock cannot represent (`--vector-timeout-ms`
@@ -119,6 +123,7 @@ impl StdioHarnessConfig {
             stderr_lines: 50,
             stderr_bytes: 64 * 1024,
             exit_grace: Duration::from_secs(1),
+            tap: None,
         }
     }
 }
@@ -210,6 +215,13 @@ impl StdioHarnessBuilder {
     #[must_use]
     pub fn exit_grace(mut self, grace: Duration) -> Self {
         self.config.exit_grace = grace;
+        self
+    }
+
+    /// See [`StdioHarnessConfig::tap`].
+    #[must_use]
+    pub fn tap(mut self, tap: Arc<dyn WireTap>) -> Self {
+        self.config.tap = Some(tap);
         self
     }
 

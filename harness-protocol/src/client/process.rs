@@ -16,6 +16,7 @@ use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::tap::{WireEvent, WireTap};
 use super::tree::{self, Tagged};
 use super::StdioHarnessConfig;
 use crate::wire::codec::{CodecError, LineReader};
@@ -264,6 +265,10 @@ impl HostProcess {
         tree::become_subreaper_once();
         let mut child = cmd.spawn()?;
         let pgid = child.id().and_then(|pid| i32::try_from(pid).ok());
+        let tap = config.tap.clone();
+        if let Some(tap) = &tap {
+            tap.record(WireEvent::Started { pid: child.id() });
+        }
         if let Some(pgid) = pgid {
             live_groups().insert(pgid);
         }
@@ -277,6 +282,7 @@ impl HostProcess {
         let permits = Arc::new(Semaphore::new(budget as usize));
         let (tx, incoming) = mpsc::unbounded_channel();
         let limit = config.max_line_bytes;
+        let reader_tap = tap.clone();
         let reader_task = tokio::spawn(async move {
             let mut reader = LineReader::new(stdout, limit);
             loop {
@@ -285,6 +291,13 @@ impl HostProcess {
                     Ok(None) => Incoming::Eof,
                     Err(e) => Incoming::Failed(e),
                 };
+                if let Some(tap) = &reader_tap {
+                    match &event {
+                        Incoming::Line(line) => tap.record(WireEvent::FromHost(line)),
+                        Incoming::Failed(e) => tap.record(WireEvent::Unreadable(&e.to_string())),
+                        Incoming::Eof => {}
+                    }
+                }
                 let last = !matches!(event, Incoming::Line(_));
                 let cost = line_cost(&event, budget);
                 let Ok(permit) = Arc::clone(&permits).acquire_many_owned(cost).await else {
@@ -299,7 +312,13 @@ impl HostProcess {
         let writer = Arc::new(WriterState::default());
         let (outgoing, queue) = mpsc::unbounded_channel();
         let (failed_tx, write_failed) = oneshot::channel();
-        let writer_task = tokio::spawn(write_stdin(stdin, queue, Arc::clone(&writer), failed_tx));
+        let writer_task = tokio::spawn(write_stdin(
+            stdin,
+            queue,
+            Arc::clone(&writer),
+            failed_tx,
+            tap,
+        ));
 
         let ring = Arc::new(StderrRing::new(config.stderr_lines, config.stderr_bytes));
         let keep = config.stderr_bytes.clamp(1, 8 * 1024);
@@ -528,12 +547,16 @@ async fn write_stdin(
     mut queue: mpsc::UnboundedReceiver<Outgoing>,
     state: Arc<WriterState>,
     failed: oneshot::Sender<std::io::Error>,
+    tap: Option<Arc<dyn WireTap>>,
 ) {
     while let Some(out) = queue.recv().await {
         if let Some(call) = out.answer_of {
             if state.call.load(Ordering::SeqCst) != call {
                 continue; // its run is over: the callback is abandoned
             }
+        }
+        if let Some(tap) = &tap {
+            tap.record(WireEvent::ToHost(&out.line));
         }
         let mut buf = out.line.into_bytes();
         buf.push(b'\n');
