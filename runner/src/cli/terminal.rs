@@ -131,6 +131,8 @@ impl<'a> Terminal<'a> {
                     Status::Fail => 1,
                     Status::Skip => 2,
                     Status::Error => 3,
+                    // The engine never yields it; counted with the failures.
+                    Status::ExpectedFail => 1,
                 };
                 self.counts[slot] += 1;
                 let shown =

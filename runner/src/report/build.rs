@@ -101,6 +101,7 @@ pub fn build(ctx: RunContext, vectors: &[VectorMeta], outcomes: &[VectorOutcome]
             status: o.status,
             reason: o.reason.clone(),
             failures: o.failures.clone(),
+            baseline: None,
         });
     }
     let mut report = Report {
@@ -133,6 +134,8 @@ pub fn build(ctx: RunContext, vectors: &[VectorMeta], outcomes: &[VectorOutcome]
         complete: !ctx.filtered
             && outcomes.len() == vectors.len()
             && !outcomes.iter().any(|o| crate::engine::never_ran(&o.reason)),
+        baseline: None,
+        partition: None,
         vectors: entries,
         parts: parts
             .into_iter()
@@ -154,6 +157,36 @@ pub fn build(ctx: RunContext, vectors: &[VectorMeta], outcomes: &[VectorOutcome]
     };
     seal(&mut report);
     report
+}
+
+/// Recompute `parts`, `totals` and `advisory_totals` from the report's
+/// entries, exactly as [`build`] counts them: for a step that changes
+/// statuses after the build (a baseline) or gathers entries from several
+/// reports (a merge). Call [`seal`] afterwards.
+pub fn recount(report: &mut Report) {
+    let mut parts: BTreeMap<String, (Totals, Totals)> = BTreeMap::new();
+    let mut totals = Totals::default();
+    let mut advisory_totals = Totals::default();
+    for v in &report.vectors {
+        let part = parts.entry(v.part.clone()).or_default();
+        if v.advisory.is_some() {
+            part.1.add(v.status);
+            advisory_totals.add(v.status);
+        } else {
+            part.0.add(v.status);
+            totals.add(v.status);
+        }
+    }
+    report.parts = parts
+        .into_iter()
+        .map(|(part, (totals, advisory))| PartTotals {
+            part,
+            totals,
+            advisory,
+        })
+        .collect();
+    report.totals = totals;
+    report.advisory_totals = advisory_totals;
 }
 
 /// Fill `results_digest` and `digest`.

@@ -31,6 +31,7 @@ impl Style {
             Status::Fail => ("1;31", "FAIL "),
             Status::Skip => ("33", "SKIP "),
             Status::Error => ("1;35", "ERROR"),
+            Status::ExpectedFail => ("36", "XFAIL"),
         };
         self.paint(code, text)
     }

@@ -4,7 +4,8 @@
 //! `skipped`, `time` and `timestamp` (the run's start, `timing.started_at`),
 //! and one `<testcase>` per vector named `<id>: <title>`. Assertion failures
 //! are `<failure>` (the expectations and diffs as its text), host or harness errors
-//! `<error>`, skips `<skipped>` with the reason.
+//! `<error>`, skips `<skipped>` with the reason, expected failures (a
+//! `--baseline` entry) `<skipped>` too, with the entry in the message.
 //!
 //! Advisory vectors sit in suites of their own, `advisory: <part>`, after
 //! the gating ones, with the suite property `advisory` = `true` and each
@@ -147,6 +148,27 @@ fn write_case<W: io::Write>(
                 Ok(())
             })?;
         }
+        Status::ExpectedFail => {
+            // As pytest writes an xfail: skipped, so CI tools do not count
+            // it as a failure, with the baseline entry in the message.
+            let why = v
+                .baseline
+                .as_ref()
+                .map(|b| {
+                    format!(
+                        "expected failure (baseline: {}; owner {}; expires {}): ",
+                        b.reason, b.owner, b.expires
+                    )
+                })
+                .unwrap_or_else(|| "expected failure: ".to_owned());
+            let message = xml_text(&format!("{why}{}", v.reason));
+            case.write_inner_content(|w| {
+                w.create_element("skipped")
+                    .with_attribute(("message", message.as_str()))
+                    .write_empty()?;
+                Ok(())
+            })?;
+        }
         Status::Skip => {
             case.write_inner_content(|w| {
                 w.create_element("skipped")
@@ -169,6 +191,7 @@ fn write_xml<W: io::Write>(w: &mut Writer<W>, report: &Report) -> io::Result<()>
         all.fail += t.fail;
         all.skip += t.skip;
         all.error += t.error;
+        all.expected_fail += t.expected_fail;
     }
     let timestamp = xml_text(&report.timing.started_at);
     let title = xml_text(&format!(
@@ -182,7 +205,10 @@ fn write_xml<W: io::Write>(w: &mut Writer<W>, report: &Report) -> io::Result<()>
             ("tests", all.count().to_string().as_str()),
             ("failures", all.fail.to_string().as_str()),
             ("errors", all.error.to_string().as_str()),
-            ("skipped", all.skip.to_string().as_str()),
+            (
+                "skipped",
+                (all.skip + all.expected_fail).to_string().as_str(),
+            ),
             ("time", seconds(report.timing.total_ms).as_str()),
             ("timestamp", timestamp.as_str()),
         ])
@@ -197,7 +223,7 @@ fn write_xml<W: io::Write>(w: &mut Writer<W>, report: &Report) -> io::Result<()>
                         ("tests", t.count().to_string().as_str()),
                         ("failures", t.fail.to_string().as_str()),
                         ("errors", t.error.to_string().as_str()),
-                        ("skipped", t.skip.to_string().as_str()),
+                        ("skipped", (t.skip + t.expected_fail).to_string().as_str()),
                         ("time", seconds(ms).as_str()),
                         ("timestamp", timestamp.as_str()),
                         ("hostname", "localhost"),

@@ -83,6 +83,71 @@ pub struct VectorEntry {
     pub reason: String,
     /// Failed expectations.
     pub failures: Vec<AssertionFailure>,
+    /// The `--baseline` entry that names this vector, when it made a
+    /// failure [`Status::ExpectedFail`]; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineNote>,
+}
+
+/// A baseline entry as a report carries it beside the failure it excuses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaselineNote {
+    /// Why the vector is expected to fail.
+    pub reason: String,
+    /// Who is to fix it.
+    pub owner: String,
+    /// Last day the entry holds (RFC 3339 full-date).
+    pub expires: String,
+}
+
+/// The `--baseline` a run applied ([`crate::report::baseline`]). A report
+/// carrying one is never claimable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaselineInfo {
+    /// The file, as given.
+    pub source: String,
+    /// `sha256:` digest of the file's RFC 8785 form.
+    pub sha256: String,
+    /// How many entries the file holds.
+    pub entries: usize,
+    /// The day expiry was judged against (RFC 3339 full-date).
+    pub today: String,
+    /// Entries whose vector ran and did not fail (or is not in the set):
+    /// each fails the run, so a baseline cannot rot. Sorted by id.
+    pub stale: Vec<BaselineProblem>,
+    /// Entries past their expiry date: each fails the run, and its vector's
+    /// failure stays a plain `fail`. Sorted by id.
+    pub expired: Vec<BaselineProblem>,
+}
+
+impl BaselineInfo {
+    /// Whether a stale or expired entry fails the run.
+    pub fn fails_run(&self) -> bool {
+        !self.stale.is_empty() || !self.expired.is_empty()
+    }
+}
+
+/// One stale or expired baseline entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaselineProblem {
+    /// The vector id the entry names.
+    pub id: String,
+    /// What is wrong with it, for a person.
+    pub detail: String,
+}
+
+/// The shards a `--partition` run (or an incomplete `ctk merge`) covers;
+/// such a report holds only part of the set and is never claimable.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartitionInfo {
+    /// `hash` or `count` ([`crate::report::merge::Scheme`]).
+    pub scheme: String,
+    /// The 1-based shard numbers covered, ascending.
+    pub shards: Vec<usize>,
+    /// How many shards the set was cut into.
+    pub of: usize,
+    /// The whole selection the shards were cut from, before partitioning.
+    pub set: VectorSet,
 }
 
 /// Counts per status.
@@ -96,17 +161,26 @@ pub struct Totals {
     pub skip: usize,
     /// Errored.
     pub error: usize,
+    /// Failed, but named by a `--baseline` entry ([`Status::ExpectedFail`]);
+    /// absent from report.json when zero, so reports of runs without a
+    /// baseline keep their digests.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub expected_fail: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Totals {
     /// Every counted vector.
     pub fn count(&self) -> usize {
-        self.pass + self.fail + self.skip + self.error
+        self.pass + self.fail + self.skip + self.error + self.expected_fail
     }
 
     /// Vectors that applied (everything but skips).
     pub fn applicable(&self) -> usize {
-        self.pass + self.fail + self.error
+        self.pass + self.fail + self.error + self.expected_fail
     }
 
     /// Count one status.
@@ -116,6 +190,7 @@ impl Totals {
             Status::Fail => self.fail += 1,
             Status::Skip => self.skip += 1,
             Status::Error => self.error += 1,
+            Status::ExpectedFail => self.expected_fail += 1,
         }
     }
 }
@@ -174,6 +249,13 @@ pub struct Report {
     pub advisory_totals: Totals,
     /// Whether the whole vector set ran (not filtered) and every vector has a result.
     pub complete: bool,
+    /// The baseline the run applied, if any (absent from report.json otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineInfo>,
+    /// The shards this report holds, when it is not the whole selection
+    /// (absent from report.json otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<PartitionInfo>,
     /// Durations.
     pub timing: Timing,
     /// Digest over everything except `timing`, `results_digest` and `digest`.
