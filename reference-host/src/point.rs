@@ -99,12 +99,6 @@ impl Point {
             Point::AgentShutdown => &[("summary", Some(&["reason"]))],
         }
     }
-
-    /// Whether this point belongs to the tool seam, where the host-error
-    /// posture applies (§6.2).
-    pub fn is_tool_seam(self) -> bool {
-        matches!(self, Point::PreToolCall | Point::PostToolCall)
-    }
 }
 
 impl fmt::Display for Point {
