@@ -84,6 +84,23 @@ pub enum Command {
         #[arg(long)]
         check: Option<PathBuf>,
     },
+    /// Merge the reports of `ctk run --partition` shards into the report of
+    /// the whole run (report.json on stdout, or the reports in --report-dir).
+    #[command(after_help = MERGE_HELP)]
+    Merge {
+        /// The shards' report.json files.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// Write report.json, report.md and junit.xml here instead.
+        #[arg(long)]
+        report_dir: Option<PathBuf>,
+    },
+    /// Expected-failure baselines for `ctk run --baseline`.
+    Baseline {
+        /// What to do.
+        #[command(subcommand)]
+        command: BaselineCommand,
+    },
     /// Recompute every digest of a report.
     #[command(after_help = exit_code::VERIFY_HELP)]
     Verify {
@@ -93,6 +110,34 @@ pub enum Command {
         /// set, when the report was run from it).
         #[arg(long)]
         vectors: Option<PathBuf>,
+    },
+}
+
+/// Exit codes of `ctk merge`.
+pub const MERGE_HELP: &str = "Exit codes:\n  0  merged, and the merged run passes (as ctk run's exit code would say)\n  1  merged, and a gating vector failed or a baseline entry is stale or expired\n  2  a report cannot be read, does not verify, or the shards are not of one run (mismatched or overlapping)\n  3  merged, and a vector ended in a host or harness error";
+
+/// Exit codes of `ctk baseline update`.
+pub const BASELINE_HELP: &str = "Exit codes:\n  0  the baseline was written\n  2  the report cannot be read, or new failures need --owner and --expires";
+
+/// `ctk baseline`.
+#[derive(Debug, Clone, Subcommand)]
+pub enum BaselineCommand {
+    /// Write a baseline of a report's current gating failures (entries that
+    /// already excused a failure are kept as they were).
+    #[command(after_help = BASELINE_HELP)]
+    Update {
+        /// The report.json whose failures to write.
+        #[arg(long)]
+        report: PathBuf,
+        /// Owner of the new entries.
+        #[arg(long)]
+        owner: Option<String>,
+        /// Expiry date of the new entries (YYYY-MM-DD, the last day they hold).
+        #[arg(long)]
+        expires: Option<String>,
+        /// Write here instead of stdout.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
     },
 }
 
@@ -308,6 +353,16 @@ pub struct RunArgs {
     /// Run every vector whatever fails (the default).
     #[arg(long, overrides_with = "fail_fast")]
     pub no_fail_fast: bool,
+    /// Expected-failure baseline (`schemas/baseline.schema.json`): a failure
+    /// it names is `expected-fail` and does not fail the run, but the report
+    /// is never claimable; a stale or expired entry fails the run.
+    #[arg(long)]
+    pub baseline: Option<PathBuf>,
+    /// Run one shard of the selection: `hash:K/N` (by a stable hash of the
+    /// vector id) or `count:K/N` (round robin), K from 1; `ctk merge` joins
+    /// the shards' reports.
+    #[arg(long, value_name = "SCHEME:K/N")]
+    pub partition: Option<String>,
     /// Colour the terminal output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,

@@ -23,6 +23,12 @@ pub enum CliError {
     /// Bad report.
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// Bad `--baseline` file, or `ctk baseline update` lacks what it needs.
+    #[error(transparent)]
+    Baseline(#[from] crate::report::baseline::BaselineError),
+    /// Shard reports that cannot be merged.
+    #[error(transparent)]
+    Merge(#[from] crate::report::merge::MergeError),
     /// The host could not be started or queried.
     #[error("host error: {0}")]
     Harness(String),
@@ -62,6 +68,24 @@ pub fn main(cli: args::Cli) -> u8 {
             triage,
             check,
         } => matrix::command(&reports, &triage, check.as_deref()),
+        args::Command::Merge {
+            reports,
+            report_dir,
+        } => crate::cli::merge::command(&reports, report_dir.as_deref()),
+        args::Command::Baseline {
+            command:
+                args::BaselineCommand::Update {
+                    report,
+                    owner,
+                    expires,
+                    output,
+                },
+        } => crate::cli::baseline::update(
+            &report,
+            owner.as_deref(),
+            expires.as_deref(),
+            output.as_deref(),
+        ),
         args::Command::Verify { report, vectors } => verify::command(&report, vectors.as_deref()),
     };
     match result {

@@ -1,12 +1,14 @@
 //! The command line: parse, plan, dispatch; the only place that prints.
 
 pub mod args;
+pub mod baseline;
 pub mod claim;
 pub mod coverage;
 mod dispatch;
 pub mod host;
 pub mod list;
 pub mod matrix;
+pub mod merge;
 pub mod plan;
 pub mod run;
 pub mod run_ahp;

@@ -1,5 +1,6 @@
 //! `ctk run`.
 
+use std::collections::BTreeSet;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,7 +20,8 @@ use crate::exit_code;
 use crate::outcome::{Status, VectorOutcome};
 use crate::report::build::{self, RunContext};
 use crate::report::human::{self, Style};
-use crate::report::model::{HostIdentity, Report};
+use crate::report::model::{HostIdentity, PartitionInfo, Report, VectorSet};
+use crate::report::{baseline, merge};
 use crate::report::{events, json, junit, markdown};
 use crate::set::VectorMeta;
 use crate::vector::load::LoadedVector;
@@ -141,7 +143,8 @@ where
 /// The exit code a report earns: gating vectors only (advisory ones, in
 /// [`Report::advisory_totals`], never change it). Vectors that never ran (an
 /// interrupted or `--fail-fast` run) never make a run green: alone they are a
-/// harness error; beside a failure, the failure's code stands.
+/// harness error; beside a failure, the failure's code stands. A stale or
+/// expired `--baseline` entry fails the run like a failure.
 pub fn exit_code_for(report: &Report) -> u8 {
     let (mut fail, mut error, mut not_run) = (0, 0, 0);
     for v in report.vectors.iter().filter(|v| v.advisory.is_none()) {
@@ -154,7 +157,7 @@ pub fn exit_code_for(report: &Report) -> u8 {
     }
     if error > 0 || (not_run > 0 && fail == 0) {
         exit_code::HARNESS
-    } else if fail > 0 {
+    } else if fail > 0 || report.baseline.as_ref().is_some_and(|b| b.fails_run()) {
         exit_code::FAILURES
     } else {
         exit_code::SUCCESS
@@ -293,6 +296,105 @@ pub(crate) fn no_tests(rule: NoTests, why: &str) -> u8 {
     }
 }
 
+/// What `--partition` and `--baseline` add to a run of either suite:
+/// settled before any vector runs (a malformed baseline or partition must
+/// not cost a long run), shown on the terminal's lines, and applied to the
+/// report by [`finish`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RunExtras {
+    /// The shard this run is, and the selection it was cut from.
+    pub(crate) partition: Option<PartitionInfo>,
+    /// Every vector id of the selection before `--partition`, when
+    /// `--part`/`--id` did not narrow it: a baseline entry naming none of
+    /// them is stale.
+    universe: Option<BTreeSet<String>>,
+    /// The baseline.
+    baseline: Option<baseline::Baseline>,
+    /// Ids an in-date baseline entry names: their failures show as XFAIL.
+    expected: BTreeSet<String>,
+}
+
+impl RunExtras {
+    /// Load `--baseline` and cut `--partition`'s shard out of `selection`
+    /// (in selection order; `meta` is the core's view of an item).
+    pub(crate) fn settle<T>(
+        args: &RunArgs,
+        selection: Vec<T>,
+        meta: impl Fn(&T) -> VectorMeta,
+        source: &str,
+    ) -> Result<(Vec<T>, Self), CliError> {
+        let baseline = args.baseline.as_deref().map(baseline::load).transpose()?;
+        let partition: Option<merge::Partition> = args
+            .partition
+            .as_deref()
+            .map(str::parse)
+            .transpose()
+            .map_err(|e: merge::PartitionParseError| UsageError(e.to_string()))?;
+        let narrowed = !args.select.part.is_empty() || !args.select.id.is_empty();
+        let metas: Vec<VectorMeta> = selection.iter().map(&meta).collect();
+        let today = baseline::today();
+        let mut extras = Self {
+            partition: None,
+            universe: (!narrowed).then(|| metas.iter().map(|m| m.id.clone()).collect()),
+            expected: baseline
+                .iter()
+                .flat_map(|b| &b.entries)
+                .filter(|e| e.expires >= today)
+                .map(|e| e.id.clone())
+                .collect(),
+            baseline,
+        };
+        let Some(partition) = partition else {
+            return Ok((selection, extras));
+        };
+        extras.partition = Some(partition.info(VectorSet {
+            source: source.to_owned(),
+            count: metas.len(),
+            filtered: narrowed,
+            sha256: build::vector_set_digest(metas.iter().map(|m| m.sha256.as_str())),
+        }));
+        let kept = selection
+            .into_iter()
+            .zip(&metas)
+            .enumerate()
+            .filter(|(i, (_, m))| partition.contains(*i, &m.id))
+            .map(|(_, (item, _))| item)
+            .collect();
+        Ok((kept, extras))
+    }
+
+    /// The event as the terminal shows it: a failure an in-date baseline
+    /// entry names is an expected one (`events.jsonl` keeps the engine's).
+    pub(crate) fn shown<'a>(&self, event: &'a Event) -> std::borrow::Cow<'a, Event> {
+        match event {
+            Event::VectorFinished { index, outcome }
+                if outcome.status == Status::Fail && self.expected.contains(&outcome.id) =>
+            {
+                let mut outcome = outcome.clone();
+                outcome.status = Status::ExpectedFail;
+                std::borrow::Cow::Owned(Event::VectorFinished {
+                    index: *index,
+                    outcome,
+                })
+            }
+            _ => std::borrow::Cow::Borrowed(event),
+        }
+    }
+
+    /// The report with the shard recorded and the baseline applied.
+    pub(crate) fn apply(&self, report: &Report) -> Report {
+        let mut report = report.clone();
+        if let Some(p) = &self.partition {
+            report.partition = Some(p.clone());
+            build::seal(&mut report);
+        }
+        if let Some(b) = &self.baseline {
+            baseline::apply(&mut report, b, baseline::today(), self.universe.as_ref());
+        }
+        report
+    }
+}
+
 /// How the host appears in a report when it never said its name.
 fn host_label(choice: &host::HostChoice) -> String {
     match choice {
@@ -326,6 +428,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     }
     let vectors = plan::selected(&args.select)?;
     let source = plan::source(&args.select).to_string();
+    let (vectors, extras) = RunExtras::settle(&args, vectors, LoadedVector::meta, &source)?;
     if vectors.is_empty() {
         return Ok(no_tests(
             args.no_tests,
@@ -344,7 +447,9 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         spec: plan::spec(args.select.spec),
         vector_source: source,
         vectors: Arc::new(vectors),
-        filtered: !args.select.part.is_empty() || !args.select.id.is_empty(),
+        filtered: !args.select.part.is_empty()
+            || !args.select.id.is_empty()
+            || extras.partition.is_some(),
         declaration,
         jobs,
         vector_timeout,
@@ -397,7 +502,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     });
     let result = {
         let on_event = |event: &Event| {
-            view.on_event(event);
+            view.on_event(&extras.shown(event));
             if let Some(log) = &mut log {
                 log.record(event, &vectors);
             }
@@ -423,20 +528,23 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         }
         Err(e) => return Err(e),
     };
-    finish(&args, &report, style, "the declared surface")
+    finish(&args, &report, style, "the declared surface", &extras)
 }
 
 /// The end of every run, whatever the suite: print the summary (or the
 /// JSON report), write the report files, say where they went, and the exit
 /// code, with `--no-tests` applied when nothing applied to `subject`.
 /// Printing comes before writing, so a report directory that cannot be
-/// written never loses the results already gathered.
+/// written never loses the results already gathered. `extras` (the shard,
+/// the baseline) are applied to the report first.
 pub(crate) fn finish(
     args: &RunArgs,
     report: &Report,
     style: Style,
     subject: &str,
+    extras: &RunExtras,
 ) -> Result<u8, CliError> {
+    let report = &extras.apply(report);
     let json_text = json::render(report);
     match args.format {
         Format::Human => terminal::out(&human::summary(report, style)),

@@ -20,7 +20,7 @@ use serde_json::json;
 
 use crate::assert::AssertionFailure;
 use crate::cli::args::{Format, LifecycleArg, RoleArg, RunArgs, SpecArg};
-use crate::cli::run::{finish, no_tests, EventLog};
+use crate::cli::run::{finish, no_tests, EventLog, RunExtras};
 use crate::cli::terminal::{self, Display, Terminal};
 use crate::cli::{plan, CliError};
 use crate::errors::{ReportError, UsageError};
@@ -327,6 +327,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         }
     };
     let (loaded, source) = vectors(&args, line, role)?;
+    let (loaded, extras) = RunExtras::settle(&args, loaded, |l| l.meta.clone(), &source)?;
     if loaded.is_empty() {
         return Ok(no_tests(
             args.no_tests,
@@ -402,7 +403,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     let mut outcomes: Vec<VectorOutcome> = Vec::with_capacity(loaded.len());
     let mut stop: Option<&'static str> = None;
     let mut emit = |event: &Event| {
-        view.on_event(event);
+        view.on_event(&extras.shown(event));
         if let Some(log) = &mut log {
             log.record(event, &metas);
         }
@@ -510,12 +511,20 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         declaration: subject_doc.clone(),
         surface: subject_doc,
         vector_source: source,
-        filtered: !args.select.part.is_empty() || !args.select.id.is_empty(),
+        filtered: !args.select.part.is_empty()
+            || !args.select.id.is_empty()
+            || extras.partition.is_some(),
         started_at,
         total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     let report = build::build(ctx, &metas, &outcomes);
-    finish(&args, &report, style, &format!("this {}", role_name(role)))
+    finish(
+        &args,
+        &report,
+        style,
+        &format!("this {}", role_name(role)),
+        &extras,
+    )
 }
 
 /// `ctk ahp-backend stdio [--per-event]`: the bundled reference AHP backend

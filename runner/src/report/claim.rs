@@ -5,9 +5,12 @@
 //! advisory marking for each), whatever folder or filter the run used; a
 //! folder whose files equal the released ones byte for byte in RFC 8785 form
 //! is that suite. Advisory results never block a claim: only the gating
-//! totals are read. Every string the row takes from the host (its name and
-//! version from `initialize`, the declaration's capabilities, profiles,
-//! identity provider, posture and exposure bound) is escaped for a Markdown
+//! totals are read. A report that applied a `--baseline` is never
+//! claimable (an expected failure is a failure), nor is one shard of a
+//! `--partition` run; the complete `ctk merge` of every shard is. Every
+//! string the row takes from the host (its name and version from
+//! `initialize`, the declaration's capabilities, profiles, identity
+//! provider, posture and exposure bound) is escaped for a Markdown
 //! table cell and bounded in length.
 
 use std::collections::BTreeMap;
@@ -108,6 +111,27 @@ pub fn refusals_against(
     if report.totals.fail > 0 {
         out.push(format!("{} vector(s) failed", report.totals.fail));
     }
+    if report.totals.expected_fail > 0 {
+        out.push(format!(
+            "{} vector(s) failed (marked expected-fail by a baseline; an expected failure is still a failure)",
+            report.totals.expected_fail
+        ));
+    }
+    if let Some(b) = &report.baseline {
+        out.push(format!(
+            "the run applied the baseline {} ({}); a baselined report is never claimable: run without --baseline",
+            b.source, b.sha256
+        ));
+    }
+    if let Some(p) = &report.partition {
+        let shards: Vec<String> = p.shards.iter().map(usize::to_string).collect();
+        out.push(format!(
+            "the report holds shard(s) {} of {} ({} partition) only; a claim needs every shard, merged with ctk merge",
+            shards.join(", "),
+            p.of,
+            p.scheme
+        ));
+    }
     if report.totals.error > 0 {
         out.push(format!(
             "{} vector(s) ended in a host or harness error",
@@ -118,7 +142,9 @@ pub fn refusals_against(
         out.push("no vector passed".to_owned());
     }
     if !report.complete {
-        out.push(if report.vector_set.filtered {
+        out.push(if report.partition.is_some() {
+            "the report is incomplete: it holds only part of the set".to_owned()
+        } else if report.vector_set.filtered {
             "the run was narrowed with --part/--id; a claim needs the whole vector set".to_owned()
         } else {
             "the report is incomplete".to_owned()

@@ -71,19 +71,30 @@ pub fn skips_by_reason(report: &Report) -> Vec<(String, usize)> {
 /// Details of every failure, then the totals and the skips grouped by reason.
 pub fn summary(report: &Report, style: Style) -> String {
     let mut s = String::new();
-    for v in report.vectors.iter().filter(|v| v.status == Status::Fail) {
+    for v in report
+        .vectors
+        .iter()
+        .filter(|v| matches!(v.status, Status::Fail | Status::ExpectedFail))
+    {
         let advisory = v
             .advisory
             .as_ref()
             .map(|d| format!(" [advisory {d}: never gates]"))
             .unwrap_or_default();
+        let label = match &v.baseline {
+            Some(b) => style.paint(
+                "36",
+                &format!(
+                    "failed as expected (baseline: {}; owner {}; expires {})",
+                    b.reason, b.owner, b.expires
+                ),
+            ),
+            None => style.paint("1;31", "failed"),
+        };
         let _ = writeln!(
             s,
-            "\n--- {} ({}){advisory} {}: {}",
-            v.id,
-            v.part,
-            style.paint("1;31", "failed"),
-            v.title
+            "\n--- {} ({}){advisory} {label}: {}",
+            v.id, v.part, v.title
         );
         for f in &v.failures {
             let _ = writeln!(s, "  {}: {}", f.key, f.message);
@@ -123,6 +134,38 @@ pub fn summary(report: &Report, style: Style) -> String {
             s,
             "{advisory} advisory (they never gate and never block a claim): {} passed, {} failed, {} skipped, {} errors",
             a.pass, a.fail, a.skip, a.error
+        );
+    }
+    let expected = t.expected_fail + a.expected_fail;
+    if expected > 0 {
+        let _ = writeln!(
+            s,
+            "{expected} expected failure(s) excused by a baseline: they do not fail the run, but a baselined report is never claimable"
+        );
+    }
+    if let Some(b) = &report.baseline {
+        for (kind, problems) in [("stale", &b.stale), ("expired", &b.expired)] {
+            for p in problems {
+                let _ = writeln!(
+                    s,
+                    "{} baseline entry {}: {} ({})",
+                    style.paint("1;31", kind),
+                    p.id,
+                    p.detail,
+                    b.source
+                );
+            }
+        }
+    }
+    if let Some(p) = &report.partition {
+        let shards: Vec<String> = p.shards.iter().map(usize::to_string).collect();
+        let _ = writeln!(
+            s,
+            "shard(s) {} of {} ({} partition) of {} vectors: ctk merge the shards for the whole run",
+            shards.join(", "),
+            p.of,
+            p.scheme,
+            p.set.count
         );
     }
     let skips = skips_by_reason(report);

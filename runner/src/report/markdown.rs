@@ -51,9 +51,19 @@ pub fn render(report: &Report) -> String {
                 .as_ref()
                 .map(|d| format!(" (advisory, {d})"))
                 .unwrap_or_default();
+            let excused = v
+                .baseline
+                .as_ref()
+                .map(|b| {
+                    format!(
+                        " (baseline: {}; owner {}; expires {})",
+                        b.reason, b.owner, b.expires
+                    )
+                })
+                .unwrap_or_default();
             let _ = writeln!(
                 s,
-                "- `{}` ({}) **{}**{advisory}: {}",
+                "- `{}` ({}) **{}**{advisory}{excused}: {}",
                 v.id,
                 v.part,
                 v.status.as_str(),
@@ -61,6 +71,39 @@ pub fn render(report: &Report) -> String {
             );
         }
         s.push('\n');
+    }
+    if let Some(b) = &report.baseline {
+        let _ = writeln!(
+            s,
+            "## Baseline\n\n\
+             The run applied the baseline {} (`{}`, {} entries): {} expected failure(s). \
+             A baselined report is never claimable.\n",
+            b.source,
+            b.sha256,
+            b.entries,
+            report.totals.expected_fail + report.advisory_totals.expected_fail
+        );
+        for (kind, problems) in [("stale", &b.stale), ("expired", &b.expired)] {
+            for p in problems {
+                let _ = writeln!(s, "- `{}` **{kind}** (fails the run): {}", p.id, p.detail);
+            }
+        }
+        if b.fails_run() {
+            s.push('\n');
+        }
+    }
+    if let Some(p) = &report.partition {
+        let shards: Vec<String> = p.shards.iter().map(usize::to_string).collect();
+        let _ = writeln!(
+            s,
+            "## Partition\n\nThis report holds shard(s) {} of {} ({} partition) of {} vectors \
+             (`{}`); `ctk merge` the shards' reports for the whole run.\n",
+            shards.join(", "),
+            p.of,
+            p.scheme,
+            p.set.count,
+            p.set.sha256
+        );
     }
     let _ = writeln!(s, "## CLAIMS.md row\n");
     let refusals = claim::refusals(report, &[]);
@@ -83,23 +126,44 @@ pub fn render(report: &Report) -> String {
 /// One per-part table of counts (`counts` picks the gating or the advisory
 /// column of a part), leaving out parts with nothing to count in it.
 fn table(s: &mut String, report: &Report, counts: impl Fn(&PartTotals) -> Totals, total: Totals) {
+    // The expected-fail column only when a baseline excused something, so
+    // a report without one reads as before.
+    let expected = total.expected_fail > 0;
+    let cell = |t: Totals| {
+        if expected {
+            format!(" {} |", t.expected_fail)
+        } else {
+            String::new()
+        }
+    };
     let _ = writeln!(
         s,
-        "| part | pass | fail | skip | error |\n| --- | ---: | ---: | ---: | ---: |"
+        "| part | pass | fail | skip | error |{}\n| --- | ---: | ---: | ---: | ---: |{}",
+        if expected { " expected-fail |" } else { "" },
+        if expected { " ---: |" } else { "" }
     );
     for p in &report.parts {
         let t = counts(p);
         if t.count() > 0 {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} |",
-                p.part, t.pass, t.fail, t.skip, t.error
+                "| {} | {} | {} | {} | {} |{}",
+                p.part,
+                t.pass,
+                t.fail,
+                t.skip,
+                t.error,
+                cell(t)
             );
         }
     }
     let _ = writeln!(
         s,
-        "| **total** | {} | {} | {} | {} |\n",
-        total.pass, total.fail, total.skip, total.error
+        "| **total** | {} | {} | {} | {} |{}\n",
+        total.pass,
+        total.fail,
+        total.skip,
+        total.error,
+        cell(total)
     );
 }

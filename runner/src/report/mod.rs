@@ -1,6 +1,7 @@
 //! Reports: the model, building it from outcomes, pure renderers, and the
 //! `verify` and `claim` rules that read a report back.
 
+pub mod baseline;
 pub mod build;
 pub mod claim;
 pub mod events;
@@ -9,5 +10,6 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
+pub mod merge;
 pub mod model;
 pub mod verify;

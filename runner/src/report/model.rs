@@ -110,8 +110,6 @@ pub struct BaselineInfo {
     pub sha256: String,
     /// How many entries the file holds.
     pub entries: usize,
-    /// The day expiry was judged against (RFC 3339 full-date).
-    pub today: String,
     /// Entries whose vector ran and did not fail (or is not in the set):
     /// each fails the run, so a baseline cannot rot. Sorted by id.
     pub stale: Vec<BaselineProblem>,

@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::digest;
+use crate::outcome::Status;
 use crate::report::build::{digests, vector_set_digest};
 use crate::report::json::render_value;
+use crate::report::merge;
 use crate::report::model::{Report, Totals, REPORT_FORMAT};
 use crate::set::VectorMeta;
 
@@ -72,6 +74,7 @@ pub fn verify_parsed(
         problems.push("vector_set does not match the listed vectors".to_owned());
     }
     problems.extend(count_problems(report));
+    problems.extend(section_problems(report));
     if let Some(vectors) = vectors {
         let known: BTreeMap<&str, (&str, &str)> = vectors
             .iter()
@@ -138,6 +141,49 @@ fn count_problems(report: &Report) -> Problems {
     let listed: Vec<(&str, (Totals, Totals))> = parts.into_iter().collect();
     if stated != listed {
         problems.push("parts are not the per-part counts of the vectors listed".to_owned());
+    }
+    problems
+}
+
+/// Whether the baseline and partition sections agree with the entries: an
+/// `expected-fail` entry carries the baseline entry that excused it, in a
+/// report that applied a baseline; a `hash` shard lists only vectors of its
+/// shards. A report edited to hide a failure as expected, or to pass one
+/// shard off as another, must not verify.
+fn section_problems(report: &Report) -> Problems {
+    let mut problems = Vec::new();
+    for v in &report.vectors {
+        if v.status == Status::ExpectedFail && (v.baseline.is_none() || report.baseline.is_none()) {
+            problems.push(format!(
+                "{}: expected-fail without the baseline entry that excuses it",
+                v.id
+            ));
+        }
+        if v.status != Status::ExpectedFail && v.baseline.is_some() {
+            problems.push(format!(
+                "{}: carries a baseline entry but is {}",
+                v.id,
+                v.status.as_str()
+            ));
+        }
+    }
+    if let Some(p) = &report.partition {
+        if p.scheme == merge::Scheme::Hash.as_str() {
+            for v in &report.vectors {
+                if !p.shards.contains(&merge::hash_shard(&v.id, p.of)) {
+                    problems.push(format!(
+                        "{}: not in the report's shard(s) {:?} of hash/{}",
+                        v.id, p.shards, p.of
+                    ));
+                }
+            }
+        }
+        if p.shards.is_empty() || p.shards.iter().any(|k| *k == 0 || *k > p.of) {
+            problems.push(format!(
+                "partition shards {:?} are not between 1 and {}",
+                p.shards, p.of
+            ));
+        }
     }
     problems
 }
