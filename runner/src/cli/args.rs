@@ -83,6 +83,34 @@ pub enum Command {
         /// Compare with this published matrix instead of printing.
         #[arg(long)]
         check: Option<PathBuf>,
+        /// Also write the matrix as a self-contained HTML page to this file.
+        #[arg(long)]
+        html: Option<PathBuf>,
+    },
+    /// Render a report as one self-contained HTML page (no network, no
+    /// external assets): the per-part matrix, every failure with its diff,
+    /// every error with the host's stderr, the surface, the claim row or why
+    /// none, and the digests.
+    #[command(after_help = RENDER_HELP)]
+    Report {
+        /// The report.json to render.
+        report: PathBuf,
+        /// Render HTML (the one format so far; required so that another can follow).
+        #[arg(long, required = true)]
+        html: bool,
+        /// Write here instead of stdout.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Render a report's shields-style SVG badge: pass/applicable and the
+    /// spec line; a failing, draft or unclaimable report says so in words.
+    #[command(after_help = RENDER_HELP)]
+    Badge {
+        /// The report.json to render.
+        report: PathBuf,
+        /// Write here instead of stdout.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
     },
     /// Merge the reports of `ctk run --partition` shards into the report of
     /// the whole run (report.json on stdout, or the reports in --report-dir).
@@ -140,6 +168,9 @@ pub enum BaselineCommand {
         output: Option<PathBuf>,
     },
 }
+
+/// Exit codes of `ctk report` and `ctk badge`.
+pub const RENDER_HELP: &str = "Exit codes:\n  0  rendered (a report that does not verify is rendered too, and says so)\n  2  the report cannot be read, is not a report, or the output cannot be written";
 
 /// Exit codes of `ctk coverage`.
 pub const COVERAGE_HELP: &str = "Exit codes:\n  0  every MUST clause is covered by a vector, or marked not vector-testable with a unit test that pins it; no finding is an error\n  1  at least one error finding (printed with the matrix)\n  2  usage or input error (unreadable catalog or vectors, zero vectors)";

@@ -67,7 +67,14 @@ pub fn main(cli: args::Cli) -> u8 {
             reports,
             triage,
             check,
-        } => matrix::command(&reports, &triage, check.as_deref()),
+            html,
+        } => matrix::command(&reports, &triage, check.as_deref(), html.as_deref()),
+        args::Command::Report { report, output, .. } => {
+            crate::cli::report::command(&report, output.as_deref())
+        }
+        args::Command::Badge { report, output } => {
+            crate::cli::badge::command(&report, output.as_deref())
+        }
         args::Command::Merge {
             reports,
             report_dir,

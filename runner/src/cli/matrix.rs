@@ -8,7 +8,7 @@ use crate::cli::CliError;
 use crate::errors::UsageError;
 use crate::exit_code;
 use crate::report::matrix::{self, Triage};
-use crate::report::verify;
+use crate::report::{html, verify};
 
 /// Read and check the triage file.
 fn triage(path: &Path) -> Result<Triage, CliError> {
@@ -24,11 +24,13 @@ fn triage(path: &Path) -> Result<Triage, CliError> {
 }
 
 /// Render the matrix; with `check`, compare it with that file instead of
-/// printing it (CI's "the published matrix matches a fresh run").
+/// printing it (CI's "the published matrix matches a fresh run"); with
+/// `html`, also write it there as a page (not when the matrix is refused).
 pub fn command(
     reports: &[PathBuf],
     triage_path: &Path,
     check: Option<&Path>,
+    html: Option<&Path>,
 ) -> Result<u8, CliError> {
     let triage = triage(triage_path)?;
     let mut loaded = Vec::new();
@@ -50,6 +52,10 @@ pub fn command(
             terminal::err(&format!("error: {p}"));
         }
         return Ok(exit_code::FAILURES);
+    }
+    if let Some(path) = html {
+        std::fs::write(path, html::render_matrix(&loaded, &triage))
+            .map_err(|e| UsageError(format!("--html {}: {e}", path.display())))?;
     }
     let text = matrix::render(&loaded, &triage);
     match check {

@@ -1,6 +1,7 @@
 //! The command line: parse, plan, dispatch; the only place that prints.
 
 pub mod args;
+pub mod badge;
 pub mod baseline;
 pub mod claim;
 pub mod coverage;
@@ -10,6 +11,7 @@ pub mod list;
 pub mod matrix;
 pub mod merge;
 pub mod plan;
+pub mod report;
 pub mod run;
 pub mod run_ahp;
 pub mod terminal;

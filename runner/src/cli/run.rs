@@ -22,7 +22,7 @@ use crate::report::build::{self, RunContext};
 use crate::report::human::{self, Style};
 use crate::report::model::{HostIdentity, PartitionInfo, Report, VectorSet};
 use crate::report::{baseline, merge};
-use crate::report::{events, json, junit, markdown};
+use crate::report::{events, html, json, junit, markdown};
 use crate::set::VectorMeta;
 use crate::vector::load::LoadedVector;
 use crate::vector::model::SpecVersion;
@@ -205,8 +205,8 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
     std::fs::write(&path, text).map_err(|source| ReportError::Io { path, source })
 }
 
-/// Write report.json (`json_text`, the report's [`json::render`]), report.md and
-/// junit.xml into `dir`. Each file is written even when another fails, so
+/// Write report.json (`json_text`, the report's [`json::render`]), report.md,
+/// report.html and junit.xml into `dir`. Each file is written even when another fails, so
 /// one bad path never costs the others; the first failure is returned.
 pub fn write_reports(dir: &Path, report: &Report, json_text: &str) -> Result<(), ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
@@ -216,6 +216,7 @@ pub fn write_reports(dir: &Path, report: &Report, json_text: &str) -> Result<(),
     [
         write(dir, "report.json", json_text),
         write(dir, "report.md", &markdown::render(report)),
+        write(dir, "report.html", &html::render(report, &[])),
         junit::render(report).and_then(|xml| write(dir, "junit.xml", &xml)),
     ]
     .into_iter()
@@ -554,7 +555,7 @@ pub(crate) fn finish(
         Some(dir) => {
             write_reports(dir, report, &json_text)?;
             format!(
-                "reports written to {}: report.json, report.md, junit.xml, {EVENTS_FILE}",
+                "reports written to {}: report.json, report.md, report.html, junit.xml, {EVENTS_FILE}",
                 dir.display()
             )
         }

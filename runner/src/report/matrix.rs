@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::outcome::Status;
-use crate::report::model::{Report, Totals};
+use crate::report::model::{Report, Totals, VectorEntry};
 
 /// The `format` of a triage file.
 pub const TRIAGE_FORMAT: &str = "ctk-triage/1";
@@ -36,7 +36,8 @@ pub enum TriageClass {
 }
 
 impl TriageClass {
-    fn label(self) -> &'static str {
+    /// The class's words, as the matrix prints them.
+    pub fn label(self) -> &'static str {
         match self {
             TriageClass::ImplementationDefect => "implementation defect",
             TriageClass::Surface => "surface",
@@ -95,7 +96,8 @@ fn suite(report: &Report) -> String {
     }
 }
 
-fn cell(t: &Totals) -> String {
+/// A matrix cell's text: gating `pass / fail / skip`, and errors when any.
+pub fn cell(t: &Totals) -> String {
     let mut c = format!("{} / {} / {}", t.pass, t.fail, t.skip);
     if t.error > 0 {
         let _ = write!(c, " / {} err", t.error);
@@ -103,7 +105,8 @@ fn cell(t: &Totals) -> String {
     c
 }
 
-fn implementation(report: &Report) -> String {
+/// A column's heading: the implementation's name and version.
+pub fn implementation(report: &Report) -> String {
     format!("{} {}", report.host.name, report.host.version)
 }
 
@@ -168,6 +171,94 @@ pub fn check(reports: &[Report], triage: &Triage) -> Problems {
     problems
 }
 
+/// One table of the matrix: the reports of one vector suite, one column
+/// each, rows by part. Shared by the Markdown and the HTML rendering.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuiteTable<'a> {
+    /// The suite's label (the released set, the draft set, or a folder).
+    pub name: String,
+    /// The reports of the suite, one column each, in the order given.
+    pub columns: Vec<&'a Report>,
+    /// Per part (sorted), each column's gating counts.
+    pub rows: Vec<(&'a str, Vec<Totals>)>,
+}
+
+/// The matrix's tables, one per suite (sorted by label), columns in the
+/// order the reports were given.
+pub fn tables(reports: &[Report]) -> Vec<SuiteTable<'_>> {
+    let mut suites: BTreeMap<String, Vec<&Report>> = BTreeMap::new();
+    for r in reports {
+        suites.entry(suite(r)).or_default().push(r);
+    }
+    suites
+        .into_iter()
+        .map(|(name, columns)| {
+            let parts: BTreeSet<&str> = columns
+                .iter()
+                .flat_map(|r| r.parts.iter().map(|p| p.part.as_str()))
+                .collect();
+            let rows = parts
+                .into_iter()
+                .map(|part| {
+                    let counts = columns
+                        .iter()
+                        .map(|r| {
+                            r.parts
+                                .iter()
+                                .find(|p| p.part == part)
+                                .map(|p| p.totals)
+                                .unwrap_or_default()
+                        })
+                        .collect();
+                    (part, counts)
+                })
+                .collect();
+            SuiteTable {
+                name,
+                columns,
+                rows,
+            }
+        })
+        .collect()
+}
+
+/// One failure or error of one report, with its triage entry if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailureLine<'a> {
+    /// The report (its implementation).
+    pub report: &'a Report,
+    /// The failing or erring vector.
+    pub vector: &'a VectorEntry,
+    /// How the triage file classifies it (`None`: unclassified).
+    pub entry: Option<&'a TriageEntry>,
+}
+
+/// Every failure and error, report by report in the order given, with its
+/// triage entry.
+pub fn failures<'a>(reports: &'a [Report], triage: &'a Triage) -> Vec<FailureLine<'a>> {
+    let by_key: BTreeMap<(&str, &str), &TriageEntry> = triage
+        .entries
+        .iter()
+        .map(|e| ((e.implementation.as_str(), e.vector.as_str()), e))
+        .collect();
+    reports
+        .iter()
+        .flat_map(|r| {
+            r.vectors
+                .iter()
+                .filter(|v| matches!(v.status, Status::Fail | Status::Error))
+                .map(move |v| (r, v))
+        })
+        .map(|(report, vector)| FailureLine {
+            report,
+            vector,
+            entry: by_key
+                .get(&(report.host.name.as_str(), vector.id.as_str()))
+                .copied(),
+        })
+        .collect()
+}
+
 /// Render the matrix (reports in the order given: one column each, grouped
 /// into one table per suite).
 pub fn render(reports: &[Report], triage: &Triage) -> String {
@@ -183,92 +274,72 @@ pub fn render(reports: &[Report], triage: &Triage) -> String {
          then `ctk matrix --triage triage.json` over the reports it wrote, into this file \
          (the script's header comment gives both commands).\n"
     );
-    let mut suites: BTreeMap<String, Vec<&Report>> = BTreeMap::new();
-    for r in reports {
-        suites.entry(suite(r)).or_default().push(r);
-    }
-    for (name, members) in &suites {
-        let _ = writeln!(s, "## {name}\n");
+    for table in tables(reports) {
+        let _ = writeln!(s, "## {}\n", table.name);
         let mut header = String::from("| part |");
         let mut rule = String::from("| --- |");
-        for r in members {
+        for r in &table.columns {
             let _ = write!(header, " {} |", implementation(r));
             rule.push_str(" ---: |");
         }
         let _ = writeln!(s, "{header}\n{rule}");
-        let parts: BTreeSet<&str> = members
-            .iter()
-            .flat_map(|r| r.parts.iter().map(|p| p.part.as_str()))
-            .collect();
-        for part in parts {
+        for (part, counts) in &table.rows {
             let mut row = format!("| {part} |");
-            for r in members {
-                let t = r
-                    .parts
-                    .iter()
-                    .find(|p| p.part == part)
-                    .map(|p| p.totals)
-                    .unwrap_or_default();
-                let _ = write!(row, " {} |", cell(&t));
+            for t in counts {
+                let _ = write!(row, " {} |", cell(t));
             }
             let _ = writeln!(s, "{row}");
         }
         let mut total = String::from("| **total** |");
         let mut advisory = String::from("| advisory (never gates) |");
-        for r in members {
+        for r in &table.columns {
             let _ = write!(total, " **{}** |", cell(&r.totals));
             let _ = write!(advisory, " {} |", cell(&r.advisory_totals));
         }
         let _ = writeln!(s, "{total}\n{advisory}\n");
     }
     let _ = writeln!(s, "## Failures\n");
-    let by_key: BTreeMap<(&str, &str), &TriageEntry> = triage
-        .entries
-        .iter()
-        .map(|e| ((e.implementation.as_str(), e.vector.as_str()), e))
-        .collect();
-    let mut any = false;
-    for r in reports {
-        for v in r
-            .vectors
-            .iter()
-            .filter(|v| matches!(v.status, Status::Fail | Status::Error))
-        {
-            any = true;
-            let advisory = if v.advisory.is_some() {
-                " (advisory)"
-            } else {
-                ""
-            };
-            match by_key.get(&(r.host.name.as_str(), v.id.as_str())) {
-                Some(e) => {
-                    let _ = write!(
-                        s,
-                        "- {} `{}`{advisory}, clause {}: **{}**: {} Fails: `{}`.",
-                        implementation(r),
-                        v.id,
-                        e.clause,
-                        e.class.label(),
-                        e.diagnosis,
-                        v.reason.replace('`', "'")
-                    );
-                    if let Some(sentence) = &e.sentence {
-                        let _ = write!(s, " The text: \"{sentence}\"");
-                    }
-                    s.push('\n');
+    let lines = failures(reports, triage);
+    for FailureLine {
+        report: r,
+        vector: v,
+        entry,
+    } in &lines
+    {
+        let advisory = if v.advisory.is_some() {
+            " (advisory)"
+        } else {
+            ""
+        };
+        match entry {
+            Some(e) => {
+                let _ = write!(
+                    s,
+                    "- {} `{}`{advisory}, clause {}: **{}**: {} Fails: `{}`.",
+                    implementation(r),
+                    v.id,
+                    e.clause,
+                    e.class.label(),
+                    e.diagnosis,
+                    v.reason.replace('`', "'")
+                );
+                if let Some(sentence) = &e.sentence {
+                    let _ = write!(s, " The text: \"{sentence}\"");
                 }
-                None => {
-                    let _ = writeln!(
-                        s,
-                        "- {} `{}`{advisory}: **unclassified**: {}",
-                        implementation(r),
-                        v.id,
-                        v.reason
-                    );
-                }
+                s.push('\n');
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "- {} `{}`{advisory}: **unclassified**: {}",
+                    implementation(r),
+                    v.id,
+                    v.reason
+                );
             }
         }
     }
+    let any = !lines.is_empty();
     if !any {
         let _ = writeln!(s, "None.");
     }

@@ -6,6 +6,7 @@ mod coverage;
 mod declarations;
 mod engine;
 mod expect_keys;
+mod html_badge;
 mod identity;
 mod matrix;
 mod reports;
