@@ -112,6 +112,10 @@ pub enum Command {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+    /// Write a standalone Python script (standard library only) that
+    /// replays one vector's recorded stdio exchange against a host command
+    /// and prints where the host diverged: `python3 repro.py -- <host command>`.
+    Repro(ReproArgs),
     /// Merge the reports of `ctk run --partition` shards into the report of
     /// the whole run (report.json on stdout, or the reports in --report-dir).
     #[command(after_help = MERGE_HELP)]
@@ -141,6 +145,9 @@ pub enum Command {
     },
 }
 
+/// Exit codes of `ctk report` and `ctk badge`.
+pub const RENDER_HELP: &str = "Exit codes:\n  0  rendered (a report that does not verify is rendered too, and says so)\n  2  the report cannot be read, is not a report, or the output cannot be written";
+
 /// Exit codes of `ctk merge`.
 pub const MERGE_HELP: &str = "Exit codes:\n  0  merged, and the merged run passes (as ctk run's exit code would say)\n  1  merged, and a gating vector failed or a baseline entry is stale or expired\n  2  a report cannot be read, does not verify, or the shards are not of one run (mismatched or overlapping)\n  3  merged, and a vector ended in a host or harness error";
 
@@ -168,9 +175,6 @@ pub enum BaselineCommand {
         output: Option<PathBuf>,
     },
 }
-
-/// Exit codes of `ctk report` and `ctk badge`.
-pub const RENDER_HELP: &str = "Exit codes:\n  0  rendered (a report that does not verify is rendered too, and says so)\n  2  the report cannot be read, is not a report, or the output cannot be written";
 
 /// Exit codes of `ctk coverage`.
 pub const COVERAGE_HELP: &str = "Exit codes:\n  0  every MUST clause is covered by a vector, or marked not vector-testable with a unit test that pins it; no finding is an error\n  1  at least one error finding (printed with the matrix)\n  2  usage or input error (unreadable catalog or vectors, zero vectors)";
@@ -348,6 +352,32 @@ pub struct ListArgs {
     pub declaration: Option<PathBuf>,
 }
 
+/// `ctk repro`.
+#[derive(Debug, Clone, Args)]
+pub struct ReproArgs {
+    /// The vector's id.
+    pub id: String,
+    /// The transcript directory of an earlier `ctk run --transcript DIR`.
+    #[arg(long, conflicts_with_all = ["vectors", "declaration"])]
+    pub transcript: Option<PathBuf>,
+    /// Without --transcript: record the vector now, from this folder
+    /// (default: the embedded vectors of --spec), against the host after `--`.
+    #[arg(long)]
+    pub vectors: Option<PathBuf>,
+    /// Without --transcript: the spec version of the vector.
+    #[arg(long, value_enum, default_value = "0.1")]
+    pub spec: SpecArg,
+    /// Without --transcript: the host declaration (default: the host's own).
+    #[arg(long)]
+    pub declaration: Option<PathBuf>,
+    /// Where to write the script.
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Without --transcript: the host command to record the vector against.
+    #[arg(last = true)]
+    pub host: Vec<String>,
+}
+
 /// `ctk run`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -369,6 +399,10 @@ pub struct RunArgs {
     /// One host process per vector (stdio hosts).
     #[arg(long)]
     pub isolate: bool,
+    /// Record each vector's stdio exchange with the host here, one
+    /// `<vector id>.jsonl` per vector (for `ctk repro`).
+    #[arg(long)]
+    pub transcript: Option<PathBuf>,
     /// Limit on each of a vector's setup, run and teardown, in milliseconds
     /// (at least 1).
     #[arg(long, default_value_t = 30_000)]

@@ -75,6 +75,7 @@ pub fn main(cli: args::Cli) -> u8 {
         args::Command::Badge { report, output } => {
             crate::cli::badge::command(&report, output.as_deref())
         }
+        args::Command::Repro(a) => crate::cli::repro::command(&a),
         args::Command::Merge {
             reports,
             report_dir,

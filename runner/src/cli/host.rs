@@ -1,8 +1,11 @@
 //! The only file that names concrete hosts.
 
+use std::sync::Arc;
+
 use ctk_harness_protocol::StdioHarness;
 
 use crate::cli::run::{drive, Job, RunResult};
+use crate::cli::transcript::TranscriptDir;
 use crate::cli::CliError;
 use crate::errors::UsageError;
 use crate::event::Event;
@@ -21,10 +24,12 @@ pub enum HostChoice {
     },
 }
 
-/// Drive `job` on the chosen host.
+/// Drive `job` on the chosen host; with `transcripts`, every vector's stdio
+/// exchange is recorded there (`--transcript`).
 pub async fn run(
     choice: &HostChoice,
     job: Job,
+    transcripts: Option<&Arc<TranscriptDir>>,
     on_event: impl FnMut(&Event) + Send,
 ) -> Result<RunResult, CliError> {
     match choice {
@@ -39,7 +44,13 @@ pub async fn run(
                 .args(args)
                 .vector_timeout(job.vector_timeout)
                 .isolate(*isolate);
-            drive(move || builder.clone().build(), job, on_event).await
+            match transcripts {
+                Some(dir) => {
+                    let dir = Arc::clone(dir);
+                    drive(move || dir.harness(builder.clone()), job, on_event).await
+                }
+                None => drive(move || builder.clone().build(), job, on_event).await,
+            }
         }
     }
 }

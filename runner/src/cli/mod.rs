@@ -12,9 +12,11 @@ pub mod matrix;
 pub mod merge;
 pub mod plan;
 pub mod report;
+pub mod repro;
 pub mod run;
 pub mod run_ahp;
 pub mod terminal;
+pub mod transcript;
 pub mod validate;
 pub mod verify;
 

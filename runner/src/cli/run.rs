@@ -407,6 +407,7 @@ fn host_label(choice: &host::HostChoice) -> String {
 /// `ctk run`.
 pub fn command(args: RunArgs) -> Result<u8, CliError> {
     if args.protocol == ProtocolArg::Ahp {
+        crate::cli::transcript::refuse_for_ahp(args.transcript.as_deref())?;
         return crate::cli::run_ahp::command(args);
     }
     for (set, flag) in [
@@ -423,6 +424,8 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     let jobs = plan::jobs(args.jobs)?;
     let vector_timeout = plan::vector_timeout(args.vector_timeout_ms)?;
     let choice = plan::host(&args.host, args.isolate)?;
+    let transcripts =
+        crate::cli::transcript::TranscriptDir::for_run(args.transcript.as_deref(), &choice)?;
     let declaration = plan::declaration(args.declaration.as_deref())?;
     if let Some((path, doc)) = &declaration {
         declaration::check_for_run(path, doc, plan::spec(args.select.spec))?;
@@ -508,7 +511,12 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
                 log.record(event, &vectors);
             }
         };
-        runtime.block_on(host::run(&choice, job.clone(), on_event))
+        runtime.block_on(host::run(
+            &choice,
+            job.clone(),
+            transcripts.as_ref(),
+            on_event,
+        ))
     };
     view.finish();
     let report = match result {
@@ -529,7 +537,8 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         }
         Err(e) => return Err(e),
     };
-    finish(&args, &report, style, "the declared surface", &extras)
+    let code = finish(&args, &report, style, "the declared surface", &extras)?;
+    Ok(transcripts.map_or(code, |t| t.finish(Some(&report), code)))
 }
 
 /// The end of every run, whatever the suite: print the summary (or the
