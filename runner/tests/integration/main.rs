@@ -1,6 +1,7 @@
 //! Integration tests of the ctk runner and binary.
 
 mod ahp_validate;
+mod baseline;
 mod cli;
 mod coverage;
 mod declarations;
@@ -9,6 +10,7 @@ mod expect_keys;
 mod html_badge;
 mod identity;
 mod matrix;
+mod partition;
 mod reports;
 mod run_ahp;
 mod run_cli;
