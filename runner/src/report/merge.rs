@@ -16,7 +16,9 @@
 //! there, the merged report is exactly the report the unsharded run would
 //! have written, `results_digest` included (only `timing` differs), so it
 //! verifies and, like that run's, may back a claim. Otherwise it names the
-//! shards it holds and stays unclaimable.
+//! shards it holds and stays unclaimable. (An AHP subject's `profiles` are
+//! those of the vectors that applied, so they differ between shards; the
+//! merge lists their union, as the unsharded run does.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -25,7 +27,11 @@ use std::str::FromStr;
 use sha2::{Digest as _, Sha256};
 
 use crate::report::build::{self, vector_set_digest};
-use crate::report::model::{BaselineInfo, PartitionInfo, Report, VectorSet};
+use serde_json::{json, Value};
+
+use crate::digest;
+use crate::report::model::{BaselineInfo, DeclarationInfo, PartitionInfo, Report, VectorSet};
+use crate::suite::Protocol;
 
 /// How a partition assigns vectors to shards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,8 +256,8 @@ pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
         same("host", text(&r.host), text(&first.host))?;
         same(
             "declaration",
-            text(&r.declaration),
-            text(&first.declaration),
+            text(&comparable_declaration(r)),
+            text(&comparable_declaration(first)),
         )?;
         same(
             "partition scheme",
@@ -343,6 +349,24 @@ pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
         });
         merged.complete = false;
     }
+    if merged.protocol == Protocol::Ahp.as_str() {
+        let mut all: Vec<String> = reports
+            .iter()
+            .flat_map(|(_, r)| profiles(&r.declaration.document))
+            .collect();
+        all.sort();
+        all.dedup();
+        for doc in [
+            &mut merged.declaration.document,
+            &mut merged.declaration.surface,
+        ] {
+            if let Some(obj) = doc.as_object_mut() {
+                obj.insert("profiles".to_owned(), json!(all));
+            }
+        }
+        merged.declaration.sha256 =
+            digest::digest_value(&merged.declaration.document).unwrap_or_default();
+    }
     merged.baseline = merge_baselines(reports);
     merged.timing.started_at = reports
         .iter()
@@ -361,6 +385,34 @@ pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
     build::recount(&mut merged);
     build::seal(&mut merged);
     Ok(merged)
+}
+
+/// The profiles an AHP subject lists.
+fn profiles(document: &Value) -> Vec<String> {
+    document
+        .get("profiles")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The declaration as shards of one run share it. An AHP run lists as its
+/// subject's profiles those of the vectors that applied (`run_ahp`), which
+/// differ from shard to shard; the merge lists their union, as the
+/// unsharded run would have, so they are left out of the comparison.
+fn comparable_declaration(report: &Report) -> DeclarationInfo {
+    let mut d = report.declaration.clone();
+    if report.protocol == Protocol::Ahp.as_str() {
+        for doc in [&mut d.document, &mut d.surface] {
+            if let Some(obj) = doc.as_object_mut() {
+                obj.remove("profiles");
+            }
+        }
+        d.sha256 = String::new();
+    }
+    d
 }
 
 /// The shards' baseline sections as one: every shard judged expiry and

@@ -207,3 +207,37 @@ fn shards_of_different_runs_are_refused_and_count_shards_merge_too() {
         text(&bad.stderr)
     );
 }
+
+/// AHP too: eight shards of the backend suite against the bundled
+/// reference backend (a shard's subject lists fewer profiles than the
+/// whole run's) merge into the unsharded report.
+#[test]
+fn ahp_shards_merge_into_the_unsharded_report() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let ahp = ["--protocol", "ahp", "--role", "backend"];
+    let whole = run(&tmp.path().join("whole"), &ahp);
+    let shards: Vec<String> = (1..=8)
+        .map(|k| {
+            let partition = format!("hash:{k}/8");
+            run(
+                &tmp.path().join(format!("shard-{k}")),
+                &[&ahp[..], &["--partition", &partition]].concat(),
+            )
+        })
+        .collect();
+    let merged_dir = tmp.path().join("merged");
+    let md = merged_dir.display().to_string();
+    let mut args = vec!["merge", "--report-dir", md.as_str()];
+    args.extend(shards.iter().map(String::as_str));
+    let merged = ctk(&args);
+    assert_eq!(merged.status.code(), Some(0), "{}", text(&merged.stderr));
+    let whole: Value =
+        serde_json::from_str(&std::fs::read_to_string(&whole).expect("read")).expect("JSON");
+    let merged = report(&merged_dir);
+    assert_eq!(merged["declaration"], whole["declaration"]);
+    assert_eq!(merged["results_digest"], whole["results_digest"]);
+    let path = merged_dir.join("report.json").display().to_string();
+    assert_eq!(ctk(&["verify", &path]).status.code(), Some(0));
+    let claimed = ctk(&["claim", &path]);
+    assert_eq!(claimed.status.code(), Some(0), "{}", text(&claimed.stderr));
+}
