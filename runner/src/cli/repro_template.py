@@ -34,7 +34,9 @@
 #     timestamp, so they differ on every run;
 #   - the host's identity in the initialize answer (/result/host), so that a
 #     transcript recorded against one host replays against another;
-#   - the id of a callback request (the host chooses it).
+#   - the id of a callback request (the host chooses it);
+#   - members at the JSON pointers given with --ignore (for a transcript of
+#     another host: its agent id, say).
 # Callbacks made concurrently may arrive in any order; answers are matched by
 # id, as in ctk. The replay runs this one vector on a fresh host process, as
 # `ctk run --isolate` would: a persistent host that served earlier vectors
@@ -87,9 +89,14 @@ def kind(value):
     return {str: "string", list: "array", dict: "object"}[type(value)]
 
 
+IGNORED = set()
+
+
 def varying(parts, loose):
     if not parts:
         return False
+    if pointer(parts) in IGNORED:
+        return True
     name = parts[-1]
     if tuple(parts[:2]) in loose:
         return True
@@ -389,8 +396,12 @@ def main():
                         help="seconds to wait for each message of the host (default 30)")
     parser.add_argument("--strict", action="store_true",
                         help="compare timestamps, identities and session ids by value too")
+    parser.add_argument("--ignore", action="append", default=[], metavar="POINTER",
+                        help="compare the member at this JSON pointer (in every message, e.g. "
+                             "/params/context/agent/id) for presence and type only; repeatable")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the host command")
     args = parser.parse_args()
+    IGNORED.update(args.ignore)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         recorded = DATA.get("recorded_command")

@@ -12,6 +12,7 @@ mod identity;
 mod matrix;
 mod partition;
 mod reports;
+mod repro;
 mod run_ahp;
 mod run_cli;
 mod upstream;
