@@ -75,6 +75,10 @@ pre { background: var(--code); padding: .6rem; overflow-x: auto; white-space: pr
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
 dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
 @media (max-width: 40rem) { dl { grid-template-columns: 1fr; } dd { margin-left: 1rem; } }
+tbody th { max-width: 20rem; overflow-wrap: break-word; }
+td pre { margin: 0; }
+@media (max-width: 40rem) { th, td { padding: .2rem .35rem; } tbody th { max-width: 9rem; } }
+nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; padding: 0; }
 summary { cursor: pointer; }
 .verdict { font-size: 1.15rem; font-weight: 700; padding: .5rem .75rem; border-left: .4rem solid; }
 .pass { color: var(--pass); } .fail { color: var(--fail); } .skip-s { color: var(--skip); }
@@ -84,18 +88,34 @@ article { border-top: 1px solid var(--line); padding-top: .25rem; }
 .note { color: var(--muted); }
 "#;
 
-/// A whole page: `title` (escaped here) and the `<main>` content `body`,
-/// already HTML. The one place the page shell lives, so every page is
-/// self-contained and keyboard-usable the same way.
-pub fn document(title: &str, body: &str) -> String {
+/// A whole page: `title` (escaped here), the sections `nav` links to
+/// (anchor, words), and the `<main>` content `body`, already HTML. The one
+/// place the page shell lives, so every page is self-contained and
+/// keyboard-usable the same way: the skip link passes the heading and the
+/// section links.
+pub fn document(title: &str, nav: &[(&str, &str)], body: &str) -> String {
     let title = escape(title);
+    let mut links = String::new();
+    if !nav.is_empty() {
+        links.push_str("<nav aria-label=\"Sections\"><ul>");
+        for (anchor, words) in nav {
+            let _ = write!(
+                links,
+                "<li><a href=\"#{}\">{}</a></li>",
+                escape(anchor),
+                escape(words)
+            );
+        }
+        links.push_str("</ul></nav>\n");
+    }
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\n\
          <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
          <a class=\"skip\" href=\"#main\">Skip to the results</a>\n\
-         <main id=\"main\" tabindex=\"-1\">\n<h1>{title}</h1>\n{body}</main>\n\
+         <header>\n<h1>{title}</h1>\n{links}</header>\n\
+         <main id=\"main\" tabindex=\"-1\">\n{body}</main>\n\
          <footer><p class=\"note\">Written by ctk {}. This page is a rendering; the report.json beside it is what a claim cites.</p></footer>\n\
          </body>\n</html>\n",
         env!("CARGO_PKG_VERSION")
@@ -577,9 +597,15 @@ fn surface_section(s: &mut String, report: &Report) {
     match &report.declaration.surface {
         Value::Object(map) => {
             for (k, v) in map {
+                // A nested object keeps its lines: one line of JSON is unreadable.
+                let (open, close) = if v.is_object() {
+                    ("<pre><code>", "</code></pre>")
+                } else {
+                    ("<code>", "</code>")
+                };
                 let _ = writeln!(
                     t,
-                    "<tr><th scope=\"row\"><code>{}</code></th><td><code>{}</code></td></tr>",
+                    "<tr><th scope=\"row\"><code>{}</code></th><td>{open}{}{close}</td></tr>",
                     escape(k),
                     escape(&value_text(v))
                 );
@@ -701,19 +727,10 @@ pub fn render(report: &Report, verify_problems: &[String]) -> String {
     let refusals = claim::refusals(report, verify_problems);
     let mut s = String::new();
     s.push_str(&verdict(report, &refusals));
-    s.push_str(
-        "<nav aria-label=\"Sections\"><ul>\
-         <li><a href=\"#matrix\">Results by part</a></li>\
-         <li><a href=\"#failures\">Failures</a></li>\
-         <li><a href=\"#errors\">Errors</a></li>\
-         <li><a href=\"#surface\">Surface</a></li>\
-         <li><a href=\"#claim\">Claim</a></li>\
-         <li><a href=\"#digests\">Digests</a></li>\
-         <li><a href=\"#vectors\">Every vector</a></li></ul></nav>\n",
-    );
     s.push_str(&summary_list(report));
-    matrix_section(&mut s, report);
+    // What went wrong comes first: it is what a vendor opens the page for.
     problems_sections(&mut s, report);
+    matrix_section(&mut s, report);
     skips_section(&mut s, report);
     surface_section(&mut s, report);
     claim_section(&mut s, report, &refusals);
@@ -724,6 +741,15 @@ pub fn render(report: &Report, verify_problems: &[String]) -> String {
             "ctk report: {} {} against {}",
             report.host.name, report.host.version, report.spec
         ),
+        &[
+            ("failures", "Failures"),
+            ("errors", "Errors"),
+            ("matrix", "Results by part"),
+            ("surface", "Surface"),
+            ("claim", "Claim"),
+            ("digests", "Digests"),
+            ("vectors", "Every vector"),
+        ],
         &s,
     )
 }
@@ -826,7 +852,7 @@ pub fn render_matrix(reports: &[Report], triage: &Triage) -> String {
         s.push_str("</ul>\n");
     }
     s.push_str("</section>\n");
-    document("Interoperability matrix", &s)
+    document("Interoperability matrix", &[("failures", "Failures")], &s)
 }
 
 #[cfg(test)]
