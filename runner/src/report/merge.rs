@@ -442,7 +442,119 @@ fn merge_baselines(reports: &[(PathBuf, Report)]) -> Option<BaselineInfo> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
+    use crate::assert::AssertionFailure;
+    use crate::outcome::{Status, VectorOutcome};
+    use crate::report::baseline;
+    use crate::report::build::{build, RunContext};
+    use crate::report::model::HostIdentity;
+    use crate::set::VectorMeta;
+
+    fn meta(i: usize) -> VectorMeta {
+        let id = format!("AH-{i:02}");
+        VectorMeta {
+            title: format!("{id} title"),
+            part: if i % 2 == 0 { "a" } else { "b" }.into(),
+            file_name: format!("{id}.json"),
+            sha256: crate::digest::digest_value(&json!(id)).expect("digest"),
+            advisory: None,
+            covers: Vec::new(),
+            role: None,
+            id,
+        }
+    }
+
+    /// Even vectors pass, odd ones fail.
+    fn outcome(m: &VectorMeta, i: usize) -> VectorOutcome {
+        let failures = if i % 2 == 1 {
+            vec![AssertionFailure::message("run_outcome", "differs")]
+        } else {
+            Vec::new()
+        };
+        VectorOutcome::from_failures(&m.id, failures, Duration::from_millis(1))
+    }
+
+    fn run(metas: &[VectorMeta], outcomes: &[VectorOutcome], filtered: bool) -> Report {
+        build(
+            RunContext {
+                spec: "agent-hooks/0.1".into(),
+                host: HostIdentity {
+                    name: "h".into(),
+                    version: "1".into(),
+                    spec_versions: vec!["agent-hooks/0.1".into()],
+                },
+                declaration_source: "host".into(),
+                declaration: json!({}),
+                surface: json!({}),
+                vector_source: "embedded:0.1".into(),
+                filtered,
+                started_at: "2026-12-01T08:25:30Z".into(),
+                total_ms: 1,
+            },
+            metas,
+            outcomes,
+        )
+    }
+
+    /// With a baseline that excuses a failure, names a passing vector, an
+    /// unknown id and an expired entry, the merge of every shard is still
+    /// the unsharded run's report: each shard judged the whole file.
+    #[test]
+    fn shards_with_a_baseline_merge_into_the_unsharded_report() {
+        let metas: Vec<VectorMeta> = (0..12).map(meta).collect();
+        let outcomes: Vec<VectorOutcome> = metas
+            .iter()
+            .enumerate()
+            .map(|(i, m)| outcome(m, i))
+            .collect();
+        let universe: BTreeSet<String> = metas.iter().map(|m| m.id.clone()).collect();
+        let text = json!({"format": "ctk-baseline/1", "entries": [
+            {"id": "AH-01", "reason": "r", "owner": "o", "expires": "2999-01-01"},
+            {"id": "AH-02", "reason": "r", "owner": "o", "expires": "2999-01-01"},
+            {"id": "AH-03", "reason": "r", "owner": "o", "expires": "2020-01-01"},
+            {"id": "AH-99", "reason": "r", "owner": "o", "expires": "2999-01-01"},
+        ]})
+        .to_string();
+        let b = baseline::parse(std::path::Path::new("b.json"), &text).expect("valid");
+        let today = baseline::parse_date("2026-12-01").expect("date");
+        let mut whole = run(&metas, &outcomes, false);
+        baseline::apply(&mut whole, &b, today, Some(&universe));
+        let set = whole.vector_set.clone();
+        let shards: Vec<(PathBuf, Report)> = (1..=4)
+            .map(|k| {
+                let p = Partition {
+                    scheme: Scheme::Hash,
+                    shard: k,
+                    of: 4,
+                };
+                let (m, o): (Vec<VectorMeta>, Vec<VectorOutcome>) = metas
+                    .iter()
+                    .cloned()
+                    .zip(outcomes.iter().cloned())
+                    .enumerate()
+                    .filter(|(i, (m, _))| p.contains(*i, &m.id))
+                    .map(|(_, pair)| pair)
+                    .unzip();
+                let mut r = run(&m, &o, true);
+                r.partition = Some(p.info(set.clone()));
+                baseline::apply(&mut r, &b, today, Some(&universe));
+                (PathBuf::from(format!("shard-{k}.json")), r)
+            })
+            .collect();
+        assert!(shards.iter().all(|(_, r)| !r.vectors.is_empty()));
+        let merged = merge(&shards).expect("merges");
+        assert_eq!(merged.vectors[1].status, Status::ExpectedFail);
+        assert_eq!(merged.baseline, whole.baseline);
+        assert_eq!(merged.results_digest, whole.results_digest);
+        let partial = merge(&shards[..3]).expect("merges");
+        assert_eq!(
+            partial.partition.as_ref().map(|p| p.shards.clone()),
+            Some(vec![1, 2, 3])
+        );
+        assert!(!partial.complete);
+    }
 
     #[test]
     fn partitions_parse_like_nextest() {
