@@ -221,6 +221,9 @@ pub enum ValidateKind {
     Declaration,
     /// report.json files.
     Report,
+    /// `--baseline` files (`schemas/baseline.schema.json`, real dates, one
+    /// entry per vector).
+    Baseline,
     /// AHP 0.1 portable registration documents (schema plus the
     /// registration rules: unique ids, no duplicate subscription, https).
     #[value(name = "ahp-registration")]

@@ -92,6 +92,7 @@ pub fn command(kind: ValidateKind, paths: &[PathBuf], clauses: &[PathBuf]) -> Re
         let what = match kind {
             ValidateKind::Vector => "schema and lint",
             ValidateKind::Declaration => "declaration schema",
+            ValidateKind::Baseline => "baseline schema, dates and one entry per vector",
             // `validate report` reads the file; only `ctk verify`
             // recomputes the digests, so say which check this was.
             ValidateKind::Report => {

@@ -208,6 +208,13 @@ fn a_malformed_baseline_is_refused_before_anything_runs() {
     )
     .expect("write");
     let b = path.display().to_string();
+    let checked = ctk(&["validate", "baseline", &b]);
+    assert_eq!(checked.status.code(), Some(2));
+    assert!(
+        text(&checked.stderr).contains(&format!("{b} at /entries/1: baseline:")),
+        "{}",
+        text(&checked.stderr)
+    );
     let out = run(&vectors, &b, &out_dir);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     let err = text(&out.stderr);
@@ -273,6 +280,8 @@ fn baseline_update_writes_the_current_failures() {
     assert_eq!(doc["entries"].as_array().map(Vec::len), Some(1), "{doc}");
     assert_eq!(doc["entries"][0]["id"], "AH-CTK-904");
     assert_eq!(doc["entries"][0]["owner"], "team-hooks");
+    let valid = ctk(&["validate", "baseline", &file.display().to_string()]);
+    assert_eq!(valid.status.code(), Some(0), "{}", text(&valid.stderr));
     // The file it writes is one `ctk run --baseline` takes, and turns the run green.
     let again = run(
         &vectors,
