@@ -18,7 +18,9 @@
 //! verifies and, like that run's, may back a claim. Otherwise it names the
 //! shards it holds and stays unclaimable. (An AHP subject's `profiles` are
 //! those of the vectors that applied, so they differ between shards; the
-//! merge lists their union, as the unsharded run does.)
+//! merge lists their union, as the unsharded run does.) Its `timing`, outside
+//! `results_digest`, holds the earliest shard's start, the longest shard's
+//! time (the shards ran side by side) and every vector's time.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
