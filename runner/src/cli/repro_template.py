@@ -328,10 +328,16 @@ def replay(host, steps, args):
             if (isinstance(msg, dict) and "id" in msg and isinstance(msg.get("method"), str)
                     and msg["method"].startswith("callback/")):
                 index = msg.get("params", {}).get("index") if isinstance(msg.get("params"), dict) else None
-                want = next((e for e in pending if isinstance(e["msg"], dict)
-                             and e["msg"].get("method") == msg["method"]
-                             and (msg["method"] != "callback/intercept"
-                                  or e["msg"].get("params", {}).get("index") == index)), None)
+                candidates = [e for e in pending if isinstance(e["msg"], dict)
+                              and e["msg"].get("method") == msg["method"]
+                              and (msg["method"] != "callback/intercept"
+                                   or e["msg"].get("params", {}).get("index") == index)]
+                # Concurrent callbacks (parallel tool calls) may come in
+                # another order: the first recorded one that matches exactly,
+                # else the first, whose difference is reported.
+                want = next((e for e in candidates
+                             if difference(e["msg"], msg, [], args.strict, {("id",)}, {}) is None),
+                            candidates[0] if candidates else None)
                 if want is None:
                     raise Diverged("the host sent %s%s, which the recording does not hold at this point; "
                                    "the recording has %s next" % (
@@ -382,10 +388,29 @@ def replay(host, steps, args):
     return checked
 
 
+def concurrent(entries):
+    """Whether the vector runs tool calls concurrently."""
+    for e in entries:
+        msg = e.get("msg")
+        if isinstance(msg, dict) and msg.get("method") == "vector/setup":
+            script = (msg.get("params") or {}).get("scenario", {}).get("model_script") or []
+            return any(isinstance(t, dict) and isinstance(t.get("respond"), dict)
+                       and t["respond"].get("parallel") for t in script)
+    return False
+
+
+CONCURRENT = [False]
+
+
 def divergence(want, found):
     parts, expected, actual = found
-    return "%s\n  at %s\n  recorded: %s\n  actual:   %s" % (
+    text = "%s\n  at %s\n  recorded: %s\n  actual:   %s" % (
         describe(want), pointer(parts), show(expected), show(actual))
+    if CONCURRENT[0]:
+        text += ("\n  note: this vector runs tool calls concurrently, so the order of callbacks and "
+                 "records (and their sequence numbers) may differ between two runs of one correct "
+                 "host; run the script again to tell an ordering race from a real difference")
+    return text
 
 
 def main():
@@ -410,9 +435,11 @@ def main():
     verdict = DATA.get("recorded_verdict")
     print("replaying %s: %d recorded messages, against: %s"
           % (DATA["vector_id"], len(DATA["entries"]), " ".join(command)))
+    steps = plan(DATA["entries"])
+    CONCURRENT[0] = concurrent(DATA["entries"])
     host = Host(command)
     try:
-        checked = replay(host, plan(DATA["entries"]), args)
+        checked = replay(host, steps, args)
     except Diverged as e:
         time.sleep(0.2)
         print("DIVERGED: the host did not behave as recorded, at " + str(e))
