@@ -382,6 +382,17 @@ impl RunExtras {
         }
     }
 
+    /// Where a run holds no vector: ` in shard K/N` of a `--partition` run.
+    pub(crate) fn shard_note(&self) -> String {
+        self.partition
+            .as_ref()
+            .map(|p| {
+                let shards: Vec<String> = p.shards.iter().map(usize::to_string).collect();
+                format!(" in --partition shard {}/{}", shards.join(","), p.of)
+            })
+            .unwrap_or_default()
+    }
+
     /// The report with the shard recorded and the baseline applied.
     pub(crate) fn apply(&self, report: &Report) -> Report {
         let mut report = report.clone();
