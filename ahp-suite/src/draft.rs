@@ -135,6 +135,171 @@ fn deny_problems(e: &serde_json::Map<String, Value>, k: usize, p: &mut Vec<Strin
     }
 }
 
+/// The members the draft allows inside `event.tool` (closed).
+const TOOL_MEMBERS: &[&str] = &["name", "kind", "input", "origin", "mcp"];
+/// The members the draft allows inside `event.call` (closed).
+const CALL_MEMBERS: &[&str] = &["id", "synthesized"];
+/// The members the draft allows inside `event.harness` (closed).
+const HARNESS_MEMBERS: &[&str] = &["name", "version"];
+/// Event-level members a `tool.before` must not hold (they belong to
+/// `tool.after`).
+const AFTER_ONLY: &[&str] = &["outcome", "execution", "durationMs", "fileChanges"];
+
+fn non_empty(v: Option<&Value>) -> bool {
+    v.and_then(Value::as_str).is_some_and(|s| !s.is_empty())
+}
+
+/// A loose RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS`, optional fraction,
+/// then `Z` or `±HH:MM`.
+fn is_date_time(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
+    if b.len() < 20
+        || !digits(0..4)
+        || b[4] != b'-'
+        || !digits(5..7)
+        || b[7] != b'-'
+        || !digits(8..10)
+        || !matches!(b[10], b'T' | b't')
+        || !digits(11..13)
+        || b[13] != b':'
+        || !digits(14..16)
+        || b[16] != b':'
+        || !digits(17..19)
+    {
+        return false;
+    }
+    let mut i = 19;
+    if b[i] == b'.' {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    match &b[i..] {
+        [b'Z' | b'z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => [h1, h2, m1, m2].iter().all(|x| x.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+/// Why `m` is not a draft `hooks/intercept` request for `tool.before`, as
+/// the PyPI SDK 0.10.1 revision shapes it (DIFFERENCES.md section 2, fact
+/// sheet 11): `params` holds `protocolVersion` `"draft"`, `event`,
+/// `capabilities.effects` (strings) and `state` (an object); the event
+/// holds `id`, `source`, `type` `"tool.before"`, `time` (RFC 3339),
+/// `harness{name, version}`, `call{id}` and `path`, and none of the
+/// `tool.after` members; `tool` holds `name`, an object `input`, `origin`
+/// (`native` or `mcp`, with `mcp` exactly when `mcp`) and an optional
+/// non-empty `kind`. `harness`, `call` and `tool` are closed (the draft
+/// schemas; DD-01 reading a). An empty list means valid.
+pub fn intercept_request_problems(m: &Value) -> Vec<String> {
+    let mut p = Vec::new();
+    if m.get("jsonrpc") != Some(&Value::from("2.0")) {
+        p.push("jsonrpc is not \"2.0\"".to_owned());
+    }
+    if !non_empty(m.get("id")) && !m.get("id").is_some_and(Value::is_i64) {
+        p.push("id is not a non-empty string or an integer".to_owned());
+    }
+    if m.get("method") != Some(&Value::from("hooks/intercept")) {
+        p.push("method is not hooks/intercept".to_owned());
+    }
+    let Some(params) = m.get("params").and_then(Value::as_object) else {
+        p.push("params is not an object".to_owned());
+        return p;
+    };
+    if params.get("protocolVersion") != Some(&Value::from(crate::vector::DRAFT_LINE)) {
+        p.push("params.protocolVersion is not \"draft\"".to_owned());
+    }
+    match params.get("capabilities").and_then(|c| c.get("effects")) {
+        Some(Value::Array(a)) if a.iter().all(Value::is_string) => {}
+        _ => p.push("params.capabilities.effects is not an array of effect names".to_owned()),
+    }
+    if !params.get("state").is_some_and(Value::is_object) {
+        p.push("params.state is absent or not an object".to_owned());
+    }
+    let Some(e) = params.get("event").and_then(Value::as_object) else {
+        p.push("params.event is not an object".to_owned());
+        return p;
+    };
+    for k in ["id", "source", "path"] {
+        if !non_empty(e.get(k)) {
+            p.push(format!("event.{k} is absent or not a non-empty string"));
+        }
+    }
+    if e.get("source")
+        .and_then(Value::as_str)
+        .is_some_and(|s| !s.contains(':'))
+    {
+        p.push("event.source is not an absolute URI".to_owned());
+    }
+    if e.get("type") != Some(&Value::from("tool.before")) {
+        p.push("event.type is not tool.before".to_owned());
+    }
+    if !e
+        .get("time")
+        .and_then(Value::as_str)
+        .is_some_and(is_date_time)
+    {
+        p.push("event.time is absent or not an RFC 3339 date-time".to_owned());
+    }
+    for k in AFTER_ONLY {
+        if e.contains_key(*k) {
+            p.push(format!("event.{k} is present; tool.before never holds it"));
+        }
+    }
+    if let Some(s) = e.get("session") {
+        if !non_empty(s.get("id")) {
+            p.push("event.session has no non-empty id".to_owned());
+        }
+    }
+    let closed = |name: &str, members: &[&str], required: &[&str], p: &mut Vec<String>| {
+        let Some(o) = e.get(name).and_then(Value::as_object) else {
+            p.push(format!("event.{name} is absent or not an object"));
+            return;
+        };
+        for r in required {
+            if !non_empty(o.get(*r)) {
+                p.push(format!(
+                    "event.{name}.{r} is absent or not a non-empty string"
+                ));
+            }
+        }
+        for k in o.keys() {
+            if !members.contains(&k.as_str()) {
+                p.push(format!(
+                    "event.{name} holds member {k:?}; the draft closes it ({})",
+                    members.join(", ")
+                ));
+            }
+        }
+    };
+    closed("harness", HARNESS_MEMBERS, &["name", "version"], &mut p);
+    closed("call", CALL_MEMBERS, &["id"], &mut p);
+    closed("tool", TOOL_MEMBERS, &["name"], &mut p);
+    if let Some(t) = e.get("tool").and_then(Value::as_object) {
+        if !t.get("input").is_some_and(Value::is_object) {
+            p.push("event.tool.input is absent or not an object".to_owned());
+        }
+        match t.get("origin").and_then(Value::as_str) {
+            Some("native") if !t.contains_key("mcp") => {}
+            Some("mcp") if t.get("mcp").is_some_and(Value::is_object) => {}
+            other => p.push(format!(
+                "event.tool.origin is {other:?}: native (without mcp) or mcp (with an mcp object)"
+            )),
+        }
+        if t.get("kind").is_some_and(|k| !non_empty(Some(k))) {
+            p.push("event.tool.kind is present but not a non-empty string".to_owned());
+        }
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,6 +344,62 @@ mod tests {
             {"type": "deny", "reason": "r", "code": "org.example.x",
              "extensions": {"org.example.y": 1}}]}));
         assert_eq!(decision(&good, None), Ok(Decision::Deny));
+    }
+
+    /// A draft `tool.before` request as the PyPI SDK 0.10.1 sends it.
+    fn sdk_request() -> Value {
+        json!({"jsonrpc": "2.0", "id": "evt-1", "method": "hooks/intercept", "params": {
+            "protocolVersion": "draft",
+            "event": {"path": "native", "call": {"id": "call-1"},
+                      "tool": {"input": {"command": "ls"}, "kind": "shell", "name": "Bash", "origin": "native"},
+                      "id": "evt-1", "source": "urn:uuid:1", "harness": {"name": "h", "version": "1"},
+                      "type": "tool.before", "time": "2026-12-01T11:37:31.063119+00:00"},
+            "capabilities": {"effects": ["deny"]},
+            "state": {"candidate": null, "permission": "none"}}})
+    }
+
+    #[test]
+    fn the_draft_request_shape_is_checked() {
+        assert_eq!(
+            intercept_request_problems(&sdk_request()),
+            Vec::<String>::new()
+        );
+        let mut no_kind = sdk_request();
+        no_kind["params"]["event"]["tool"]
+            .as_object_mut()
+            .unwrap()
+            .remove("kind");
+        assert!(
+            intercept_request_problems(&no_kind).is_empty(),
+            "kind is optional"
+        );
+        for (ptr, bad) in [
+            ("/params/protocolVersion", json!("0.1")),
+            ("/params/state", json!(null)),
+            ("/params/event/path", json!("")),
+            ("/params/event/time", json!("yesterday")),
+            ("/params/event/tool/origin", json!("plugin")),
+            ("/params/event/harness", json!({"name": "h"})),
+            ("/params/event/call", json!({"id": "c", "x": 1})),
+        ] {
+            let mut r = sdk_request();
+            *r.pointer_mut(ptr).unwrap() = bad;
+            assert!(!intercept_request_problems(&r).is_empty(), "{ptr}");
+        }
+        // 0.1's call id inside the closed tool object.
+        let mut callid = sdk_request();
+        callid["params"]["event"]["tool"]["callId"] = json!("call-1");
+        assert!(!intercept_request_problems(&callid).is_empty());
+        // No call object at all.
+        let mut nocall = sdk_request();
+        nocall["params"]["event"]
+            .as_object_mut()
+            .unwrap()
+            .remove("call");
+        assert!(!intercept_request_problems(&nocall).is_empty());
+        let mut after = sdk_request();
+        after["params"]["event"]["outcome"] = json!("ok");
+        assert!(!intercept_request_problems(&after).is_empty());
     }
 
     #[test]

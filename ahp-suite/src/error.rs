@@ -29,6 +29,17 @@ pub enum VectorError {
         /// Which member is wrong.
         source: serde_json::Error,
     },
+    /// The JSON does not have the harness-vector shape
+    /// (schemas/ahp/harness-vector.schema.json).
+    #[error("{path}: the member at JSON pointer {pointer:?} does not fit a harness-role vector: {source}")]
+    HarnessShape {
+        /// The path.
+        path: PathBuf,
+        /// Where: the innermost member that does not fit (`""`: the document).
+        pointer: String,
+        /// What is wrong.
+        source: serde_json::Error,
+    },
     /// The vector breaks a rule the schema cannot state.
     #[error("{path} breaks vector rules: {}", problems.join("; "))]
     Lint {

@@ -130,7 +130,7 @@ fn plain_decision(v: &HarnessVector, backend: &str) -> bool {
             }] => {
                 extra.is_empty()
                     && result.as_ref().is_none_or(|r| {
-                        r.get("protocolVersion") == Some(&Value::from("0.1"))
+                        r.get("protocolVersion") == Some(&Value::from(v.wire()))
                             && r.get("effects").and_then(Value::as_array).is_some_and(|e| {
                                 e.is_empty()
                                     || (e.len() == 1
@@ -285,6 +285,34 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
                     format!(
                         "hooks/intercept reached backends {got:?} in that order; expected {want:?} \
                          (serial, registration order, stop on deny or fail-closed failure: ahp-13.1-a)"
+                    ),
+                ));
+            }
+        }
+        for b in &e.asked {
+            if !mine
+                .iter()
+                .any(|x| &x.backend == b && x.kind == "intercept")
+            {
+                f.push(fail(
+                    format!("{key}.asked"),
+                    format!(
+                        "backend {b} received no hooks/intercept for this call; the chain must go on \
+                         to it (fail-open failure before it, or no effect: ahp-13.1-a)"
+                    ),
+                ));
+            }
+        }
+        for b in &e.not_asked {
+            if mine
+                .iter()
+                .any(|x| &x.backend == b && x.kind == "intercept")
+            {
+                f.push(fail(
+                    format!("{key}.not_asked"),
+                    format!(
+                        "backend {b} received a hooks/intercept for this call; the chain stops at a \
+                         deny or a fail-closed failure before it (ahp-13.1-a)"
                     ),
                 ));
             }
@@ -605,10 +633,16 @@ fn global(
         match r.kind.as_str() {
             "intercept" => {
                 let j = r.json.as_ref().expect("intercept messages are parsed");
-                let findings = check_as(SchemaKind::InterceptRequest, j);
-                if !findings.is_empty() && shape_reported.insert(r.backend.clone()) {
-                    let list: Vec<String> = findings.iter().map(|x| format!("{x:?}")).collect();
-                    f.push(fail("global.request", format!("{tag}: the hooks/intercept request is not valid 0.1 (ahp-6.2-c, AHP-TB-001): {}", clip(&list.join("; ")))));
+                let list: Vec<String> = if v.is_draft() {
+                    crate::draft::intercept_request_problems(j)
+                } else {
+                    check_as(SchemaKind::InterceptRequest, j)
+                        .iter()
+                        .map(|x| format!("{x:?}"))
+                        .collect()
+                };
+                if !list.is_empty() && shape_reported.insert(r.backend.clone()) {
+                    f.push(fail("global.request", format!("{tag}: the hooks/intercept request is not a valid {} tool.before request (ahp-6.2-c, AHP-TB-001): {}", v.wire(), clip(&list.join("; ")))));
                 }
                 let id = j.get("id");
                 let eid = j.pointer("/params/event/id");
@@ -638,8 +672,11 @@ fn global(
                     {
                         f.push(fail("global.tool", format!("{tag}: tool.name is not {:?} as the harness was given it (ahp-9.3-b)", tool.name)));
                     }
-                    if ev.and_then(|t| t.get("kind")).and_then(Value::as_str)
-                        != Some(tool.kind.as_str())
+                    // The draft makes tool.kind optional and free-form
+                    // (DIFFERENCES.md item 8): only 0.1 pins it.
+                    if !v.is_draft()
+                        && ev.and_then(|t| t.get("kind")).and_then(Value::as_str)
+                            != Some(tool.kind.as_str())
                     {
                         f.push(fail(
                             "global.tool",
@@ -665,10 +702,13 @@ fn global(
                         format!("{tag}: a hooks/observe notification carries an id (ahp-8.4-a)"),
                     ));
                 }
-                if j.pointer("/params/protocolVersion") != Some(&Value::from("0.1")) {
+                if j.pointer("/params/protocolVersion") != Some(&Value::from(v.wire())) {
                     f.push(fail(
                         "global.observe",
-                        format!("{tag}: params.protocolVersion is not \"0.1\" (ahp-7.2-a)"),
+                        format!(
+                            "{tag}: params.protocolVersion is not {:?} (ahp-7.2-a)",
+                            v.wire()
+                        ),
                     ));
                 }
                 if !m.native_observe && j.pointer("/params/event/native").is_some() {
@@ -678,6 +718,13 @@ fn global(
             _ => {}
         }
     }
+    // Where an event carries its call id: 0.1 `tool.callId`, the draft
+    // `call.id` (DIFFERENCES.md item 5).
+    let call_id_ptr = if v.is_draft() {
+        "/call/id"
+    } else {
+        "/tool/callId"
+    };
     // Per call window: serial, retries.
     let windows: BTreeSet<usize> = rec.received.iter().filter_map(|r| r.trigger).collect();
     let mut ids_by_window: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
@@ -769,7 +816,7 @@ fn global(
         })
         .filter_map(|r| {
             r.event()
-                .and_then(|e| e.pointer("/tool/callId"))
+                .and_then(|e| e.pointer(call_id_ptr))
                 .and_then(Value::as_str)
         })
         .collect();
@@ -779,7 +826,7 @@ fn global(
             let typ = ev.and_then(|e| e.get("type")).and_then(Value::as_str);
             if matches!(typ, Some("tool.after" | "tool.error")) {
                 let id = ev
-                    .and_then(|e| e.pointer("/tool/callId"))
+                    .and_then(|e| e.pointer(call_id_ptr))
                     .and_then(Value::as_str);
                 if !id.is_some_and(|id| before_ids.contains(id)) {
                     f.push(fail(
@@ -811,7 +858,7 @@ fn global(
             .filter(|r| r.trigger == Some(c.trigger) && r.kind == "intercept")
             .filter_map(|r| {
                 r.event()
-                    .and_then(|e| e.pointer("/tool/callId"))
+                    .and_then(|e| e.pointer(call_id_ptr))
                     .and_then(Value::as_str)
             })
             .collect();
@@ -819,7 +866,7 @@ fn global(
             let ev = r.event();
             if ev.and_then(|e| e.get("type")).and_then(Value::as_str) == Some("tool.error")
                 && ev
-                    .and_then(|e| e.pointer("/tool/callId"))
+                    .and_then(|e| e.pointer(call_id_ptr))
                     .and_then(Value::as_str)
                     .is_some_and(|id| call_ids.contains(id))
             {

@@ -241,7 +241,7 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
     let mut http_scripts = BTreeMap::new();
     for (name, b) in &v.backends {
         if b.binding == BackendBinding::Http && b.launch.is_none() {
-            let mut s = b.script.clone();
+            let mut s = line_script(v, &b.script);
             if b.bearer {
                 s.bearer = Some(cfg.canary.clone());
             }
@@ -272,7 +272,7 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
             BackendBinding::Stdio => {
                 let script = dir.join(format!("{name}.script.json"));
                 let log = dir.join(format!("{name}.log.jsonl"));
-                let mut s = b.script.clone();
+                let mut s = line_script(v, &b.script);
                 if s.max_life_ms.is_none() {
                     s.max_life_ms =
                         Some(u64::try_from(cfg.vector_timeout.as_millis()).unwrap_or(u64::MAX));
@@ -497,9 +497,39 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
     }
 }
 
+/// `script` as the backend runs it for `v`'s line: a scripted reply that
+/// names no result answers "no effect" in the vector's own wire version
+/// (the script's built-in default is the 0.1 one), so a draft vector's
+/// backends speak the draft unless a vector says otherwise on purpose.
+fn line_script(v: &HarnessVector, script: &super::script::Script) -> super::script::Script {
+    use super::script::Action;
+    let mut s = script.clone();
+    if !v.is_draft() {
+        return s;
+    }
+    let no_effect = json!({"protocolVersion": v.wire(), "effects": []});
+    if s.intercept.is_empty() {
+        s.intercept = vec![vec![Action::Reply {
+            result: None,
+            id: None,
+            null_id: false,
+            extra: Map::new(),
+        }]];
+    }
+    for a in s.intercept.iter_mut().flatten() {
+        if let Action::Reply { result, .. } = a {
+            result.get_or_insert_with(|| no_effect.clone());
+        }
+    }
+    s
+}
+
 fn not_applicable(v: &HarnessVector, info: &super::adapter::AdapterInfo) -> Option<String> {
-    if !info.protocol_versions.iter().any(|p| p == "0.1") {
-        return Some("the harness does not support protocolVersion 0.1".into());
+    if !info.protocol_versions.iter().any(|p| p == v.wire()) {
+        return Some(format!(
+            "the harness does not support protocolVersion {}",
+            v.wire()
+        ));
     }
     let need_binding = match v.binding {
         BindingSel::Stdio => Some("stdio"),

@@ -1,6 +1,6 @@
-//! Harness-role vectors (`vectors/ahp/0.1/AHP-H-*.json`, role `harness`):
-//! the serde model of `schemas/ahp/harness-vector.schema.json` and its
-//! loader. A vector is a registration template whose `"{{backend:X}}"`
+//! Harness-role vectors (`vectors/ahp/0.1/AHP-H-*.json`, and the draft
+//! line's `vectors/ahp/draft/AHP-DH-*.json`, role `harness`): the serde
+//! model of `schemas/ahp/harness-vector.schema.json` and its loader. A vector is a registration template whose `"{{backend:X}}"`
 //! transports the kit expands to its scripted backends, the scripts of
 //! those backends, the tool calls (and session events) the adapter makes
 //! the harness perform, and what must be observed.
@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::adapter::ToolOutcome;
 use super::script::Script;
 use crate::error::VectorError;
-use crate::vector::{BindingSel, LifecycleSel, Role, AHP_REVISION};
+use crate::vector::{BindingSel, LifecycleSel, Role, AHP_REVISION, DRAFT_LINE};
 
 /// A scripted backend's transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +120,16 @@ pub struct CallExpect {
     /// arrival order (a retry to the same backend counts once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calls: Option<Vec<String>>,
+    /// Backends that must receive a `hooks/intercept` for this call (in
+    /// any order, with others): for vectors where [`CallExpect::calls`]
+    /// would say too much (a harness may spend a short deadline before the
+    /// request reaches the backend).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub asked: Vec<String>,
+    /// Backends that must receive no `hooks/intercept` for this call (a
+    /// notification is allowed: the draft tells uncalled interceptors).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_asked: Vec<String>,
     /// The adapter's answer comes within this many ms of the call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_answer_ms: Option<u64>,
@@ -246,11 +256,11 @@ pub struct HarnessVector {
     /// Optional `$schema` pointer for editors.
     #[serde(default, rename = "$schema", skip_serializing_if = "Option::is_none")]
     pub schema: Option<String>,
-    /// Stable id `AHP-H-nnnn`.
+    /// Stable id `AHP-H-nnnn` (0.1) or `AHP-DH-nnnn` (draft line).
     pub id: String,
     /// One sentence: what a passing harness does.
     pub title: String,
-    /// `0.1.0-draft.1`.
+    /// `0.1.0-draft.1`, or [`DRAFT_LINE`] for the draft line.
     pub ahp: String,
     /// Always `harness`.
     pub role: Role,
@@ -319,6 +329,24 @@ impl HarnessVector {
         self.advisory.is_some()
     }
 
+    /// Whether the vector belongs to the mutable draft line (`ahp` is
+    /// [`DRAFT_LINE`]): its requests are held to the draft shape, its
+    /// replies judged by the draft's rules ([`crate::draft`]), and its
+    /// reports are never claimable.
+    pub fn is_draft(&self) -> bool {
+        self.ahp == DRAFT_LINE
+    }
+
+    /// The wire `protocolVersion` of the vector's line: `"0.1"`, or
+    /// `"draft"`.
+    pub fn wire(&self) -> &'static str {
+        if self.is_draft() {
+            DRAFT_LINE
+        } else {
+            crate::WIRE_VERSION
+        }
+    }
+
     /// Backend names the registration refers to.
     pub fn referenced(&self) -> BTreeSet<String> {
         let mut s = BTreeSet::new();
@@ -329,15 +357,29 @@ impl HarnessVector {
     /// Rules the schema cannot state.
     pub fn lint(&self) -> Vec<String> {
         let mut p = Vec::new();
+        // The id prefix names the line, so a draft vector can never be
+        // mistaken for a released one in a report.
+        let prefix = if self.is_draft() { "AHP-DH-" } else { "AHP-H-" };
         let id_ok = self
             .id
-            .strip_prefix("AHP-H-")
+            .strip_prefix(prefix)
             .is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()));
         if !id_ok {
-            p.push(format!("id {:?} is not AHP-H-nnnn", self.id));
+            p.push(format!("id {:?} is not {prefix}nnnn", self.id));
         }
-        if self.ahp != AHP_REVISION {
-            p.push(format!("ahp is {:?}, not {AHP_REVISION:?}", self.ahp));
+        if self.ahp != AHP_REVISION && !self.is_draft() {
+            p.push(format!(
+                "ahp is {:?}, not {AHP_REVISION:?} (or {DRAFT_LINE:?})",
+                self.ahp
+            ));
+        }
+        if let Some(pv) = self.registration.get("protocolVersion") {
+            if self.expect.load != LoadExpect::Refused && pv != self.wire() {
+                p.push(format!(
+                    "registration.protocolVersion is {pv}, not {:?} (the vector's line)",
+                    self.wire()
+                ));
+            }
         }
         if self.role != Role::Harness {
             p.push("role is not harness".into());
@@ -415,6 +457,8 @@ impl HarnessVector {
                 .iter()
                 .flatten()
                 .chain(&t.expect.answered_before_plan_end)
+                .chain(&t.expect.asked)
+                .chain(&t.expect.not_asked)
             {
                 if !mentioned(n) {
                     p.push(format!("triggers[{i}]: unknown backend {n:?}"));
@@ -459,15 +503,27 @@ pub fn load_harness_file(path: &Path) -> Result<HarnessVector, VectorError> {
         path: path.to_owned(),
         source,
     })?;
-    let value =
-        ctk_ahp_protocol::json::parse_bytes(&bytes).map_err(|source| VectorError::Json {
-            path: path.to_owned(),
-            source,
-        })?;
-    let v: HarnessVector = serde_json::from_value(value).map_err(|source| VectorError::Shape {
+    parse_harness(path, &bytes)
+}
+
+/// Parse one harness vector from `bytes` (strict JSON: no duplicate
+/// members) and lint it; `path` names it in errors. A member of the wrong
+/// shape is reported with its JSON pointer.
+pub fn parse_harness(path: &Path, bytes: &[u8]) -> Result<HarnessVector, VectorError> {
+    let value = ctk_ahp_protocol::json::parse_bytes(bytes).map_err(|source| VectorError::Json {
         path: path.to_owned(),
         source,
     })?;
+    let v: HarnessVector = match serde_json::from_value(value.clone()) {
+        Ok(v) => v,
+        Err(source) => {
+            return Err(VectorError::HarnessShape {
+                path: path.to_owned(),
+                pointer: shape_pointer(&value),
+                source,
+            })
+        }
+    };
     let problems = v.lint();
     if !problems.is_empty() {
         return Err(VectorError::Lint {
@@ -478,11 +534,156 @@ pub fn load_harness_file(path: &Path) -> Result<HarnessVector, VectorError> {
     Ok(v)
 }
 
-/// Whether a vector file's name marks it as a harness-role vector.
+/// Whether a vector file's name marks it as a harness-role vector
+/// (`AHP-H-*.json`, or the draft line's `AHP-DH-*.json`).
 pub fn is_harness_file(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("AHP-H-") && n.ends_with(".json"))
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+        (n.starts_with("AHP-H-") || n.starts_with("AHP-DH-")) && n.ends_with(".json")
+    })
+}
+
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// Whether `v` has the shape of `T`.
+fn fits<T: serde::de::DeserializeOwned>(v: &Value) -> bool {
+    serde_json::from_value::<T>(v.clone()).is_ok()
+}
+
+/// The members of [`HarnessVector`], for locating an unknown one.
+const MEMBERS: &[&str] = &[
+    "$schema",
+    "id",
+    "title",
+    "ahp",
+    "role",
+    "requirements",
+    "covers",
+    "sections",
+    "binding",
+    "lifecycle",
+    "profiles",
+    "advisory",
+    "failure_class",
+    "failure_policy",
+    "notes",
+    "registration",
+    "load_env",
+    "backends",
+    "triggers",
+    "expect",
+];
+
+/// The JSON pointer of the innermost member that keeps `v` from being a
+/// [`HarnessVector`] (serde names what is wrong, not where): an unknown
+/// member, or the first member, backend, script, trigger or expectation
+/// whose own shape is wrong. `""` when only the whole document can be
+/// blamed (a missing required member, or not an object).
+pub fn shape_pointer(v: &Value) -> String {
+    let Some(m) = v.as_object() else {
+        return String::new();
+    };
+    if let Some(k) = m.keys().find(|k| !MEMBERS.contains(&k.as_str())) {
+        return format!("/{}", escape(k));
+    }
+    let strings = |k: &str| m.get(k).is_some_and(|x| !fits::<Vec<String>>(x));
+    let string = |k: &str| m.get(k).is_some_and(|x| !fits::<String>(x));
+    for k in [
+        "$schema",
+        "id",
+        "title",
+        "ahp",
+        "advisory",
+        "failure_class",
+        "failure_policy",
+        "notes",
+    ] {
+        if string(k) {
+            return format!("/{}", escape(k));
+        }
+    }
+    for k in ["requirements", "covers", "sections", "profiles"] {
+        if strings(k) {
+            return format!("/{k}");
+        }
+    }
+    let bad = |k: &str, ok: fn(&Value) -> bool| m.get(k).is_some_and(|x| !ok(x));
+    if bad("role", fits::<Role>) {
+        return "/role".into();
+    }
+    if bad("binding", fits::<BindingSel>) {
+        return "/binding".into();
+    }
+    if bad("lifecycle", fits::<LifecycleSel>) {
+        return "/lifecycle".into();
+    }
+    if bad("load_env", fits::<BTreeMap<String, String>>) {
+        return "/load_env".into();
+    }
+    if let Some(b) = m.get("backends") {
+        let Some(b) = b.as_object() else {
+            return "/backends".into();
+        };
+        for (name, spec) in b {
+            if !fits::<BackendSpec>(spec) {
+                let at = format!("/backends/{}", escape(name));
+                if let Some(s) = spec.get("script").filter(|s| !fits::<Script>(s)) {
+                    for part in ["intercept", "observe"] {
+                        for (i, plan) in s
+                            .get(part)
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                            .enumerate()
+                        {
+                            for (j, a) in plan.as_array().into_iter().flatten().enumerate() {
+                                if !fits::<super::script::Action>(a) {
+                                    return format!("{at}/script/{part}/{i}/{j}");
+                                }
+                            }
+                        }
+                    }
+                    return format!("{at}/script");
+                }
+                return at;
+            }
+        }
+    }
+    if let Some(t) = m.get("triggers") {
+        let Some(t) = t.as_array() else {
+            return "/triggers".into();
+        };
+        for (i, x) in t.iter().enumerate() {
+            if !fits::<Trigger>(x) {
+                for (k, ok) in [
+                    ("tool_call", fits::<ToolSpec> as fn(&Value) -> bool),
+                    ("expect", fits::<CallExpect>),
+                    ("host_permission", fits::<HostPermission>),
+                ] {
+                    if x.get(k).is_some_and(|y| !ok(y)) {
+                        return format!("/triggers/{i}/{k}");
+                    }
+                }
+                return format!("/triggers/{i}");
+            }
+        }
+    }
+    if let Some(e) = m.get("expect").filter(|e| !fits::<RunExpect>(e)) {
+        for (i, r) in e
+            .get("request_assert")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if !fits::<RequestAssert>(r) {
+                return format!("/expect/request_assert/{i}");
+            }
+        }
+        return "/expect".into();
+    }
+    String::new()
 }
 
 /// Read every `AHP-H-*.json` of `dir`, sorted by id; ids unique.

@@ -3,10 +3,13 @@
 //! The AHP suite (crate `ctk-ahp-suite`) owns its vector model, its driver
 //! and its assertions; this file only turns the command line into a target,
 //! feeds the core's terminal and `events.jsonl` as vectors finish, and
-//! builds the core's report. Only the backend role is built: the kit plays
-//! the harness against a stdio command (persistent or per_event) or an HTTP
-//! URL; with neither, against the bundled reference backend
-//! (`ctk ahp-backend stdio`).
+//! builds the core's report. Backend role: the kit plays the harness
+//! against a stdio command (persistent or per_event) or an HTTP URL; with
+//! neither, against the bundled reference backend (`ctk ahp-backend
+//! stdio`). Harness role: the kit plays the backends and drives an adapter
+//! command (`ctk-ahp-adapter/1`); with none, the bundled reference harness.
+//! `--spec draft` selects the draft line's vectors of either role
+//! (`AHP-DB-*`, `AHP-DH-*`), whose reports are never claimable.
 
 use std::ffi::OsString;
 use std::io::IsTerminal as _;
@@ -56,7 +59,7 @@ struct Loaded {
     meta: VectorMeta,
 }
 
-fn parse(file_name: &str, text: &str, role: RoleArg) -> Result<Loaded, String> {
+fn parse(file_name: &str, text: &str, role: RoleArg, line: AhpLine) -> Result<Loaded, String> {
     let (model, problems) = match role {
         RoleArg::Backend => {
             let v: ctk_ahp_suite::Vector = serde_json::from_str(text)
@@ -65,9 +68,24 @@ fn parse(file_name: &str, text: &str, role: RoleArg) -> Result<Loaded, String> {
             (Model::Backend(Box::new(v)), problems)
         }
         RoleArg::Harness => {
-            let v: HarnessVector = serde_json::from_str(text)
-                .map_err(|e| format!("{file_name}: not an AHP harness vector: {e}"))?;
-            let problems = v.lint();
+            // The suite's loader: strict JSON, the shape with the JSON
+            // pointer of a member that does not fit, then the lint.
+            let v = ctk_ahp_suite::harness::vector::parse_harness(
+                std::path::Path::new(file_name),
+                text.as_bytes(),
+            )
+            .map_err(|e| e.to_string())?;
+            // A draft vector in a 0.1 run (or the reverse, from --vectors)
+            // would put one line's checks under the other's name.
+            let problems = if v.is_draft() == (line == AhpLine::Draft) {
+                Vec::new()
+            } else {
+                vec![format!(
+                    "a {} vector, but the run is for the {} line (--spec)",
+                    v.wire(),
+                    line.wire_version()
+                )]
+            };
             (Model::Harness(Box::new(v)), problems)
         }
     };
@@ -152,7 +170,7 @@ fn vectors(
         })
         .collect();
     for (name, text) in files {
-        match parse(name, text, role) {
+        match parse(name, text, role, line) {
             Ok(l) => loaded.push(l),
             Err(e) => problems.push(e),
         }

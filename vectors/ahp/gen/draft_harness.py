@@ -1,0 +1,807 @@
+#!/usr/bin/env python3
+"""Generate the AHP draft-line harness-role vectors (vectors/ahp/draft/AHP-DH-*.json).
+
+Deterministic and stdlib-only, like harness.py (the 0.1 harness generator)
+and draft.py (the draft backend-role generator, which owns AHP-DB-* in the
+same folder):
+
+    python3 vectors/ahp/gen/draft_harness.py            # write the vectors
+    python3 vectors/ahp/gen/draft_harness.py --check    # exit 1 if any differs
+
+The draft line (wire `protocolVersion` "draft") is mutable and NEVER
+claimable: `ctk run --protocol ahp --role harness --spec draft -- ADAPTER`
+runs these for information. Which draft: the revision the PyPI package
+`agenthooksprotocol` 0.10.1 bundles (repository commit 1d98c19), as recorded
+in spec/ahp/draft/DIFFERENCES.md; every vector says so in `notes`.
+
+What differs from the 0.1 harness vectors (fact sheet 11, DIFFERENCES.md):
+- registrations say "draft" and every subscription carries
+  `content: {"default": "body"}` (DIFF-22);
+- scripted replies say "draft" (the engine also answers "no effect" in
+  the vector's line when a plan names no result);
+- the request is held to the draft `tool.before` shape (harness, call.id,
+  path, tool.origin, params.state; tool, call and harness closed:
+  ahp-suite/src/draft.rs), the call id is `event.call.id`;
+- validity: a missing `effects` is no effect (DIFF-13), two denies deny
+  (DIFF-14), an unknown member in a deny is a failure (DIFF-15), an
+  extension effect on tool.before is a failure (DIFF-16), one unadvertised
+  effect rejects the whole response (DIFF-17);
+- after a deny the uncalled interceptors are told through hooks/observe
+  (DIFF-30; advisory DD-04: observation is best effort).
+
+Rules, as for 0.1 (spec/ahp/0.1/DECISIONS.md D-01 timing: a reply is late
+only at >= 2 x timeoutMs, bounds are 10 x timeoutMs + 5000 ms, orderings
+never tight windows): a gating vector asserts only what the draft text
+requires of a harness (spec/draft/base/failure.md, composition.md,
+transports/stdio.md, transports/http.md and the bundled schemas); a
+preferred reading names its decision: DD-nn (spec/ahp/draft/DECISIONS.md)
+or a 0.1 D-nn carried over unchanged. `covers` names the 0.1 clauses
+(spec/ahp/0.1/clauses.json) the draft rule restates; `sections` names the
+draft documents.
+"""
+
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.normpath(os.path.join(HERE, "..", "draft"))
+SCHEMA = "../../../schemas/ahp/harness-vector.schema.json"
+LINE = "draft"  # the vector's `ahp` member
+WIRE = "draft"  # the wire protocolVersion of the line (DIFF-2: a parameter)
+REVISION_NOTE = (
+    "Draft line as bundled by PyPI agenthooksprotocol 0.10.1 (repository commit 1d98c19); "
+    "a later draft may change this."
+)
+
+VECTORS = []
+
+TOOL = {"name": "ctk_probe", "kind": "shell", "input": {"command": "echo ctk-probe"}}
+DENY_REASON = "ctk scripted policy denies this call"
+MALFORMED_CANARY = "CTK-MALFORMED-CANARY-7f3a"
+CONTENT = {"default": "body"}
+LO = ("base", "tool-interception", "lifecycle-observation")
+BOTH = ("stdio", "http")
+
+# Draft documents (sections).
+FAILURE = "base/failure"
+COMPOSITION = "base/composition"
+STDIO = "base/transports/stdio"
+HTTP = "base/transports/http"
+EVENTS = "base/events"
+REGISTRATION = "base/registration"
+DISPOSITION = "observation-disposition"
+
+# --- registration -------------------------------------------------------------
+
+
+def icpt(policy, timeout=5000, native=None):
+    s = {"events": ["tool.before"], "mode": "intercept", "timeoutMs": timeout, "failurePolicy": policy, "content": dict(CONTENT)}
+    if native is not None:
+        s["includeNative"] = native
+    return s
+
+
+def obs(events):
+    return {"events": list(events), "mode": "observe", "content": dict(CONTENT)}
+
+
+def hook(name, *subs, auth=None):
+    h = {"id": "org.ctk.backend.%s" % name.lower(), "transport": "{{backend:%s}}" % name}
+    if auth:
+        h["authentication"] = {"type": "bearer", "tokenEnv": auth}
+    h["subscriptions"] = list(subs)
+    return h
+
+
+def reg(*hooks):
+    return {"protocolVersion": WIRE, "hooks": list(hooks)}
+
+
+# --- scripts --------------------------------------------------------------------
+
+
+def result(effects, version=WIRE, **extra):
+    r = {"effects": effects} if effects is not None else {}
+    if version is not None:
+        r = dict({"protocolVersion": version}, **r)
+    r.update(extra)
+    return r
+
+
+def deny_effect(reason=DENY_REASON, code=None, ext=None, **extra):
+    e = {"type": "deny", "reason": reason}
+    if code:
+        e["code"] = code
+    if ext:
+        e["extensions"] = ext
+    e.update(extra)
+    return e
+
+
+def reply(res=None, **kw):
+    a = {"do": "reply", "result": res if res is not None else result([])}
+    a.update(kw)
+    return a
+
+
+NO_EFFECT = [reply()]
+DENY = [reply(result([deny_effect()]))]
+
+
+def script(*plans, observe=None):
+    s = {}
+    if plans:
+        s["intercept"] = [list(p) for p in plans]
+    if observe is not None:
+        s["observe"] = [list(p) for p in observe]
+    return s
+
+
+def stdio(sc=None, lifecycle="persistent", **kw):
+    b = {"binding": "stdio", "lifecycle": lifecycle, "script": sc if sc is not None else script(NO_EFFECT)}
+    b.update(kw)
+    return b
+
+
+def http(sc=None, **kw):
+    b = {"binding": "http", "script": sc if sc is not None else script(NO_EFFECT)}
+    b.update(kw)
+    return b
+
+
+def backend(binding, sc=None, lifecycle="persistent", **kw):
+    if binding == "http":
+        return http(sc, **kw)
+    return stdio(sc, lifecycle, **kw)
+
+
+def raw(text=None, hex_=None, newline=None):
+    a = {"do": "raw"}
+    if text is not None:
+        a["text"] = text
+    if hex_ is not None:
+        a["hex"] = hex_
+    if newline is not None:
+        a["newline"] = newline
+    return a
+
+
+# --- triggers ---------------------------------------------------------------------
+
+
+def call(outcome, denial=None, calls=None, perm="allow", tool=None, max_ms=None, before=None, excludes=None, call_id=None,
+         asked=None, not_asked=None):
+    e = {"outcome": outcome if isinstance(outcome, list) else [outcome]}
+    if denial:
+        e["denial"] = denial
+    if calls is not None:
+        e["calls"] = list(calls)
+    if asked:
+        e["asked"] = list(asked)
+    if not_asked:
+        e["not_asked"] = list(not_asked)
+    if max_ms is not None:
+        e["max_answer_ms"] = max_ms
+    if before:
+        e["answered_before_plan_end"] = list(before)
+    if excludes:
+        e["reason_excludes"] = list(excludes)
+    t = {"tool_call": tool or TOOL}
+    if call_id is not None:
+        t["call_id"] = call_id
+    t["host_permission"] = perm
+    t["expect"] = e
+    return t
+
+
+def shape_asserts(name):
+    """The draft request-shape predicates on backend `name` (DIFF-4..10):
+    besides the engine's whole-request check, spelled out per member."""
+    m = "hooks/intercept"
+    return [
+        {"backend": name, "method": m, "ptr": "/id", "eq_ptr": "/params/event/id", "required": True},
+        {"backend": name, "method": m, "ptr": "/params/protocolVersion", "eq": WIRE},
+        {"backend": name, "method": m, "ptr": "/params/capabilities/effects", "contains": "deny"},
+        {"backend": name, "method": m, "ptr": "/params/state", "type": "object"},
+        {"backend": name, "method": m, "ptr": "/params/event/type", "eq": "tool.before"},
+        {"backend": name, "method": m, "ptr": "/params/event/harness/name", "type": "string"},
+        {"backend": name, "method": m, "ptr": "/params/event/harness/version", "type": "string"},
+        {"backend": name, "method": m, "ptr": "/params/event/call/id", "type": "string"},
+        {"backend": name, "method": m, "ptr": "/params/event/path", "type": "string"},
+        {"backend": name, "method": m, "ptr": "/params/event/tool/origin", "type": "string"},
+        {"backend": name, "method": m, "ptr": "/params/event/tool/name", "eq": TOOL["name"]},
+        {"backend": name, "method": m, "ptr": "/params/event/tool/input", "eq": TOOL["input"]},
+        {"backend": name, "method": m, "ptr": "/params/event/tool/callId", "present": False},
+        {"backend": name, "method": m, "ptr": "/params/event/native", "present": False},
+    ]
+
+
+# --- the vector ---------------------------------------------------------------------
+
+
+def vector(title, requirements, covers, sections, registration, backends, triggers,
+           binding, lifecycle="any", profiles=("base", "tool-interception"), advisory=None,
+           failure_class=None, failure_policy=None, notes=None, expect=None, load_env=None):
+    vid = "AHP-DH-%04d" % (len(VECTORS) + 1)
+    profs = list(profiles)
+    for b in BOTH:
+        if (binding == b or any(x["binding"] == b for x in backends.values())) and b not in profs:
+            if expect is None or expect.get("load") != "refused":
+                profs.append(b)
+    v = {
+        "$schema": SCHEMA,
+        "id": vid,
+        "title": title,
+        "ahp": LINE,
+        "role": "harness",
+        "requirements": list(requirements),
+        "covers": list(covers),
+        "sections": list(sections),
+        "binding": binding,
+        "lifecycle": lifecycle,
+        "profiles": profs,
+    }
+    if advisory:
+        v["advisory"] = advisory
+    if failure_class:
+        v["failure_class"] = failure_class
+    if failure_policy:
+        v["failure_policy"] = failure_policy
+    v["notes"] = REVISION_NOTE + ((" " + notes) if notes else "")
+    v["registration"] = registration
+    if load_env:
+        v["load_env"] = load_env
+    v["backends"] = backends
+    v["triggers"] = triggers
+    v["expect"] = expect or {}
+    VECTORS.append(v)
+    return v
+
+
+# --- 1. every failure class under both policies ------------------------------------
+#
+# spec/draft/base/failure.md lists the operational failures; composition.md
+# says fail-open goes on to the next interceptor and fail-closed stops the
+# chain and denies. Under fail-open A's scripted output is, where a reading
+# could mistake it for one, a deny (a harness that applies it denies); under
+# fail-closed it is no effect (a harness that accepts it runs the tool).
+
+# 1000 ms, not 0.1's 300: the draft counts authentication, connection setup
+# and transmission inside the deadline (failure.md, Deadlines), so a harness
+# may spend a short one before the request ever reaches A (DD-05).
+DEADLINE_MS = 1000
+LATE_MS = 3 * DEADLINE_MS  # > 2 x timeoutMs (D-01)
+BOUND_MS = 10 * DEADLINE_MS + 5000
+
+
+def payload(policy):
+    return [deny_effect()] if policy == "fail-open" else []
+
+
+def rpc(policy, res=None, **kw):
+    return script([reply(res if res is not None else result(payload(policy)), **kw)])
+
+
+def utf8_plan(policy):
+    """One line holding the byte 0xFF inside a string: text, the byte, text."""
+    if policy == "fail-open":
+        head = '{"jsonrpc":"2.0","id":{{id}},"result":{"protocolVersion":"draft","effects":[{"type":"deny","reason":"bad byte '
+        tail = '"}]}}'
+    else:
+        head = '{"jsonrpc":"2.0","id":{{id}},"result":{"protocolVersion":"draft","effects":[],"extensions":{"org.ctk.note":"bad byte '
+        tail = '"}}}'
+    return script([raw(text=head, newline=False), raw(hex_="ff", newline=False), raw(text=tail)])
+
+
+def multiline(policy):
+    body = json.dumps({"jsonrpc": "2.0", "id": "__ID__", "result": result(payload(policy))}, indent=2)
+    return script([raw(text=body.replace('"__ID__"', "{{id}}"))])
+
+
+CLASSES = []
+
+
+def klass(name, bindings, plan, covers=(), sections=(), notes=None, timeout=5000, requirements=(), redirect=False):
+    CLASSES.append({
+        "name": name, "bindings": bindings, "plan": plan, "covers": list(covers), "sections": list(sections),
+        "notes": notes, "timeout": timeout, "requirements": list(requirements), "redirect": redirect,
+    })
+
+
+# Transport-level classes run over both bindings; reply-content classes,
+# which a harness judges the same way whatever carried the bytes, over stdio
+# (the 0.1 suite runs them over both; the draft run stays short).
+klass("deadline_exceeded", BOTH, lambda b, p: script([{"do": "sleep", "ms": 60000}]),
+      covers=["ahp-14.4-b", "ahp-14.4-e"], requirements=["AHP-FAIL-002"],
+      timeout=DEADLINE_MS, notes="A never answers; the outcome comes within 10 x timeoutMs + 5000 ms (D-01).")
+klass("late_reply", BOTH, lambda b, p: script([{"do": "sleep", "ms": LATE_MS}, reply(result(payload(p)))]),
+      covers=["ahp-14.4-b", "ahp-14.4-e"], requirements=["AHP-FAIL-002"], timeout=DEADLINE_MS,
+      notes="A answers 3 x timeoutMs late; the harness must ignore the later response (failure.md, Deadlines) and answer before it.")
+klass("connection_lost", BOTH, lambda b, p: script([{"do": "close"}]),
+      notes="stdio: A closes its stdout; HTTP: the connection is dropped without a response.")
+klass("unreachable", BOTH, lambda b, p: {"launch": "missing" if b == "stdio" else "refused"},
+      notes="stdio: the command does not exist (launch failure); HTTP: nothing listens (connection refused).")
+klass("malformed_json", ("stdio",), lambda b, p: script([raw(text='{"jsonrpc":"2.0","id":{{id}},"result":{"protocolVersion":"draft","effects":[')]),
+      covers=["ahp-6.1-h", "ahp-7.1-a"])
+klass("abnormal_exit", ("stdio",), lambda b, p: script([{"do": "exit", "code": 3}]),
+      covers=["ahp-17.1-a"], sections=[STDIO], notes="A exits with status 3 before answering.")
+klass("malformed_utf8", ("stdio",), lambda b, p: utf8_plan(p), covers=["ahp-6.1-h", "ahp-7.1-a"],
+      notes="A reply that would be valid but holds the byte 0xFF inside a string: not UTF-8.")
+klass("wrong_id", ("stdio",), lambda b, p: rpc(p, id="ctk-some-other-id"),
+      covers=["ahp-17.2-a", "ahp-6.1-h"], sections=[STDIO],
+      notes="Mismatched ids are a failure class of failure.md; a harness that waits for the right id ends at the deadline, also a failure.")
+klass("jsonrpc_error", ("stdio",), lambda b, p: script([{"do": "error", "code": -32003, "message": "scripted error -32003"}]),
+      covers=["ahp-6.1-h"], sections=["base/errors"], notes="A answers with JSON-RPC error -32003 (unavailable).")
+klass("protocol_version_released", ("stdio",), lambda b, p: rpc(p, res=result(payload(p), version="0.1")),
+      covers=["ahp-6.1-h", "ahp-6.1-b"], sections=["base/versioning"], requirements=["AHP-VER-001"],
+      notes='result.protocolVersion is "0.1", the released line, not the request\'s "draft" (an unsupported version).')
+klass("protocol_version_missing", ("stdio",), lambda b, p: rpc(p, res=result(payload(p), version=None)),
+      covers=["ahp-6.1-h", "ahp-6.1-b"], sections=["base/versioning"], requirements=["AHP-VER-001"],
+      notes="result has no protocolVersion: a missing required result field.")
+klass("extension_effect", ("stdio",), lambda b, p: rpc(p, res=result([{"type": "com.example.ctk.unadvertised"}])),
+      covers=["ahp-11-d", "ahp-6.1-h"], sections=["base/capabilities"], requirements=["AHP-CAP-001"],
+      notes="A reverse-DNS extension effect on tool.before, which no harness advertised (DIFF-16: the draft rejects extension effects on tool.before).")
+klass("deny_and_unadvertised", ("stdio",), lambda b, p: rpc(p, res=result([deny_effect(), {"type": "com.example.ctk.unadvertised"}])),
+      covers=["ahp-11-d", "ahp-6.1-h"], requirements=["AHP-DEC-001", "AHP-CAP-001"],
+      notes="A deny next to an unadvertised effect: one unsupported member rejects the whole response (DIFF-17), so the deny is not applied either.")
+klass("empty_reason", ("stdio",), lambda b, p: rpc(p, res=result([deny_effect("")])),
+      covers=["ahp-6.1-h", "ahp-11-d"], requirements=["AHP-DEC-001"], notes='A deny with reason "": malformed (the bundled deny schema).')
+klass("deny_unknown_member", ("stdio",), lambda b, p: rpc(p, res=result([deny_effect(severity="high")])),
+      covers=["ahp-6.1-h"], requirements=["AHP-DEC-001"],
+      notes="A deny holding an unknown member: the draft closes the deny effect (DIFF-15; in 0.1 the member is ignored and the deny stands).")
+klass("http_500", ("http",), lambda b, p: script([{"do": "status", "code": 500}, reply(result(payload(p)))]),
+      covers=["ahp-18.1-c"], sections=[HTTP], requirements=["AHP-HTTP-001"],
+      notes="Status 500 with a JSON-RPC body: any status but 200 is a failure, whatever the body says.")
+klass("http_redirect_307", ("http",), lambda b, p: script([{"do": "redirect", "to": "Z", "code": 307}]),
+      covers=["ahp-18.1-e", "ahp-18.1-c"], sections=[HTTP], requirements=["AHP-HTTP-001"], redirect=True,
+      notes="A redirects to the kit's endpoint Z, which would answer; redirects are not followed unless explicitly enabled (none is), so Z receives nothing.")
+
+
+def failure_vectors():
+    for c in CLASSES:
+        for binding in c["bindings"]:
+            for policy in ("fail-open", "fail-closed"):
+                a = c["plan"](binding, policy)
+                spec = backend(binding, {}, launch=a["launch"]) if "launch" in a else backend(binding, a)
+                backends = {"A": spec, "B": backend(binding, script(NO_EFFECT))}
+                exp = {}
+                if c["redirect"]:
+                    backends["Z"] = http(script([reply(result(payload(policy)))]))
+                    exp["silent"] = ["Z"]
+                deadline = c["timeout"] < 5000
+                before = ["A"] if deadline else None
+                max_ms = BOUND_MS if deadline else 10 * c["timeout"] + 5000
+                asked = [] if "launch" in a else ["A"]
+                # A deadline may run out before the request reaches A (DD-05):
+                # then only the order-free part of the chain is asserted.
+                if deadline and policy == "fail-open":
+                    trig = call("executed", asked=["B"], max_ms=max_ms, before=before)
+                elif deadline:
+                    trig = call("denied", denial="synthetic", not_asked=["B"], max_ms=max_ms, before=before)
+                elif policy == "fail-open":
+                    trig = call("executed", calls=asked + ["B"], max_ms=max_ms)
+                else:
+                    trig = call("denied", denial="synthetic", calls=asked, max_ms=max_ms)
+                if policy == "fail-open":
+                    covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e"]
+                    verb = "the harness goes on to B and the tool runs"
+                else:
+                    covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-6.2-h", "ahp-14.3-c"]
+                    verb = "the harness denies with a synthetic denial, B is never asked, and the tool does not run"
+                vector(
+                    "draft: %s, %s over %s: %s" % (c["name"].replace("_", " "), policy, binding, verb),
+                    ["AHP-FAIL-001", "AHP-COMP-001"] + c["requirements"],
+                    covers + [x for x in c["covers"] if x not in covers],
+                    [FAILURE, COMPOSITION] + [s for s in c["sections"] if s not in (FAILURE, COMPOSITION)],
+                    reg(hook("A", icpt(policy, c["timeout"])), hook("B", icpt("fail-closed"))),
+                    backends, [trig], binding,
+                    lifecycle="persistent" if binding == "stdio" else "any",
+                    failure_class=c["name"], failure_policy=policy, notes=c["notes"], expect=exp,
+                )
+
+
+def per_event_failure_vectors():
+    for name, sc in (("abnormal_exit", script([{"do": "exit", "code": 3}])),):
+        for policy in ("fail-open", "fail-closed"):
+            trig = call("executed", calls=["A", "B"], max_ms=55000) if policy == "fail-open" else call("denied", denial="synthetic", calls=["A"], max_ms=55000)
+            vector(
+                "draft: %s, %s, stdio per_event: the failure policy applies" % (name.replace("_", " "), policy),
+                ["AHP-FAIL-001", "AHP-COMP-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-17.1-a"],
+                [FAILURE, STDIO],
+                reg(hook("A", icpt(policy)), hook("B", icpt("fail-closed"))),
+                {"A": stdio(sc, "per_event"), "B": stdio(script(NO_EFFECT), "per_event")},
+                [trig], "stdio", lifecycle="per_event", failure_class=name, failure_policy=policy,
+            )
+    exit3 = {"do": "exit", "code": 3}
+    vector(
+        "draft: per_event exit status: a valid deny then exit 3, fail-closed: the tool does not run (every reading)",
+        ["AHP-FAIL-001", "AHP-STDIO-001", "AHP-DEC-002"], ["ahp-12.2-e", "ahp-14.2-a", "ahp-6.2-h"], [STDIO, FAILURE],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio(script(DENY + [exit3]), "per_event")},
+        [call("denied", calls=["A"], max_ms=55000)], "stdio", lifecycle="per_event",
+        failure_class="nonzero_exit_after_reply", failure_policy="fail-closed",
+    )
+    vector(
+        "draft: per_event exit status: no effect then exit 3, fail-closed: the nonzero exit is an operational failure, the tool does not run (D-02)",
+        ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.2-h"], [STDIO, FAILURE],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio(script(NO_EFFECT + [exit3]), "per_event")},
+        [call("denied", denial="synthetic", calls=["A"], max_ms=55000)], "stdio", lifecycle="per_event", advisory="D-02",
+        failure_class="nonzero_exit_after_reply", failure_policy="fail-closed",
+        notes="stdio.md says both that any nonzero exit is an operational failure and that the body, not the exit code, decides: D-02 carried over.",
+    )
+
+
+# --- 2. validity differences from 0.1 that are decisions, not failures --------------
+
+
+def difference_vectors():
+    for binding in BOTH:
+        vector(
+            "draft: a result without effects is no effect (DIFF-13; a failure in 0.1): under fail-closed the chain goes on and the tool runs (%s)" % binding,
+            ["AHP-DEC-001", "AHP-COMP-001"], ["ahp-12.3-a", "ahp-13.1-a"], ["server/tool-interception", COMPOSITION],
+            reg(hook("A", icpt("fail-closed")), hook("B", icpt("fail-closed"))),
+            {"A": backend(binding, script([reply(result(None))])), "B": backend(binding)},
+            [call("executed", calls=["A", "B"])], binding, lifecycle="persistent" if binding == "stdio" else "any",
+            failure_class="effects_missing", failure_policy="fail-closed",
+        )
+    vector(
+        "draft: two deny effects are a deny (DIFF-14; a failure in 0.1): under fail-open the tool does not run and B is never asked",
+        ["AHP-DEC-001", "AHP-DEC-002", "AHP-COMP-001"], ["ahp-6.2-h", "ahp-13.1-a"], ["server/tool-interception", COMPOSITION],
+        reg(hook("A", icpt("fail-open")), hook("B", icpt("fail-open"))),
+        {"A": stdio(script([reply(result([deny_effect(), deny_effect("second reason")]))])), "B": stdio()},
+        [call("denied", denial="explicit", calls=["A"])], "stdio", lifecycle="persistent",
+        failure_class="two_denies", failure_policy="fail-open",
+    )
+
+
+# --- 3. decisions and the request shape ---------------------------------------------
+
+
+def decision_vectors():
+    for binding, lifecycle in (("stdio", "persistent"), ("stdio", "per_event"), ("http", "any")):
+        lc = lifecycle if binding == "stdio" else "persistent"
+        where = binding if binding == "http" else "stdio %s" % lifecycle
+        exp = {"request_assert": shape_asserts("A")}
+        if lifecycle == "per_event":
+            exp["per_event_one_frame"] = ["A"]
+        vector(
+            "draft: no effect over %s: the request is a draft tool.before (id = event.id, deny advertised, harness, call.id, path, tool.origin, state; no native) and the tool runs" % where,
+            ["AHP-RPC-001", "AHP-RPC-002", "AHP-TB-001", "AHP-CAP-001", "AHP-DEC-003"],
+            ["ahp-6.2-c", "ahp-6.2-d", "ahp-8.1-a", "ahp-11-a", "ahp-11-b", "ahp-9.4-a", "ahp-7.2-a"],
+            [EVENTS, "server/tool-interception", "base/capabilities"],
+            reg(hook("A", icpt("fail-closed"))),
+            {"A": backend(binding, script(NO_EFFECT), lc)},
+            [call("executed", calls=["A"])], binding, lifecycle=lifecycle, expect=exp,
+        )
+        if lifecycle == "per_event":
+            continue
+        vector(
+            "draft: a deny over %s stops the tool and is reported as an explicit (not synthetic) denial" % where,
+            ["AHP-DEC-002", "AHP-FAIL-001"], ["ahp-6.2-h", "ahp-10.1-d", "ahp-14.3-c"], [COMPOSITION, FAILURE],
+            reg(hook("A", icpt("fail-closed"))),
+            {"A": backend(binding, script(DENY), lc)},
+            [call("denied", denial="explicit", calls=["A"])], binding, lifecycle=lifecycle,
+            expect={"per_event_one_frame": ["A"]} if lifecycle == "per_event" else None,
+        )
+    vector(
+        "draft: a valid deny denies under fail-open too: an explicit deny is not an operational failure",
+        ["AHP-DEC-002", "AHP-FAIL-001"], ["ahp-12.2-e", "ahp-6.2-h"], [FAILURE],
+        reg(hook("A", icpt("fail-open")), hook("B", icpt("fail-open"))),
+        {"A": stdio(script(DENY)), "B": stdio()},
+        [call("denied", denial="explicit", calls=["A"])], "stdio", lifecycle="persistent",
+    )
+    vector(
+        "draft: a deny with a reverse-DNS code and reverse-DNS extensions denies",
+        ["AHP-DEC-002", "AHP-EXT-001"], ["ahp-6.2-h", "ahp-9.5-b"], ["server/tool-interception"],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio(script([reply(result([deny_effect(code="org.ctk.policy.no_probe", ext={"org.ctk.policy": {"rule": 7}})]))]))},
+        [call("denied", denial="explicit", calls=["A"])], "stdio", lifecycle="persistent",
+    )
+    vector(
+        "draft: the call id handed to the harness is event.call.id, and no tool.callId appears (DIFF-5)",
+        ["AHP-TB-001"], ["ahp-9.3-a"], [EVENTS],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio(script(NO_EFFECT))},
+        [call("executed", calls=["A"], call_id="ctk-call-draft-1")], "stdio", lifecycle="persistent",
+        expect={"request_assert": [
+            {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/call/id", "eq": "ctk-call-draft-1", "required": True},
+            {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/callId", "present": False},
+        ]},
+    )
+    vector(
+        "draft: two tool calls get distinct event ids (and distinct JSON-RPC ids)",
+        ["AHP-RPC-002", "AHP-CORE-004"], ["ahp-9.1-h", "ahp-6.1-g"], [EVENTS],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio(script(NO_EFFECT))},
+        [call("executed", calls=["A"]), call("executed", calls=["A"], tool={"name": "read_notes", "kind": "file_read", "input": {"path": "README.md"}})],
+        "stdio", lifecycle="persistent",
+    )
+    vector(
+        "draft: empty effects grant nothing: with the host set to prompt, a no-effect chain still ends in the host's prompt",
+        ["AHP-DEC-003", "AHP-SEC-001"], ["ahp-12.3-a", "ahp-10.1-c", "ahp-6.2-i"], ["server/tool-interception", "base/capabilities"],
+        reg(hook("A", icpt("fail-closed")), hook("B", icpt("fail-closed"))),
+        {"A": stdio(), "B": stdio()},
+        [call("prompted", calls=["A", "B"], perm="prompt")], "stdio", lifecycle="persistent",
+    )
+    for first, then, outcome, denial, what in ((NO_EFFECT, DENY, "executed", None, "an empty-effect response"),
+                                               (DENY, NO_EFFECT, "denied", "explicit", "an explicit denial")):
+        vector(
+            "draft: no retry after %s: a second request to A would get the opposite decision; the first decides" % what,
+            ["AHP-CORE-004"], ["ahp-15-g"], [FAILURE],
+            reg(hook("A", icpt("fail-closed"))),
+            {"A": stdio(script(first, then))},
+            [call(outcome, denial=denial, calls=["A"])], "stdio", lifecycle="persistent",
+        )
+
+
+# --- 4. composition ---------------------------------------------------------------------
+
+
+def composition_vectors():
+    vector(
+        "draft: three no-effect interceptors over stdio are asked one after another in registration order, and the tool runs",
+        ["AHP-COMP-001"], ["ahp-13.1-a", "ahp-13.1-b", "ahp-6.2-f", "ahp-12.3-a"], [COMPOSITION],
+        reg(hook("A", icpt("fail-closed")), hook("B", icpt("fail-closed")), hook("C", icpt("fail-closed"))),
+        {n: stdio() for n in "ABC"},
+        [call("executed", calls=["A", "B", "C"])], "stdio",
+    )
+    for binding in BOTH:
+        vector(
+            "draft: an explicit deny short-circuits the chain over %s: A (no effect) then B (deny); C is never asked to intercept" % binding,
+            ["AHP-COMP-001", "AHP-DEC-002", "AHP-DEC-003"], ["ahp-13.1-a", "ahp-12.3-a", "ahp-6.2-h"], [COMPOSITION],
+            reg(hook("A", icpt("fail-open")), hook("B", icpt("fail-open")), hook("C", icpt("fail-closed"))),
+            {"A": backend(binding), "B": backend(binding, script(DENY)), "C": backend(binding)},
+            [call("denied", denial="explicit", calls=["A", "B"])], binding,
+            notes="C may receive a hooks/observe for the call (DIFF-30), never a hooks/intercept.",
+        )
+    vector(
+        "draft: interceptors never overlap: A takes a second to answer (deadline 10 s); B is asked only after A answered",
+        ["AHP-COMP-001"], ["ahp-13.1-b", "ahp-13.1-a"], [COMPOSITION],
+        reg(hook("A", icpt("fail-open", 10000)), hook("B", icpt("fail-closed"))),
+        {"A": stdio(script([{"do": "sleep", "ms": 1000}] + NO_EFFECT)), "B": stdio()},
+        [call("executed", calls=["A", "B"])], "stdio", lifecycle="persistent",
+    )
+    vector(
+        "draft: a mixed chain (stdio, HTTP, stdio per_event) runs in registration order",
+        ["AHP-COMP-001"], ["ahp-13.1-a", "ahp-13.1-b"], [COMPOSITION],
+        reg(hook("A", icpt("fail-closed")), hook("B", icpt("fail-closed")), hook("C", icpt("fail-closed"))),
+        {"A": stdio(), "B": http(), "C": stdio(None, "per_event")},
+        [call("executed", calls=["A", "B", "C"])], "any",
+    )
+    vector(
+        "draft: after A's deny, the uncalled interceptors B and C each receive hooks/observe for the call, never hooks/intercept (DIFF-30, DD-04)",
+        ["AHP-COMP-001", "AHP-RPC-002"], ["ahp-13.1-a", "ahp-8.4-a"], [DISPOSITION, COMPOSITION],
+        reg(hook("A", icpt("fail-closed")), hook("B", icpt("fail-closed")), hook("C", icpt("fail-open"))),
+        {"A": stdio(script(DENY)), "B": stdio(), "C": stdio()},
+        [call("denied", denial="explicit", calls=["A"])], "stdio", lifecycle="persistent", advisory="DD-04",
+        expect={"observed": {"B": ["tool.before"], "C": ["tool.before"]},
+                "request_assert": [{"backend": b, "method": "hooks/observe", "ptr": "/params/event/call/id", "type": "string", "required": True} for b in "BC"]},
+    )
+
+
+# --- 5. observers ---------------------------------------------------------------------------
+
+
+def observer_vectors():
+    for binding in BOTH:
+        vector(
+            "draft: an observer of tool.before and tool.after over %s gets notifications with no id, protocolVersion draft and no native" % binding,
+            ["AHP-RPC-001", "AHP-VER-001"], ["ahp-8.4-a", "ahp-7.2-a", "ahp-9.4-a"], [COMPOSITION, DISPOSITION],
+            reg(hook("A", icpt("fail-closed")), hook("O", obs(["tool.before", "tool.after"]))),
+            {"A": backend(binding), "O": backend(binding)},
+            [call("executed", calls=["A"])], binding, profiles=LO,
+            expect={"request_assert": [
+                {"backend": "O", "method": "hooks/observe", "ptr": "/id", "present": False},
+                {"backend": "O", "method": "hooks/observe", "ptr": "/params/protocolVersion", "eq": WIRE},
+                {"backend": "O", "method": "hooks/observe", "ptr": "/params/event/native", "present": False},
+            ]},
+        )
+        vector(
+            "draft: an observer that takes 10 s per notification (%s) delays neither the chain nor the tool (composition.md, Observers)" % binding,
+            ["AHP-RPC-002"], ["ahp-13.2-a", "ahp-13.2-b"], [COMPOSITION],
+            reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
+            {"O": backend(binding, script(NO_EFFECT, observe=[[{"do": "sleep", "ms": 10000}]])), "A": backend(binding)},
+            [call("executed", calls=["A"], max_ms=9000, before=["O"])], binding, profiles=LO,
+        )
+    for binding, what, obs_plan in (
+            ("stdio", "exits with status 3", [{"do": "exit", "code": 3}]),
+            ("http", "answers 500", [{"do": "status", "code": 500}])):
+        vector(
+            "draft: an observer that %s changes nothing (%s): the interceptor's deny decides" % (what, binding),
+            ["AHP-RPC-002"], ["ahp-13.2-a"], [COMPOSITION, FAILURE],
+            reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
+            {"O": backend(binding, script(NO_EFFECT, observe=[obs_plan])), "A": backend(binding, script(DENY))},
+            [call("denied", denial="explicit", calls=["A"])], binding, profiles=LO,
+            notes="Observe subscriptions are always non-blocking and effectively fail open (failure.md).",
+        )
+    vector(
+        "draft: an observe-only subscription on tool.before adds no decision step: a reply-shaped deny it writes back changes nothing",
+        ["AHP-COMP-001"], ["ahp-6.2-c", "ahp-13.2-a", "ahp-8.4-a"], [COMPOSITION],
+        reg(hook("O", obs(["tool.before"]))),
+        {"O": stdio(script(NO_EFFECT, observe=[[raw(text='{"jsonrpc":"2.0","id":{{prev_id}},"result":{"protocolVersion":"draft","effects":[{"type":"deny","reason":"observer says no"}]}}')]]))},
+        [call("executed", calls=[])], "stdio", lifecycle="persistent", profiles=LO,
+        expect={"request_assert": [{"backend": "O", "ptr": "/method", "eq": "hooks/observe"}]},
+    )
+
+
+# --- 6. stdio process and HTTP --------------------------------------------------------------
+
+META_ARGS = ["$HOME", "a;b", "*", "'quoted'", "two words", "`id`", "|", "&&", "$(echo x)", ">out"]
+
+
+def process_vectors():
+    for lifecycle in ("persistent", "per_event"):
+        vector(
+            "draft: stdio %s: arguments with shell metacharacters reach the backend verbatim (no shell) and cwd is honoured" % lifecycle,
+            ["AHP-STDIO-001"], ["ahp-17.4-a"], [STDIO, REGISTRATION],
+            reg(hook("A", icpt("fail-closed"))),
+            {"A": stdio(None, lifecycle, args=META_ARGS, cwd=True)},
+            [call("executed", calls=["A"])], "stdio", lifecycle=lifecycle,
+            expect={"args_verbatim": ["A"], "cwd_honoured": ["A"]},
+        )
+    vector(
+        "draft: stdio per_event: every process gets exactly one message and then end of file (two calls, two processes)",
+        ["AHP-STDIO-001"], ["ahp-17.1-a"], [STDIO],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio(None, "per_event")},
+        [call("executed", calls=["A"]), call("executed", calls=["A"])], "stdio", lifecycle="per_event",
+        expect={"per_event_one_frame": ["A"]},
+    )
+    vector(
+        "draft: a stdio backend does not inherit an unrelated credential from the harness's environment (smallest practical environment, D-31)",
+        ["AHP-SEC-001"], ["ahp-17.4-b"], [STDIO],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio()},
+        [call("executed", calls=["A"])], "stdio", lifecycle="persistent", advisory="D-31",
+        expect={"env_absent": {"A": ["{{env_canary}}"]}},
+    )
+    vector(
+        "draft: the value of a credential in the harness's environment appears in no event payload",
+        ["AHP-SEC-001"], ["ahp-17.4-c"], [STDIO],
+        reg(hook("A", icpt("fail-closed")), hook("O", obs(["tool.before", "tool.after"]))),
+        {"A": stdio(), "O": stdio()},
+        [call("executed", calls=["A"])], "stdio", lifecycle="persistent", profiles=LO,
+        expect={"env_canary_absent": True},
+        notes="stdio.md: the harness MUST NOT place bearer tokens or unrelated credentials in event payloads.",
+    )
+    vector(
+        "draft: a synthetic denial does not repeat the malformed backend output (generic local reason, a SHOULD; D-31)",
+        ["AHP-FAIL-001"], ["ahp-14.3-b", "ahp-14.3-a"], [FAILURE],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio(script([raw(text="panic: " + MALFORMED_CANARY + " at /srv/policy.rs:42")]))},
+        [call("denied", denial="synthetic", calls=["A"], excludes=[MALFORMED_CANARY])],
+        "stdio", lifecycle="persistent", advisory="D-31",
+    )
+
+
+def http_vectors():
+    vector(
+        "draft: HTTP: every request is a POST of one JSON object with Content-Type application/json and Authorization: Bearer <token from tokenEnv>; the token is in no payload",
+        ["AHP-HTTP-001", "AHP-SEC-001"], ["ahp-18.1-a", "ahp-18.1-b", "ahp-18.3-a", "ahp-17.4-c"], [HTTP, "capability-auth"],
+        reg(hook("A", icpt("fail-closed"), auth="CTK_AHP_BEARER")),
+        {"A": http(bearer=True)},
+        [call("executed", calls=["A"])], "http",
+        load_env={"CTK_AHP_BEARER": "{{canary}}"},
+        expect={"request_assert": [
+            {"backend": "A", "header": "authorization", "eq": "Bearer {{canary}}", "required": True},
+            {"backend": "A", "header": "content-type", "present": True},
+        ] + shape_asserts("A")},
+    )
+    vector(
+        "draft: HTTP fail-closed: a deny served as text/plain leaves the tool unrun (a failure or a deny, either way)",
+        ["AHP-HTTP-001", "AHP-FAIL-001"], ["ahp-18.1-a", "ahp-14.2-a"], [HTTP, FAILURE],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": http(script([{"do": "content_type", "value": "text/plain"}] + DENY))},
+        [call("denied", calls=["A"], max_ms=55000)], "http",
+        failure_class="wrong_content_type", failure_policy="fail-closed",
+    )
+    vector(
+        "draft: HTTP fail-open: a deny served as text/plain is a failure (D-20), B is asked and the tool runs",
+        ["AHP-HTTP-001", "AHP-FAIL-001"], ["ahp-18.1-a", "ahp-14.2-a"], [HTTP, FAILURE],
+        reg(hook("A", icpt("fail-open")), hook("B", icpt("fail-closed"))),
+        {"A": http(script([{"do": "content_type", "value": "text/plain"}] + DENY)), "B": http()},
+        [call("executed", calls=["A", "B"], max_ms=55000)], "http", advisory="D-20",
+        failure_class="wrong_content_type", failure_policy="fail-open",
+    )
+    vector(
+        "draft: HTTP fail-closed, a bearer backend that answers 403: a failure; the synthetic reason does not hold the token",
+        ["AHP-HTTP-001", "AHP-FAIL-001"], ["ahp-18.3-a", "ahp-14.2-a", "ahp-18.1-c"], [HTTP, FAILURE],
+        reg(hook("A", icpt("fail-closed"), auth="CTK_AHP_BEARER")),
+        {"A": http(script([{"do": "status", "code": 403}, {"do": "error", "code": -32003, "message": "token {{id}}"}]), bearer=True)},
+        [call("denied", denial="synthetic", calls=["A"], excludes=["{{canary}}"])], "http",
+        load_env={"CTK_AHP_BEARER": "{{canary}}"}, failure_class="http_403", failure_policy="fail-closed",
+        notes="403, not 401: in the draft a 401 may start OAuth discovery (DIFF-33), for which the kit has no fixture.",
+    )
+    vector(
+        "draft: HTTP fail-open, tokenEnv not set: the tool runs and the backend gets no unauthenticated request (no unauthenticated fallback)",
+        ["AHP-FAIL-001"], ["ahp-14.2-a", "ahp-18.3-a"], [HTTP, FAILURE],
+        reg(hook("A", icpt("fail-open"), auth="CTK_AHP_UNSET_TOKEN")),
+        {"A": http(script(DENY), bearer=True)},
+        [call("executed")], "http", expect={"load": "either", "silent": ["A"]},
+        failure_class="authentication", failure_policy="fail-open",
+        notes="failure.md: authentication failures follow the configured policy and fail-open does not permit unauthenticated fallback delivery; http.md: credential failures MUST NOT cause an unauthenticated fallback.",
+    )
+
+
+# --- 7. registration -----------------------------------------------------------------------
+
+
+def refused(title, registration, covers=("ahp-6.1-e", "ahp-6.1-f"), requirements=("AHP-REG-001",), advisory=None):
+    vector(
+        "draft: registration refused at load: " + title,
+        list(requirements), list(covers), [REGISTRATION],
+        registration, {"A": stdio()}, [call("executed")], "any",
+        advisory=advisory, expect={"load": "refused", "silent": ["A"]},
+    )
+
+
+def registration_vectors():
+    good = icpt("fail-closed")
+    nocontent = dict(good)
+    del nocontent["content"]
+    refused("an intercept subscription without content (DIFF-22)", reg(hook("A", nocontent)))
+    refused("an observe subscription with timeoutMs and failurePolicy", reg(hook("A", good, dict(obs(["tool.after"]), timeoutMs=100, failurePolicy="fail-open"))),
+            covers=("ahp-6.1-f", "ahp-14.2-b", "ahp-19.3-e"), requirements=("AHP-REG-001", "AHP-FAIL-001"))
+    nopol = dict(good)
+    del nopol["failurePolicy"]
+    refused("an intercept subscription without failurePolicy (no implicit default)", reg(hook("A", nopol)),
+            covers=("ahp-6.1-f", "ahp-14.2-a"), requirements=("AHP-REG-001", "AHP-FAIL-001"))
+    refused("timeoutMs 0 (a positive integer is required)", reg(hook("A", dict(good, timeoutMs=0))),
+            covers=("ahp-6.1-f", "ahp-14.4-a"), requirements=("AHP-REG-001", "AHP-FAIL-002"))
+    dup = reg(hook("A", good), hook("B", good))
+    dup["hooks"][1]["id"] = dup["hooks"][0]["id"]
+    vector(
+        "draft: registration refused at load: two backends share an id",
+        ["AHP-REG-001"], ["ahp-6.1-e", "ahp-6.1-f", "ahp-19.2-a"], [REGISTRATION],
+        dup, {"A": stdio(), "B": stdio()}, [call("executed")], "any",
+        expect={"load": "refused", "silent": ["A", "B"]},
+    )
+    both = reg(hook("A", good))
+    both["hooks"][0]["transport"] = "{{backend:H}}"
+    both["hooks"][0]["authentication"] = {"type": "bearer", "tokenEnv": "CTK_AHP_BEARER", "tokenRef": "vault:ctk"}
+    vector(
+        "draft: registration refused at load: bearer authentication with both tokenEnv and tokenRef (DIFF-27)",
+        ["AHP-REG-001", "AHP-SEC-001"], ["ahp-6.1-f", "ahp-18.3-a"], [REGISTRATION, "capability-auth"],
+        both, {"H": http(bearer=True)}, [call("executed")], "http",
+        load_env={"CTK_AHP_BEARER": "{{canary}}"}, expect={"load": "refused", "silent": ["H"]},
+    )
+
+
+def main():
+    failure_vectors()
+    per_event_failure_vectors()
+    difference_vectors()
+    decision_vectors()
+    composition_vectors()
+    observer_vectors()
+    process_vectors()
+    http_vectors()
+    registration_vectors()
+    # New vectors go last, so that earlier ids stay stable.
+    check = "--check" in sys.argv[1:]
+    os.makedirs(OUT, exist_ok=True)
+    want = {v["id"] + ".json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
+    stale = [n for n in sorted(os.listdir(OUT)) if n.startswith("AHP-DH-") and n.endswith(".json") and n not in want]
+    bad = []
+    for name, text in sorted(want.items()):
+        path = os.path.join(OUT, name)
+        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+        if old != text:
+            bad.append(name)
+            if not check:
+                with open(path, "w", encoding="utf-8", newline="\n") as f:
+                    f.write(text)
+    if not check:
+        for name in stale:
+            os.remove(os.path.join(OUT, name))
+    if check and (bad or stale):
+        print("out of date: " + ", ".join(bad + stale), file=sys.stderr)
+        return 1
+    print("%d draft harness vectors %s" % (len(VECTORS), "match" if check else "written"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
