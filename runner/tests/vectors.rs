@@ -6,6 +6,12 @@
 //! them). An unreadable vector file is a failing trial named after the file.
 //! `tests/expected-failures.txt` lists `ID  reason` lines; an expected
 //! failure that passes FAILS, and so does an entry naming no vector.
+//!
+//! `CTK_ORACLE=project|upstream` makes this target the oracle of the
+//! mutation run (`reports/mutation/run`, issue 13): exactly one suite's
+//! vectors, ignored (draft) trials included, no self-check trials, and a
+//! failing trial when the suite holds no vector or a filter narrows it, so
+//! a run that checked nothing can never look like a mutant that survived.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -188,9 +194,61 @@ fn self_check(options: &Arc<EngineOptions>) -> Result<(), Failed> {
     }
 }
 
+/// Which suite `CTK_ORACLE` names, if any.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Oracle {
+    Project,
+    Upstream,
+}
+
+fn oracle() -> Option<Oracle> {
+    match std::env::var("CTK_ORACLE").ok()?.as_str() {
+        "project" => Some(Oracle::Project),
+        "upstream" => Some(Oracle::Upstream),
+        other => panic!("CTK_ORACLE={other:?}: expected `project` or `upstream`"),
+    }
+}
+
+/// The mutation oracle: one suite, every vector of it run, and no way for
+/// an empty or filtered selection to pass.
+fn oracle_main(mut args: Arguments, oracle: Oracle, options: &Arc<EngineOptions>) -> ! {
+    let narrowed = args.filter.is_some() || !args.skip.is_empty();
+    args.include_ignored = true;
+    let mut expected = expected_failures();
+    let trials = match oracle {
+        Oracle::Project => [SpecVersion::V0_1, SpecVersion::Draft]
+            .into_iter()
+            .flat_map(|spec| {
+                trials_for(files(&VectorSource::Embedded(spec)), options, &mut expected)
+            })
+            .collect::<Vec<_>>(),
+        Oracle::Upstream => match upstream::upstream(upstream::UPSTREAM_VECTORS) {
+            Some(dir) => trials_for(files(&VectorSource::Dir(dir)), options, &mut expected),
+            None => Vec::new(),
+        },
+    };
+    // Refused outright, not as a trial: a filter could hide a trial too.
+    if narrowed || trials.is_empty() {
+        eprintln!(
+            "CTK_ORACLE={oracle:?}: {}",
+            if narrowed {
+                "a test filter narrows the oracle's suite: run it whole"
+            } else {
+                "the oracle's suite holds no vector"
+            }
+        );
+        std::process::exit(101);
+    }
+    // Expected-failure entries of the other suite are not this oracle's.
+    libtest_mimic::run(&args, trials).exit();
+}
+
 fn main() {
     let args = Arguments::from_args();
     let options = Arc::new(options());
+    if let Some(oracle) = oracle() {
+        oracle_main(args, oracle, &options);
+    }
     let mut expected = expected_failures();
     let mut trials = Vec::new();
     // Upstream vectors are interop trials: a visible skip without ../shared,

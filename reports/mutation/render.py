@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Scores cargo-mutants runs of the reference host and renders them.
+
+Reads each run's `mutants.out/outcomes.json` (cargo-mutants' own record),
+keys every mutant by its file and description without the line and column
+(so an equivalents entry survives an edit elsewhere in the file), and:
+
+* `--results FILE --markdown FILE`: writes the per-mutant results of the
+  project suite and the upstream suite side by side, and reports/mutation.md;
+* `--gate`: exits 1 when a project-suite run missed a mutant that
+  equivalents.txt does not list, naming each one.
+
+A timeout counts as caught (the suite did not pass the mutant) and is shown
+apart. An unviable mutant (it did not build) is not scored.
+"""
+import argparse
+import collections
+import json
+import re
+import sys
+from pathlib import Path
+
+LINE_COL = re.compile(r":\d+:\d+:\s*")
+OUTCOME = {
+    "CaughtMutant": "caught",
+    "MissedMutant": "missed",
+    "Timeout": "timeout",
+    "Unviable": "unviable",
+}
+
+
+def key_of(mutant):
+    """`file: description`, without line and column."""
+    name = mutant["name"]
+    file = mutant["file"]
+    if name.startswith(file):
+        name = LINE_COL.sub("", name[len(file):], count=1)
+    return f"{file}: {name.strip()}"
+
+
+def read_run(out_dir):
+    """Maps mutant key -> outcome word for one mutants.out folder."""
+    path = Path(out_dir) / "outcomes.json"
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        sys.exit(f"{path}: cannot read cargo-mutants' outcomes: {e}")
+    results = {}
+    for o in data.get("outcomes", []):
+        scenario = o.get("scenario")
+        if not isinstance(scenario, dict) or "Mutant" not in scenario:
+            continue
+        summary = o.get("summary")
+        if summary not in OUTCOME:
+            sys.exit(f"{path}: mutant {scenario['Mutant'].get('name')!r} has outcome {summary!r}")
+        results[key_of(scenario["Mutant"])] = OUTCOME[summary]
+    return results, data
+
+
+def read_equivalents(path):
+    """Maps mutant key -> reason; every entry must carry one."""
+    entries = {}
+    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, reason = line.partition("  # ")
+        if not sep or not reason.strip():
+            sys.exit(f"{path}:{n}: an equivalent mutant needs `<file>: <mutant>  # <reason>`")
+        entries[key.strip()] = reason.strip()
+    return entries
+
+
+def module_of(key):
+    file = key.split(": ", 1)[0]
+    return file.removeprefix("reference-host/src/").removesuffix(".rs").removesuffix("/mod")
+
+
+def tally(results, equivalents):
+    """Per module: counts of caught/timeout/missed/unviable/equivalent."""
+    rows = collections.defaultdict(collections.Counter)
+    for key, outcome in results.items():
+        word = "equivalent" if outcome == "missed" and key in equivalents else outcome
+        rows[module_of(key)][word] += 1
+    return rows
+
+
+def score(counts):
+    killed = counts["caught"] + counts["timeout"]
+    scored = killed + counts["missed"]
+    return killed, scored
+
+
+def pct(killed, scored):
+    return "n/a" if scored == 0 else f"{100 * killed / scored:.1f}%"
+
+
+def gate(runs, equivalents):
+    missed = sorted(
+        key
+        for results in runs
+        for key, outcome in results.items()
+        if outcome == "missed" and key not in equivalents
+    )
+    total = sum(len(r) for r in runs)
+    counts = collections.Counter(o for r in runs for o in r.values())
+    print(
+        f"mutation gate: {total} mutants: {counts['caught']} caught, {counts['timeout']} timeout, "
+        f"{counts['missed']} missed, {counts['unviable']} unviable"
+    )
+    if total == 0:
+        sys.exit("mutation gate: no mutant was tested")
+    for key in missed:
+        print(f"MISSED (not in equivalents.txt): {key}")
+    if missed:
+        sys.exit(1)
+
+
+def render(project, upstream, equivalents, meta):
+    p_rows, u_rows = tally(project, equivalents), tally(upstream, equivalents)
+    modules = sorted(set(p_rows) | set(u_rows))
+    out = [
+        "# Mutation score of the reference host",
+        "",
+        "Mutants of `reference-host/src` made by cargo-mutants (`.cargo/mutants.toml` says which",
+        "code and why the rest is left out), each judged by a vector suite alone: the `vectors`",
+        "test target of `ctk`, run against the mutated in-process reference host. A mutant is",
+        "*caught* when the suite fails on it (a timeout counts as caught and is shown apart),",
+        "*missed* when every vector still passes. Unviable mutants do not build and are not",
+        "scored; *equivalent* ones change no observable behaviour and are listed, each with its",
+        "reason, in [`mutation/equivalents.txt`](mutation/equivalents.txt).",
+        "",
+        "Regenerate (hours on 2 cores; mutates the tree in place, so use a clean checkout):",
+        "",
+        "```sh",
+        "reports/mutation/run full",
+        "```",
+        "",
+        f"Run: {meta}",
+        "",
+        "## Scores",
+        "",
+        "| suite | mutants | caught | timeout | missed | equivalent | unviable | score |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, rows in (("project (0.1 and draft)", p_rows), ("upstream (AH-CTK-001..113)", u_rows)):
+        total = collections.Counter()
+        for c in rows.values():
+            total.update(c)
+        killed, scored = score(total)
+        out.append(
+            f"| {name} | {sum(total.values())} | {total['caught']} | {total['timeout']} | "
+            f"{total['missed']} | {total['equivalent']} | {total['unviable']} | {pct(killed, scored)} |"
+        )
+    out += [
+        "",
+        "The score is caught (timeouts included) over caught plus missed: equivalent and",
+        "unviable mutants are left out of both.",
+        "",
+        "## By module",
+        "",
+        "| module | mutants | project: caught / missed | upstream: caught / missed | equivalent | unviable |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m in modules:
+        p, u = p_rows[m], u_rows[m]
+        pk, _ = score(p)
+        uk, _ = score(u)
+        out.append(
+            f"| `{m}` | {sum(p.values())} | {pk} / {p['missed']} | {uk} / {u['missed']} | "
+            f"{p['equivalent']} | {p['unviable']} |"
+        )
+    missed = sorted(k for k, o in project.items() if o == "missed" and k not in equivalents)
+    out += ["", "## Missed by the project suite", ""]
+    out += [f"- `{k}`" for k in missed] or ["None."]
+    out.append("")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--project", action="append", default=[], help="mutants.out of a project-suite run")
+    ap.add_argument("--upstream", help="mutants.out of the upstream-suite run")
+    ap.add_argument("--equivalents", required=True)
+    ap.add_argument("--gate", action="store_true")
+    ap.add_argument("--results")
+    ap.add_argument("--markdown")
+    args = ap.parse_args()
+    equivalents = read_equivalents(args.equivalents)
+    runs = [read_run(d) for d in args.project]
+    if args.gate:
+        gate([r for r, _ in runs], equivalents)
+        return
+    if len(runs) != 1 or not args.upstream or not args.results or not args.markdown:
+        sys.exit("rendering needs one --project, --upstream, --results and --markdown")
+    (project, pdata), (upstream, _) = runs[0], read_run(args.upstream)
+    if set(project) != set(upstream):
+        sys.exit("the two runs did not test the same mutants: score them from one `run full`")
+    stale = sorted(k for k in equivalents if k not in project)
+    for k in stale:
+        print(f"equivalents.txt names a mutant cargo-mutants no longer makes: {k}", file=sys.stderr)
+    if stale:
+        sys.exit(1)
+    meta = f"{pdata.get('start_time', '?')} to {pdata.get('end_time', '?')}"
+    results = {
+        k: {"project": project[k], "upstream": upstream[k], "equivalent": equivalents.get(k)}
+        for k in sorted(project)
+    }
+    Path(args.results).write_text(json.dumps(results, indent=1) + "\n")
+    Path(args.markdown).write_text(render(project, upstream, equivalents, meta))
+
+
+if __name__ == "__main__":
+    main()
