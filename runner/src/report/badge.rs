@@ -1,7 +1,7 @@
 //! `ctk badge`: a shields-style SVG of a report, `agent-hooks 0.1 | 392/392`.
 //!
 //! The badge must never say more than the report does: a failing or erring
-//! run says `failing` in words (red only repeats it), a draft report says
+//! run (or one with a stale or expired baseline entry) says `failing` in words (red only repeats it), a draft report says
 //! `draft, not claimable`, and a passing report that still cannot back a
 //! claim (a folder of vectors that is not the released suite, a narrowed
 //! run, a report that does not verify) says `not claimable`. Only a report
@@ -19,7 +19,7 @@ use crate::suite::Suite;
 pub enum BadgeState {
     /// Every applicable gating vector passed and a claim can be made.
     Claimable,
-    /// A gating vector failed or errored.
+    /// A gating vector failed or errored, or a baseline entry is stale or expired.
     Failing,
     /// A draft report: never claimable, however it went.
     Draft,
@@ -61,7 +61,9 @@ pub fn badge(report: &Report, verify_problems: &[String]) -> Badge {
     // `agent-hooks/0.1` reads `agent-hooks 0.1`, as shields labels do.
     let label = report.spec.replacen('/', " ", 1);
     let draft = !suite.is_some_and(Suite::claimable);
-    let failing = t.fail > 0 || t.error > 0;
+    // As the exit code has it: a stale or expired baseline entry fails the run.
+    let failing =
+        t.fail > 0 || t.error > 0 || report.baseline.as_ref().is_some_and(|b| b.fails_run());
     let mut counts = format!("{}/{}", t.pass, t.applicable());
     let mut detail = Vec::new();
     if t.fail > 0 {
@@ -69,6 +71,16 @@ pub fn badge(report: &Report, verify_problems: &[String]) -> Badge {
     }
     if t.error > 0 {
         detail.push(format!("{} errors", t.error));
+    }
+    if t.expected_fail > 0 {
+        detail.push(format!("{} expected-fail", t.expected_fail));
+    }
+    let stale = report
+        .baseline
+        .as_ref()
+        .map_or(0, |b| b.stale.len() + b.expired.len());
+    if stale > 0 {
+        detail.push(format!("{stale} stale baseline entries"));
     }
     if !detail.is_empty() {
         let _ = write!(counts, " ({})", detail.join(", "));

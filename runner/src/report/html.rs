@@ -157,8 +157,13 @@ fn anchor(index: usize) -> String {
 fn verdict(report: &Report, refusals: &[String]) -> String {
     let t = report.totals;
     let counts = format!("{}/{} applicable vectors passed", t.pass, t.applicable());
+    let stale_baseline = report.baseline.as_ref().is_some_and(|b| b.fails_run());
     let (class, word) = if t.fail > 0 || t.error > 0 {
         ("fail", "✗ FAILING")
+    } else if stale_baseline {
+        ("fail", "✗ FAILING (a stale or expired baseline entry)")
+    } else if t.expected_fail > 0 {
+        ("expected", "≈ PASSING ONLY WITH EXPECTED FAILURES")
     } else if t.pass == 0 {
         ("skip-s", "– NOTHING CHECKED")
     } else {
@@ -403,9 +408,9 @@ fn failure_article(s: &mut String, index: usize, v: &VectorEntry) {
     } else {
         s.push_str("<ul>\n");
         for f in &v.failures {
-            let _ = write!(
+            let _ = writeln!(
                 s,
-                "<li><p><code>{}</code>: {}</p>\n",
+                "<li><p><code>{}</code>: {}</p>",
                 escape(&f.key),
                 escape(&f.message)
             );
@@ -494,6 +499,44 @@ fn problems_sections(s: &mut String, report: &Report) {
     }
     for (i, v) in errors {
         error_article(s, i, v);
+    }
+    s.push_str("</section>\n");
+}
+
+/// The `--baseline` the run applied: its entries that are stale or expired
+/// fail the run, so they are listed here, not only in the terminal.
+fn baseline_section(s: &mut String, report: &Report) {
+    let Some(b) = &report.baseline else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "<section aria-labelledby=\"baseline\">\n<h2 id=\"baseline\">Baseline</h2>\n\
+         <p>The run applied the baseline {} (<code>{}</code>, {} entries). A \
+         baselined failure is reported as expected-fail and still counts as a failure for a \
+         claim; a stale or expired entry fails the run.</p>",
+        escape(&b.source),
+        escape(&b.sha256),
+        b.entries
+    );
+    for (what, list) in [("Stale entries", &b.stale), ("Expired entries", &b.expired)] {
+        if list.is_empty() {
+            let _ = writeln!(s, "<p>{what}: none.</p>");
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "<p><strong>✗ {what} (each fails the run):</strong></p>\n<ul>"
+        );
+        for e in list {
+            let _ = writeln!(
+                s,
+                "<li><code>{}</code>: {}</li>",
+                escape(&e.id),
+                escape(&e.detail)
+            );
+        }
+        s.push_str("</ul>\n");
     }
     s.push_str("</section>\n");
 }
@@ -730,6 +773,7 @@ pub fn render(report: &Report, verify_problems: &[String]) -> String {
     s.push_str(&summary_list(report));
     // What went wrong comes first: it is what a vendor opens the page for.
     problems_sections(&mut s, report);
+    baseline_section(&mut s, report);
     matrix_section(&mut s, report);
     skips_section(&mut s, report);
     surface_section(&mut s, report);

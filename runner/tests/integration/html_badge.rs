@@ -136,9 +136,7 @@ fn a_passing_released_page_holds_the_claim_row() {
         "{page}"
     );
     assert!(
-        page.contains(&format!(
-            "<tbody><tr><td>fake</td><td>1.2.3</td><td>agent-hooks/0.1</td>"
-        )),
+        page.contains("<tbody><tr><td>fake</td><td>1.2.3</td><td>agent-hooks/0.1</td>"),
         "{page}"
     );
     assert!(
@@ -432,5 +430,120 @@ fn matrix_html_has_one_column_per_implementation_and_the_classified_failure() {
         text(&run.stdout).contains("| fail_closed/verdict_gate | 1 / 1 / 0 | 1 / 1 / 0 |"),
         "{}",
         text(&run.stdout)
+    );
+}
+
+#[test]
+fn a_host_that_dies_at_start_leaves_a_page_with_its_stderr_escaped() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("out");
+    let declaration = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reference-host/host.json");
+    let out = ctk(&[
+        "run",
+        "--part",
+        "verdict/warnings",
+        "--declaration",
+        &declaration.display().to_string(),
+        "--report-dir",
+        &dir.display().to_string(),
+        "--",
+        "python3",
+        "-c",
+        "import sys; sys.stderr.write('first\\n<script>alert(1)</script>\\n'); sys.exit(2)",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let page = std::fs::read_to_string(dir.join("report.html")).expect("report.html");
+    assert!(
+        page.contains("ERROR</span> <code>CTK-0001</code>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<summary>Host stderr (last lines)</summary>\n<pre class=\"stderr\"><code>first\n&lt;script&gt;alert(1)&lt;/script&gt;</code></pre>"),
+        "{page}"
+    );
+    assert!(!page.contains("<script"), "{page}");
+    assert!(
+        page.contains("ended in a host or harness error</li>"),
+        "{page}"
+    );
+}
+
+/// A released, otherwise passing report in which a baseline marked the
+/// first gating vector expected-fail; `stale` adds a stale entry.
+fn baselined(stale: bool) -> Report {
+    use ctk::report::model::{BaselineInfo, BaselineNote, BaselineProblem};
+    let mut r = released_report("agent-hooks/0.1", true);
+    let v = r
+        .vectors
+        .iter_mut()
+        .find(|v| v.advisory.is_none())
+        .expect("a gating vector");
+    v.status = Status::ExpectedFail;
+    v.baseline = Some(BaselineNote {
+        reason: "<known> bug".into(),
+        owner: "vendor".into(),
+        expires: "2099-01-01".into(),
+    });
+    r.totals.pass -= 1;
+    r.totals.expected_fail += 1;
+    r.baseline = Some(BaselineInfo {
+        source: "baseline.json".into(),
+        sha256: "sha256:00".into(),
+        entries: 1 + usize::from(stale),
+        stale: if stale {
+            vec![BaselineProblem {
+                id: "CTK-0002".into(),
+                detail: "the vector passes now".into(),
+            }]
+        } else {
+            Vec::new()
+        },
+        expired: Vec::new(),
+    });
+    r
+}
+
+#[test]
+fn a_baselined_report_is_never_shown_as_claimable_and_a_stale_entry_as_failing() {
+    let r = baselined(false);
+    let n = gating(&r);
+    let page = html::render(&r, &[]);
+    assert!(
+        page.contains("≈ PASSING ONLY WITH EXPECTED FAILURES"),
+        "{page}"
+    );
+    assert!(page.contains("EXPECTED-FAIL</span> <code>"), "{page}");
+    assert!(
+        page.contains(
+            "Expected to fail by the baseline: &lt;known&gt; bug (owner vendor, until 2099-01-01)."
+        ),
+        "{page}"
+    );
+    assert!(!page.contains("id=\"claim-row\""), "{page}");
+    let b = badge::badge(&r, &[]);
+    assert_eq!(b.state, BadgeState::NotClaimable);
+    assert_eq!(
+        b.message,
+        format!("{}/{n} (1 expected-fail) · not claimable", n - 1)
+    );
+
+    let r = baselined(true);
+    let page = html::render(&r, &[]);
+    assert!(
+        page.contains("✗ FAILING (a stale or expired baseline entry)"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<li><code>CTK-0002</code>: the vector passes now</li>"),
+        "{page}"
+    );
+    let b = badge::badge(&r, &[]);
+    assert_eq!(b.state, BadgeState::Failing);
+    assert_eq!(
+        b.message,
+        format!(
+            "failing {}/{n} (1 expected-fail, 1 stale baseline entries)",
+            n - 1
+        )
     );
 }
