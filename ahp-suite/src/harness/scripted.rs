@@ -236,10 +236,13 @@ fn run_plan(
         match action {
             Action::Sleep { ms } => std::thread::sleep(Duration::from_millis(*ms)),
             Action::Close => {
+                // Logged first: a harness may kill this process the moment
+                // it sees end of file, and the record must still show that
+                // the request was answered (by the close) at this time.
                 let t_write = now_ms();
+                log.write(json!({"kind": "sent", "to": id, "method": method, "action": "close", "t_write": t_write}));
                 out.lock().unwrap_or_else(|p| p.into_inner()).take();
                 on_close();
-                log.write(json!({"kind": "sent", "to": id, "method": method, "action": "close", "t_write": t_write}));
             }
             Action::Exit { code } => {
                 if let Some(w) = out.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
