@@ -1,4 +1,4 @@
-//! `ctk validate vector|declaration|report|ahp-registration|ahp-message FILE...`.
+//! `ctk validate vector|declaration|report|baseline|ahp-registration|ahp-message FILE...`.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -71,6 +71,12 @@ pub fn command(kind: ValidateKind, paths: &[PathBuf], clauses: &[PathBuf]) -> Re
                     .map(|e| error_chain(&e)),
             );
         }
+        ValidateKind::Baseline => problems.extend(
+            files
+                .iter()
+                .filter_map(|f| crate::report::baseline::load(f).err())
+                .map(|e| error_chain(&e)),
+        ),
         ValidateKind::Report => problems.extend(
             files
                 .iter()
