@@ -410,3 +410,139 @@ fn an_adapter_that_is_no_adapter_is_an_error_never_a_pass() {
         text(&out.stdout)
     );
 }
+
+/// The draft line's harness vectors run through the CLI (`--spec draft`)
+/// against a small draft harness (ahp-suite/tests/harness/draft_adapter.py);
+/// the report names the draft line and can never become a claim.
+#[test]
+fn draft_harness_vectors_run_with_spec_draft_and_their_report_is_never_claimable() {
+    let adapter = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../ahp-suite/tests/harness/draft_adapter.py")
+        .display()
+        .to_string();
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("out");
+    let dir_s = dir.display().to_string();
+    // A no-effect request-shape vector, an explicit deny, and a draft
+    // validity difference (a result without effects is no effect).
+    let ids = ["AHP-DH-0047", "AHP-DH-0050", "AHP-DH-0051"];
+    let mut args = vec![
+        "run",
+        "--protocol",
+        "ahp",
+        "--role",
+        "harness",
+        "--spec",
+        "draft",
+        "--report-dir",
+        &dir_s,
+    ];
+    for id in &ids {
+        args.extend(["--id", id]);
+    }
+    args.extend(["--", "python3", &adapter, "--mode", "correct"]);
+    let out = ctk(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let r = report(&dir);
+    assert_eq!(r["totals"]["pass"].as_u64(), Some(ids.len() as u64), "{r}");
+    assert_eq!(r["spec"], "agent-hooks-protocol/draft", "{r}");
+    let subject = &r["declaration"]["surface"];
+    assert_eq!(subject["role"], "harness");
+    assert_eq!(subject["protocol_version"], "draft");
+    assert_eq!(subject["revision"], "draft");
+    let report_s = dir.join("report.json").display().to_string();
+    let claim = ctk(&["claim", &report_s]);
+    assert_eq!(claim.status.code(), Some(1), "{}", text(&claim.stdout));
+    assert!(
+        text(&claim.stderr).contains("agent-hooks-protocol/draft"),
+        "the refusal names the draft line: {}",
+        text(&claim.stderr)
+    );
+    // The same harness breaking a draft rule fails that vector.
+    let out = ctk(&[
+        "run",
+        "--protocol",
+        "ahp",
+        "--role",
+        "harness",
+        "--spec",
+        "draft",
+        "--id",
+        "AHP-DH-0047",
+        "--",
+        "python3",
+        &adapter,
+        "--mode",
+        "missing-effects",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("FAIL  AHP-DH-0047"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+/// `--vectors DIR` with a malformed draft harness vector: a usage error
+/// naming the file and the JSON pointer; a 0.1 harness vector in a draft
+/// run is refused too.
+#[test]
+fn a_malformed_draft_harness_vector_is_an_error_naming_file_and_pointer() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/ahp/draft/AHP-DH-0001.json");
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&src).expect("vector")).expect("json");
+    v["backends"]["A"]["script"]["intercept"][0][0] = serde_json::json!({"do": "sleep"});
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tmp.path().join("AHP-DH-0001.json"), v.to_string()).expect("write");
+    let dir_s = tmp.path().display().to_string();
+    let out = ctk(&[
+        "run",
+        "--protocol",
+        "ahp",
+        "--role",
+        "harness",
+        "--spec",
+        "draft",
+        "--vectors",
+        &dir_s,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("AHP-DH-0001.json") && err.contains("/backends/A/script/intercept/0/0"),
+        "{err}"
+    );
+    let released = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/ahp/0.1/AHP-H-0001.json");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(&released, tmp.path().join("AHP-H-0001.json")).expect("copy");
+    let dir_s = tmp.path().display().to_string();
+    let out = ctk(&[
+        "run",
+        "--protocol",
+        "ahp",
+        "--role",
+        "harness",
+        "--spec",
+        "draft",
+        "--vectors",
+        &dir_s,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("the run is for the draft line"),
+        "{}",
+        text(&out.stderr)
+    );
+}
