@@ -75,7 +75,7 @@ pre { background: var(--code); padding: .6rem; overflow-x: auto; white-space: pr
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
 dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
 @media (max-width: 40rem) { dl { grid-template-columns: 1fr; } dd { margin-left: 1rem; } }
-tbody th { max-width: 20rem; overflow-wrap: break-word; }
+tbody th { max-width: 24rem; overflow-wrap: break-word; }
 td pre { margin: 0; }
 @media (max-width: 40rem) { th, td { padding: .2rem .35rem; } tbody th { max-width: 9rem; } }
 nav ul { display: flex; flex-wrap: wrap; gap: .25rem 1rem; list-style: none; padding: 0; }
