@@ -461,7 +461,7 @@ fn error_article(s: &mut String, index: usize, v: &VectorEntry) {
         None => {
             let _ = writeln!(
                 s,
-                "<p>{}</p>\n<p class=\"note\">No host stderr was captured for this error.</p>",
+                "<p>{}</p>\n<p class=\"note\">The report carries no host stderr for this error.</p>",
                 escape(&v.reason)
             );
         }

@@ -72,7 +72,7 @@ fn a_failing_page_holds_the_matrix_the_diff_the_error_the_refusals_and_the_diges
     // The error, without a stderr tail (this one has none) and saying so.
     assert!(
         page.contains(
-            "<p>harness error: run: boom</p>\n<p class=\"note\">No host stderr was captured"
+            "<p>harness error: run: boom</p>\n<p class=\"note\">The report carries no host stderr"
         ),
         "{page}"
     );
