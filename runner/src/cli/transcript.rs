@@ -319,11 +319,20 @@ struct TapState {
     handshake: Vec<Seen>,
     /// Lines of the handshake still to come (each way).
     handshake_due: (bool, bool),
-    /// The vector in progress: id, start, lines (with `before_vector`).
-    current: Option<(String, Instant, Vec<(bool, Seen)>)>,
+    /// The vector in progress.
+    current: Option<Current>,
     /// Lines seen between vectors; they belong to the next one, whose first
     /// call reads them.
     between: Vec<Seen>,
+}
+
+/// The vector a tap is transcribing.
+#[derive(Debug)]
+struct Current {
+    id: String,
+    start: Instant,
+    /// Each line, and whether it is a `before_vector` copy.
+    lines: Vec<(bool, Seen)>,
 }
 
 /// The [`WireTap`] of one [`StdioHarness`].
@@ -341,13 +350,17 @@ impl Tap {
             state.handshake.iter().cloned().map(|s| (true, s)).collect();
         let between = std::mem::take(&mut state.between);
         lines.extend(between.into_iter().map(|s| (false, s)));
-        state.current = Some((id.to_owned(), Instant::now(), lines));
+        state.current = Some(Current {
+            id: id.to_owned(),
+            start: Instant::now(),
+            lines,
+        });
     }
 
     fn end(&self) {
         let current = lock(&self.state).current.take();
-        if let Some((id, start, lines)) = current {
-            self.dir.write(&id, lines, start);
+        if let Some(c) = current {
+            self.dir.write(&c.id, c.lines, c.start);
         }
     }
 }
@@ -362,8 +375,8 @@ impl WireTap for Tap {
                 state.handshake.clear();
                 state.handshake_due = (true, true);
                 state.between.clear();
-                if let Some((_, _, lines)) = &mut state.current {
-                    lines.retain(|(before, _)| !before);
+                if let Some(c) = &mut state.current {
+                    c.lines.retain(|(before, _)| !before);
                 }
                 return;
             }
@@ -388,7 +401,7 @@ impl WireTap for Tap {
             state.handshake.push(seen.clone());
         }
         match &mut state.current {
-            Some((_, _, lines)) => lines.push((false, seen)),
+            Some(c) => c.lines.push((false, seen)),
             // A handshake before any vector reaches the next one as its
             // `before_vector` copy, not twice.
             None if handshake => {}
