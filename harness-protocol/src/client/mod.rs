@@ -569,6 +569,7 @@ impl Harness for StdioHarness {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::WireEvent;
     use crate::model::record::RunOutcome;
     use crate::model::setup::VectorSetup;
     use crate::{InterceptorReply, RedactorReply, ResolverReply};
@@ -628,6 +629,82 @@ done
         let record = host.run(Arc::new(NoCallbacks)).await?;
         assert_eq!(record.outcome, RunOutcome::Completed);
         Ok(())
+    }
+
+    /// Every event a tap sees, as text.
+    #[derive(Debug, Default)]
+    struct Recorder(std::sync::Mutex<Vec<String>>);
+
+    impl crate::client::WireTap for Recorder {
+        fn record(&self, event: crate::client::WireEvent<'_>) {
+            let text = match event {
+                WireEvent::Started { .. } => "started".to_owned(),
+                WireEvent::ToHost(line) => format!("> {line}"),
+                WireEvent::FromHost(line) => format!("< {line}"),
+                WireEvent::Unreadable(why) => format!("! {why}"),
+            };
+            self.0.lock().expect("lock").push(text);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tap_sees_every_line_in_wire_order_and_what_could_not_be_read() {
+        let tap = Arc::new(Recorder::default());
+        let mut host = StdioHarness::builder("sh")
+            .args(["-c", SLOW_TEARDOWN_HOST])
+            .tap(tap.clone())
+            .build();
+        setup_and_run(&mut host, "seen").await.expect("runs");
+        host.teardown().await.expect("teardown");
+        host.shutdown().await;
+        let seen = tap.0.lock().expect("lock").clone();
+        let methods: Vec<&str> = seen
+            .iter()
+            .map(|l| {
+                if l == "started" {
+                    "started"
+                } else if l.starts_with("> ") {
+                    l.split("\"method\":\"")
+                        .nth(1)
+                        .map_or("?", |m| m.split('"').next().unwrap_or("?"))
+                } else {
+                    "answer"
+                }
+            })
+            .collect();
+        assert_eq!(
+            methods,
+            [
+                "started",
+                "initialize",
+                "answer",
+                "vector/setup",
+                "answer",
+                "vector/run",
+                "answer",
+                "vector/teardown",
+                "answer",
+                "shutdown",
+                "answer"
+            ],
+            "{seen:#?}"
+        );
+
+        let tap = Arc::new(Recorder::default());
+        let mut host = StdioHarness::builder("sh")
+            .args([
+                "-c",
+                "read -r line; head -c 100 /dev/zero | tr '\\0' x; echo",
+            ])
+            .max_line_bytes(10)
+            .tap(tap.clone())
+            .build();
+        assert!(host.info().await.is_err(), "an oversized line is refused");
+        let seen = tap.0.lock().expect("lock").clone();
+        assert!(
+            seen.last().is_some_and(|l| l.starts_with("! ")),
+            "{seen:#?}"
+        );
     }
 
     #[tokio::test]
