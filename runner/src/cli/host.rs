@@ -33,7 +33,15 @@ pub async fn run(
     on_event: impl FnMut(&Event) + Send,
 ) -> Result<RunResult, CliError> {
     match choice {
+        #[cfg(feature = "reference-host")]
         HostChoice::Reference => drive(ctk_reference_host::ReferenceHost::new, job, on_event).await,
+        // Only the mutation oracle builds the library without the feature,
+        // and it never runs the CLI.
+        #[cfg(not(feature = "reference-host"))]
+        HostChoice::Reference => Err(CliError::Usage(UsageError(
+            "this ctk was built without the bundled reference host: give a host command after `--`"
+                .into(),
+        ))),
         HostChoice::Stdio { command, isolate } => {
             let Some((program, args)) = command.split_first() else {
                 return Err(CliError::Usage(UsageError(
