@@ -33,17 +33,16 @@ pub enum AfterDeny {
     SkipTool,
     /// Discard the tool result (never incorporated); tell the model; keep looping.
     DiscardResult,
-    /// Nothing to prevent: the deny is recorded only (`agent_shutdown`).
-    RecordOnly,
 }
 
 /// The propagation rule for a standing deny at `point`. Startup, input,
 /// model and output denies end the reference host's run; tool-seam denies
-/// continue, except a host error under the `terminate` posture.
+/// continue, except a host error under the `terminate` posture. A deny at
+/// `agent_shutdown` has nothing left to end: the loop records it and never
+/// asks here.
 pub fn after_deny(point: Point, verdict: &Verdict, posture: ToolSeamPosture) -> AfterDeny {
     let terminate = verdict.is_host_error() && posture == ToolSeamPosture::Terminate;
     match point {
-        Point::AgentShutdown => AfterDeny::RecordOnly,
         Point::PreToolCall if !terminate => AfterDeny::SkipTool,
         Point::PostToolCall if !terminate => AfterDeny::DiscardResult,
         _ => AfterDeny::EndRun,
@@ -100,7 +99,7 @@ mod tests {
     }
 
     #[test]
-    fn other_points_end_the_run_and_shutdown_only_records() {
+    fn other_points_end_the_run() {
         for p in [
             Point::AgentStartup,
             Point::Input,
@@ -113,14 +112,6 @@ mod tests {
                 AfterDeny::EndRun
             );
         }
-        assert_eq!(
-            after_deny(
-                Point::AgentShutdown,
-                &policy_deny(),
-                ToolSeamPosture::Continue
-            ),
-            AfterDeny::RecordOnly
-        );
     }
 
     #[test]

@@ -29,23 +29,6 @@ impl SpecVersion {
             SpecVersion::Draft => SPEC_VERSION_DRAFT,
         }
     }
-
-    /// The short name used in [`SUPPORTED_SPEC_VERSIONS`].
-    pub fn short(self) -> &'static str {
-        match self {
-            SpecVersion::V0_1 => "0.1",
-            SpecVersion::Draft => "draft",
-        }
-    }
-
-    /// Parse a wire string or a short name; `None` for anything unsupported.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            SPEC_VERSION_0_1 | "0.1" => Some(SpecVersion::V0_1),
-            SPEC_VERSION_DRAFT | "draft" => Some(SpecVersion::Draft),
-            _ => None,
-        }
-    }
 }
 
 impl fmt::Display for SpecVersion {
@@ -59,17 +42,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn supported_versions_parse_both_spellings() {
-        for short in SUPPORTED_SPEC_VERSIONS {
-            let v = SpecVersion::parse(short).expect("supported");
-            assert_eq!(v.short(), short);
-            assert_eq!(SpecVersion::parse(v.wire()), Some(v));
-        }
-    }
-
-    #[test]
-    fn unknown_versions_are_refused() {
-        assert_eq!(SpecVersion::parse("agent-hooks/0.2"), None);
-        assert_eq!(SpecVersion::parse(""), None);
+    fn wire_strings_are_the_released_and_draft_lines() {
+        assert_eq!(SpecVersion::V0_1.wire(), SPEC_VERSION_0_1);
+        assert_eq!(SpecVersion::Draft.wire(), SPEC_VERSION_DRAFT);
+        assert_eq!(SpecVersion::V0_1.to_string(), "agent-hooks/0.1");
     }
 }
