@@ -572,11 +572,11 @@ impl Emitter {
             }
         };
         let bound = self.bound(point);
-        if let Err(e) = check_bounds(&context) {
-            let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
-            return self.refuse(context, v, bound.len());
-        }
-        let input_identity = match self.provider.compute(&context, self.version, raw_unsafe) {
+        // The §12.3 bounds, then the input identity: one pass for jcs-sha256.
+        let input_identity = match self
+            .provider
+            .compute_bounded(&context, self.version, raw_unsafe)
+        {
             Ok(id) => id,
             Err(e) => {
                 let v = Verdict::host_deny_with(ReservedReason::ContextInvalid, e.to_string());
@@ -613,16 +613,21 @@ impl Emitter {
             seam: &self.seam,
             version: self.version,
         };
+        // One immutable snapshot, lent to every interceptor; a fold copies it
+        // (the emitter keeps the input for the record and a refused
+        // transform), nothing else does.
+        let snapshot = Arc::new(context);
+        let lent = Arc::clone(&snapshot);
         let composed = match self.composition {
             Composition::FirstDeny { on_approval } => {
-                sequential::first_deny(step, on_approval, context.clone()).await
+                sequential::first_deny(step, on_approval, lent).await
             }
-            Composition::RunAll => sequential::run_all(step, context.clone()).await,
+            Composition::RunAll => sequential::run_all(step, lent).await,
             Composition::Strictest {
                 on_transform_conflict,
-            } => parallel::strictest(step, on_transform_conflict, context.clone()).await,
+            } => parallel::strictest(step, on_transform_conflict, lent).await,
             Composition::Unanimous { on_disagreement } => {
-                parallel::unanimous(step, on_disagreement, context.clone()).await
+                parallel::unanimous(step, on_disagreement, lent).await
             }
         };
         let Composed {
@@ -646,33 +651,43 @@ impl Emitter {
         // asked again.
         let unchanged = !matches!(self.provider, IdentityProvider::Custom { .. })
             && !pool.iter().any(|v| v.transform.is_some());
+        // Every interceptor is done with the snapshot; it is copied here
+        // only if a task that timed out has not let go of it yet.
+        let input = |composed_ctx: Arc<Value>| {
+            drop(composed_ctx);
+            Arc::unwrap_or_clone(snapshot)
+        };
         let (proceed, out_ctx, enforced_identity) = match self.mode {
-            Mode::EvaluateOnly => (true, context, input_identity),
-            Mode::Enforce if unchanged => (combined.is_permit(), context, input_identity),
+            Mode::EvaluateOnly => (true, input(composed_ctx), input_identity),
+            Mode::Enforce if unchanged => {
+                (combined.is_permit(), input(composed_ctx), input_identity)
+            }
             Mode::Enforce if combined.is_permit() => {
                 // The composed context must still be a valid context whatever
                 // the provider: a transform may not break the §4.2 shape the
                 // next step of the loop relies on (D-35).
-                let identified = check_bounds(&composed_ctx)
-                    .map_err(|e| e.to_string())
-                    .and_then(|()| {
-                        validate_envelope(&composed_ctx, self.version)
-                            .map(drop)
-                            .map_err(|e| e.to_string())
-                    })
-                    .and_then(|()| {
-                        self.provider
-                            .compute(&composed_ctx, self.version, false)
-                            .map_err(|e| e.to_string())
-                    });
+                // Bounds first, then the envelope, then the identity.
+                let identified = match validate_envelope(&composed_ctx, self.version) {
+                    Err(e) => Err(check_bounds(&composed_ctx)
+                        .err()
+                        .map_or_else(|| e.to_string(), |b| b.to_string())),
+                    Ok(_) => self
+                        .provider
+                        .compute_bounded(&composed_ctx, self.version, false)
+                        .map_err(|e| e.to_string()),
+                };
                 match identified {
-                    Ok(id) => (true, composed_ctx, id),
+                    Ok(id) => {
+                        // Lets go of the input, so the folded copy is the only one.
+                        drop(input);
+                        (true, Arc::unwrap_or_clone(composed_ctx), id)
+                    }
                     Err(e) => {
                         // A transform pushed the context out of the bounds or
                         // the domain: fail closed at finalize.
                         combined = Verdict::host_deny_with(ReservedReason::ContextInvalid, e);
                         decided_by = None;
-                        (false, context, None)
+                        (false, input(composed_ctx), None)
                     }
                 }
             }
@@ -682,7 +697,7 @@ impl Emitter {
                     .compute(&composed_ctx, self.version, false)
                     .ok()
                     .flatten();
-                (false, context, id)
+                (false, input(composed_ctx), id)
             }
         };
         record.enforced_identity = enforced_identity;

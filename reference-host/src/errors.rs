@@ -66,6 +66,20 @@ pub enum IdentityError {
     ProviderFailed,
 }
 
+/// Why a context failed the §12.3 bounds or its identity, checked together
+/// ([`IdentityProvider::compute_bounded`](crate::identity::provider::IdentityProvider::compute_bounded)).
+/// Each variant reads exactly as the error it wraps.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BoundedError {
+    /// The context breaks the depth or the size bound.
+    #[error(transparent)]
+    Bounds(DomainError),
+    /// Its identity could not be computed.
+    #[error(transparent)]
+    Identity(IdentityError),
+}
+
 /// Why a registration or a lookup failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -1,6 +1,7 @@
-//! Calling interceptors: each gets its own copy of the context, runs on its
-//! own task (so a panic stays contained), and is bounded by its timeout.
-//! Every failure becomes the §6.3 substituted deny.
+//! Calling interceptors: each is lent the one immutable snapshot of the
+//! context (an interceptor that needs its own copy gets one), runs on its own
+//! task (so a panic stays contained), and is bounded by its timeout. Every
+//! failure becomes the §6.3 substituted deny.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -32,8 +33,18 @@ pub enum InterceptorAnswer {
 
 /// A control registered with the emitter (§7): `intercept(context) -> Verdict`.
 pub trait Interceptor: Send + Sync {
-    /// Judge `context`, which is this interceptor's own copy.
+    /// Judge `context`, which is this interceptor's own copy: it may change
+    /// it, and the host never sees the change.
     fn intercept(&self, context: Value) -> BoxFuture<InterceptorAnswer>;
+
+    /// Judge the emission's snapshot, lent to every interceptor of the
+    /// emission at once. The snapshot is immutable; the default makes this
+    /// interceptor its own copy and calls [`Interceptor::intercept`], so an
+    /// interceptor that writes into its context stays isolated. One that only
+    /// reads implements this too and never pays for a copy.
+    fn intercept_shared(&self, context: Arc<Value>) -> BoxFuture<InterceptorAnswer> {
+        self.intercept(Arc::unwrap_or_clone(context))
+    }
 }
 
 /// A binding's failure posture (declaration 1.1, `agent-hooks/draft` only).
@@ -175,14 +186,14 @@ impl<T> Pending<T> {
     }
 }
 
-/// Start one interceptor on its own copy of `context`.
+/// Start one interceptor on the shared snapshot `context`.
 pub fn start(
     reg: &Registration,
-    context: &Value,
+    context: &Arc<Value>,
     default_timeout: Option<Duration>,
 ) -> Pending<InterceptorAnswer> {
     spawn_guarded(
-        reg.interceptor.intercept(context.clone()),
+        reg.interceptor.intercept_shared(Arc::clone(context)),
         reg.timeout.limit(default_timeout),
     )
 }
@@ -265,7 +276,7 @@ mod tests {
 
     async fn call(i: impl Interceptor + 'static, limit: Option<Duration>) -> Verdict {
         let reg = Registration::everywhere(Arc::new(i));
-        let outcome = start(&reg, &json!({}), limit).wait().await;
+        let outcome = start(&reg, &Arc::new(json!({})), limit).wait().await;
         judge_binding(&reg, outcome, SpecVersion::V0_1).verdict
     }
 

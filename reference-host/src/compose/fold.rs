@@ -1,6 +1,7 @@
 //! What every profile shares: the emission's inputs, the composed outcome,
 //! transform folding with write-back, and the §7.3 unions.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -42,10 +43,16 @@ impl Step<'_> {
 
     /// Fold a transform verdict into `context`: applied with write-back in
     /// enforce mode, only validated (on a scratch copy) in evaluate_only.
-    pub fn fold(&self, context: &mut Value, verdict: &Verdict) -> Result<(), ReservedReason> {
+    /// The context is copied first only while something else still holds
+    /// it (the emitter's own input, or a lent snapshot), so what an
+    /// interceptor was lent never changes under it.
+    pub fn fold(&self, context: &mut Arc<Value>, verdict: &Verdict) -> Result<(), ReservedReason> {
+        if verdict.transform.is_none() {
+            return Ok(());
+        }
         match self.mode {
-            Mode::Enforce => apply_transform(context, self.point, verdict),
-            Mode::EvaluateOnly => apply_transform(&mut context.clone(), self.point, verdict),
+            Mode::Enforce => apply_transform(Arc::make_mut(context), self.point, verdict),
+            Mode::EvaluateOnly => apply_transform(&mut (**context).clone(), self.point, verdict),
         }
     }
 }
@@ -139,8 +146,9 @@ pub struct Composed {
     pub fold_truncated: Option<bool>,
     /// How the seam ended, if consulted.
     pub resolved_by: Option<ResolvedBy>,
-    /// The context as composition left it (folded and/or transformed).
-    pub context: Value,
+    /// The context as composition left it (folded and/or transformed); the
+    /// very snapshot composition started from when nothing folded.
+    pub context: Arc<Value>,
     /// Every verdict of the emission, resolutions included, for the unions.
     pub pool: Vec<Verdict>,
 }

@@ -1,5 +1,8 @@
-//! The parallel profiles (§7.5): every interceptor gets its own copy of one
-//! untransformed snapshot; nothing folds between them.
+//! The parallel profiles (§7.5): every interceptor is lent one untransformed
+//! snapshot (copied only for one that needs its own); nothing folds between
+//! them.
+
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -10,7 +13,7 @@ use crate::reason::ReservedReason;
 use crate::seam::approval::Consultation;
 use crate::verdict::model::{Decision, Verdict};
 
-async fn gather(step: Step<'_>, snapshot: &Value) -> (Vec<Verdict>, Vec<Summary>) {
+async fn gather(step: Step<'_>, snapshot: &Arc<Value>) -> (Vec<Verdict>, Vec<Summary>) {
     // Start every interceptor before awaiting any: each runs on its own task.
     let pending: Vec<_> = step
         .bound
@@ -32,7 +35,7 @@ fn composed(
     decided_by: Option<usize>,
     summaries: Vec<Summary>,
     resolved_by: Option<ResolvedBy>,
-    context: Value,
+    context: Arc<Value>,
     pool: Vec<Verdict>,
 ) -> Composed {
     Composed {
@@ -52,7 +55,7 @@ async fn settle(
     step: Step<'_>,
     deny: Verdict,
     decided_by: Option<usize>,
-    snapshot: Value,
+    snapshot: Arc<Value>,
     summaries: Vec<Summary>,
     mut pool: Vec<Verdict>,
 ) -> Composed {
@@ -105,7 +108,7 @@ async fn by_knob(
     step: Step<'_>,
     knob: Knob,
     reason: ReservedReason,
-    snapshot: Value,
+    snapshot: Arc<Value>,
     summaries: Vec<Summary>,
     pool: Vec<Verdict>,
 ) -> Composed {
@@ -126,7 +129,7 @@ async fn by_knob(
 }
 
 /// `parallel/strictest`: the most severe verdict wins.
-pub async fn strictest(step: Step<'_>, on_conflict: Knob, snapshot: Value) -> Composed {
+pub async fn strictest(step: Step<'_>, on_conflict: Knob, snapshot: Arc<Value>) -> Composed {
     let (verdicts, summaries) = gather(step, &snapshot).await;
     let pool = verdicts.clone();
     if let Some(i) = verdicts.iter().position(|v| v.severity() == 3) {
@@ -194,7 +197,7 @@ pub async fn strictest(step: Step<'_>, on_conflict: Knob, snapshot: Value) -> Co
 }
 
 /// `parallel/unanimous`: allow only if every verdict allows.
-pub async fn unanimous(step: Step<'_>, on_disagreement: Knob, snapshot: Value) -> Composed {
+pub async fn unanimous(step: Step<'_>, on_disagreement: Knob, snapshot: Arc<Value>) -> Composed {
     let (verdicts, summaries) = gather(step, &snapshot).await;
     let pool = verdicts.clone();
     if verdicts.iter().all(|v| v.decision == Decision::Allow) {

@@ -1,6 +1,8 @@
 //! The sequential profiles (§7.4): registration order, transforms folded
 //! into the context the next interceptor sees.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::compose::dispatch::{judge_binding, start, Registration};
@@ -24,7 +26,7 @@ impl Run {
         step: Step<'_>,
         i: usize,
         reg: &Registration,
-        work: &Value,
+        work: &Arc<Value>,
     ) -> Verdict {
         let j = judge_binding(
             reg,
@@ -45,7 +47,7 @@ impl Run {
         step: Step<'_>,
         i: usize,
         deny: &Verdict,
-        work: &mut Value,
+        work: &mut Arc<Value>,
     ) -> Result<Verdict, (Verdict, Option<usize>)> {
         match step.seam.consult(step.point, deny, work).await {
             Consultation::Rejected(r) => {
@@ -69,7 +71,7 @@ impl Run {
         combined: Verdict,
         decided_by: Option<usize>,
         truncated: bool,
-        context: Value,
+        context: Arc<Value>,
     ) -> Composed {
         Composed {
             combined,
@@ -84,7 +86,7 @@ impl Run {
 }
 
 /// `sequential/first_deny`: stop at the first deny that stands.
-pub async fn first_deny(step: Step<'_>, on_approval: OnApproval, context: Value) -> Composed {
+pub async fn first_deny(step: Step<'_>, on_approval: OnApproval, context: Arc<Value>) -> Composed {
     let n = step.bound.len();
     let mut work = context;
     let mut run = Run::default();
@@ -132,7 +134,7 @@ pub async fn first_deny(step: Step<'_>, on_approval: OnApproval, context: Value)
 
 /// `sequential/run_all`: every interceptor runs; severity decides; the seam
 /// is consulted at most once, and only when every deny is liftable.
-pub async fn run_all(step: Step<'_>, context: Value) -> Composed {
+pub async fn run_all(step: Step<'_>, context: Arc<Value>) -> Composed {
     let n = step.bound.len();
     let mut work = context;
     let mut run = Run::default();

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 pub use crate::errors::DomainError;
-use crate::identity::jcs::{write_canonical, ByteCounter};
+use crate::identity::jcs::bounded_size;
 
 /// The largest integer magnitude I-JSON carries exactly: 2^53 - 1.
 pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
@@ -41,26 +41,13 @@ pub fn check_domain(value: &Value, depth: usize) -> Result<(), DomainError> {
     }
 }
 
-/// Enforce the §12.3 bounds on a whole context: depth, then canonical size.
+/// Enforce the §12.3 bounds on a whole context: depth, then canonical size,
+/// measured in one walk that stops at the first level beyond [`MAX_DEPTH`].
 pub fn check_bounds(context: &Value) -> Result<(), DomainError> {
-    check_depth(context, 1)?;
-    let mut counter = ByteCounter::default();
-    write_canonical(context, &mut counter);
-    if counter.0 > MAX_CONTEXT_BYTES {
+    if bounded_size(context, 1)? > MAX_CONTEXT_BYTES {
         return Err(DomainError::TooLarge);
     }
     Ok(())
-}
-
-fn check_depth(value: &Value, depth: usize) -> Result<(), DomainError> {
-    if depth > MAX_DEPTH {
-        return Err(DomainError::TooDeep);
-    }
-    match value {
-        Value::Array(items) => items.iter().try_for_each(|v| check_depth(v, depth + 1)),
-        Value::Object(map) => map.values().try_for_each(|v| check_depth(v, depth + 1)),
-        _ => Ok(()),
-    }
 }
 
 /// Scan raw JSON text for integer literals beyond ±(2^53 − 1), before any

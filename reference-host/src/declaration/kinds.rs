@@ -39,6 +39,11 @@ impl Interceptor for AllowAll {
     fn intercept(&self, _context: Value) -> BoxFuture<InterceptorAnswer> {
         Box::pin(async { InterceptorAnswer::Returned(json!({"decision": "allow"})) })
     }
+
+    // It never looks at the context: no copy.
+    fn intercept_shared(&self, _context: Arc<Value>) -> BoxFuture<InterceptorAnswer> {
+        Box::pin(async { InterceptorAnswer::Returned(json!({"decision": "allow"})) })
+    }
 }
 
 /// Denies calls to listed tools at `pre_tool_call`, each with its reason.
@@ -56,6 +61,17 @@ impl ToolDenyList {
 
 impl Interceptor for ToolDenyList {
     fn intercept(&self, context: Value) -> BoxFuture<InterceptorAnswer> {
+        self.judge(&context)
+    }
+
+    // It only reads the context: no copy.
+    fn intercept_shared(&self, context: Arc<Value>) -> BoxFuture<InterceptorAnswer> {
+        self.judge(&context)
+    }
+}
+
+impl ToolDenyList {
+    fn judge(&self, context: &Value) -> BoxFuture<InterceptorAnswer> {
         let reason = (context.get("interception_point").and_then(Value::as_str)
             == Some("pre_tool_call"))
         .then(|| {

@@ -4,6 +4,8 @@
 use serde_json::{Map, Number, Value};
 use sha2::{Digest, Sha256};
 
+use crate::context::domain::{MAX_DEPTH, MAX_SAFE_INTEGER};
+use crate::errors::DomainError;
 use crate::point::Point;
 
 /// Where canonical bytes go.
@@ -84,42 +86,93 @@ pub fn utf16_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
+/// The escape each byte takes inside a canonical string (RFC 8785 §3.2.2.2):
+/// 0 for none, a letter for a two-byte `\\x` escape, `u` for `\\u00XX`.
+const ESCAPE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = b'u';
+        b += 1;
+    }
+    table[0x08] = b'b';
+    table[0x09] = b't';
+    table[0x0a] = b'n';
+    table[0x0c] = b'f';
+    table[0x0d] = b'r';
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table
+};
+
+/// Whether any of the eight bytes of `word` needs an escape: a control
+/// byte, `"` or `\\` (the classic "has a byte less than n" and "has a zero
+/// byte" tests: exact as to whether one exists, which is all the caller asks;
+/// a byte of 0x80 or more never trips them).
+#[inline]
+fn word_may_escape(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGH;
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    control | has_zero(word ^ (ONES * u64::from(b'"'))) | has_zero(word ^ (ONES * u64::from(b'\\')))
+        != 0
+}
+
+/// The index of the first byte at or after `from` that may need an escape
+/// (`bytes.len()` if none): sixteen bytes a step while no word trips
+/// [`word_may_escape`], then byte by byte through the table.
+#[inline]
+fn next_escape(bytes: &[u8], mut from: usize) -> usize {
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    while from + 16 <= bytes.len() {
+        if word_may_escape(word(from)) || word_may_escape(word(from + 8)) {
+            break;
+        }
+        from += 16;
+    }
+    while from + 8 <= bytes.len() && !word_may_escape(word(from)) {
+        from += 8;
+    }
+    while from < bytes.len() && ESCAPE[bytes[from] as usize] == 0 {
+        from += 1;
+    }
+    from
+}
+
+/// Write `s` as a canonical JSON string. Runs that need no escape (nearly
+/// all of any real string) are found a word at a time and handed to the
+/// sink whole.
 fn write_string<S: CanonicalSink + ?Sized>(s: &str, sink: &mut S) {
     sink.put(b"\"");
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: Option<&[u8]> = match b {
-            b'"' => Some(b"\\\""),
-            b'\\' => Some(b"\\\\"),
-            0x08 => Some(b"\\b"),
-            0x09 => Some(b"\\t"),
-            0x0a => Some(b"\\n"),
-            0x0c => Some(b"\\f"),
-            0x0d => Some(b"\\r"),
-            _ => None,
-        };
-        if escape.is_none() && b >= 0x20 {
-            continue;
-        }
+    loop {
+        let i = next_escape(bytes, start);
         sink.put(&bytes[start..i]);
-        match escape {
-            Some(e) => sink.put(e),
-            None => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                sink.put(&[
-                    b'\\',
-                    b'u',
-                    b'0',
-                    b'0',
-                    HEX[(b >> 4) as usize],
-                    HEX[(b & 0xf) as usize],
-                ]);
-            }
+        let Some(&b) = bytes.get(i) else {
+            break;
+        };
+        let escape = ESCAPE[b as usize];
+        if escape == b'u' {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            sink.put(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 0xf) as usize],
+            ]);
+        } else {
+            sink.put(&[b'\\', escape]);
         }
         start = i + 1;
     }
-    sink.put(&bytes[start..]);
     sink.put(b"\"");
 }
 
@@ -271,6 +324,228 @@ pub fn projection_members(context: &Map<String, Value>, point: Point) -> Vec<(&V
     out
 }
 
+/// What one pass over a context measured: the §12.3 size of the whole
+/// context and, when asked for, the §10.2 identity of its projection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextScan {
+    /// Canonical (RFC 8785) byte count of the whole context.
+    pub bytes: usize,
+    /// `sha256:<hex>` of the projection's canonical bytes, when a point was given.
+    pub identity: Option<String>,
+    /// Whether the projection holds an integer beyond ±(2^53 − 1) (§4.4).
+    pub unsafe_integer: bool,
+}
+
+/// The sink of [`scan_context`]: it counts the bytes that belong to the
+/// whole context and hashes those that belong to the projection, so a member
+/// in both is written once for both.
+struct Scanner {
+    bytes: usize,
+    hasher: Sha256,
+    count: bool,
+    hash: bool,
+    unsafe_integer: bool,
+}
+
+impl CanonicalSink for Scanner {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        if self.count {
+            self.bytes += bytes.len();
+        }
+        if self.hash {
+            self.hasher.update(bytes);
+        }
+    }
+}
+
+impl Scanner {
+    /// Write `value`, which sits at nesting level `depth`, refusing a level
+    /// beyond [`MAX_DEPTH`] before writing it. Numbers written into the
+    /// hash are judged against the I-JSON domain on the way.
+    fn value(&mut self, value: &Value, depth: usize) -> Result<(), DomainError> {
+        if depth > MAX_DEPTH {
+            return Err(DomainError::TooDeep);
+        }
+        match value {
+            Value::Null => self.put(b"null"),
+            Value::Bool(true) => self.put(b"true"),
+            Value::Bool(false) => self.put(b"false"),
+            Value::Number(n) => {
+                if self.hash && !number_is_safe(n) {
+                    self.unsafe_integer = true;
+                }
+                write_number(n, self);
+            }
+            Value::String(s) => write_string(s, self),
+            Value::Array(items) => {
+                self.put(b"[");
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.put(b",");
+                    }
+                    self.value(item, depth + 1)?;
+                }
+                self.put(b"]");
+            }
+            Value::Object(map) if self.hash => self.members(map.iter().collect(), depth)?,
+            Value::Object(map) => {
+                // Counting only: the size does not depend on member order.
+                self.put(b"{");
+                for (i, (k, v)) in map.iter().enumerate() {
+                    if i > 0 {
+                        self.put(b",");
+                    }
+                    write_string(k, self);
+                    self.put(b":");
+                    self.value(v, depth + 1)?;
+                }
+                self.put(b"}");
+            }
+        }
+        Ok(())
+    }
+
+    /// Write an object of `members` (at level `depth`) in RFC 8785 order.
+    fn members(
+        &mut self,
+        mut members: Vec<(&String, &Value)>,
+        depth: usize,
+    ) -> Result<(), DomainError> {
+        members.sort_by(|a, b| utf16_cmp(a.0, b.0));
+        self.put(b"{");
+        for (i, (k, v)) in members.into_iter().enumerate() {
+            if i > 0 {
+                self.put(b",");
+            }
+            write_string(k, self);
+            self.put(b":");
+            self.value(v, depth + 1)?;
+        }
+        self.put(b"}");
+        Ok(())
+    }
+
+    /// Write one member's `"key":value` with the given sinks on.
+    fn member(
+        &mut self,
+        key: &str,
+        value: &Value,
+        count: bool,
+        hash: bool,
+    ) -> Result<(), DomainError> {
+        (self.count, self.hash) = (count, hash);
+        write_string(key, self);
+        self.put(b":");
+        self.value(value, 2)
+    }
+}
+
+/// Whether an integer-typed number lies within ±(2^53 − 1); floats are
+/// doubles and always canonicalize (golden G-03).
+fn number_is_safe(n: &Number) -> bool {
+    if let Some(u) = n.as_u64() {
+        u <= MAX_SAFE_INTEGER
+    } else if let Some(i) = n.as_i64() {
+        i.unsigned_abs() <= MAX_SAFE_INTEGER
+    } else {
+        true
+    }
+}
+
+/// The projection's members in RFC 8785 order, each with its subfield
+/// whitelist: the required core plus `point`'s conditional members.
+fn projection_keys(point: Point) -> Vec<(&'static str, Option<&'static [&'static str]>)> {
+    let mut keys: Vec<(&str, Option<&[&str]>)> = CORE_MEMBERS.to_vec();
+    keys.extend_from_slice(point.conditional());
+    keys.sort_by(|a, b| utf16_cmp(a.0, b.0));
+    keys.dedup_by(|a, b| a.0 == b.0);
+    keys
+}
+
+/// One pass over `context` (an object at nesting level 1): its canonical
+/// byte count and, with `point`, the identity of its projection, the depth
+/// bound checked on the way. Each member's canonical bytes are produced once
+/// and go to the counter, to the hash, or to both; only the two whitelisted
+/// members (`agent`, `session`), whose projected form differs from the whole
+/// one, are written twice.
+///
+/// The result is exactly what [`check_bounds`](crate::context::domain::check_bounds)'s
+/// walk, [`hash_projection`] and the domain check of the projection's members
+/// would each find: a level beyond [`MAX_DEPTH`] anywhere is
+/// [`DomainError::TooDeep`] (which they would report first), and the
+/// caller judges the size and the integer domain, in that order.
+pub fn scan_context(
+    context: &Map<String, Value>,
+    point: Option<Point>,
+) -> Result<ContextScan, DomainError> {
+    let mut sc = Scanner {
+        // The braces and the commas between members.
+        bytes: 2 + context.len().saturating_sub(1),
+        hasher: Sha256::new(),
+        count: true,
+        hash: false,
+        unsafe_integer: false,
+    };
+    let keys = point.map(projection_keys).unwrap_or_default();
+    if point.is_some() {
+        (sc.count, sc.hash) = (false, true);
+        sc.put(b"{");
+        let mut first = true;
+        for &(key, subfields) in &keys {
+            let Some((key, value)) = context.get_key_value(key) else {
+                continue;
+            };
+            if !first {
+                (sc.count, sc.hash) = (false, true);
+                sc.put(b",");
+            }
+            first = false;
+            match (subfields, value) {
+                (Some(fields), Value::Object(inner)) => {
+                    sc.member(key, value, true, false)?;
+                    (sc.count, sc.hash) = (false, true);
+                    write_string(key, &mut sc);
+                    sc.put(b":");
+                    let kept = inner
+                        .iter()
+                        .filter(|(k, _)| fields.contains(&k.as_str()))
+                        .collect();
+                    sc.members(kept, 2)?;
+                }
+                _ => sc.member(key, value, true, true)?,
+            }
+        }
+        (sc.count, sc.hash) = (false, true);
+        sc.put(b"}");
+    }
+    for (key, value) in context {
+        if !keys.iter().any(|(k, _)| *k == key.as_str()) {
+            sc.member(key, value, true, false)?;
+        }
+    }
+    let identity = point.map(|_| format!("sha256:{}", hex::encode(sc.hasher.finalize())));
+    Ok(ContextScan {
+        bytes: sc.bytes,
+        identity,
+        unsafe_integer: sc.unsafe_integer,
+    })
+}
+
+/// The canonical byte count of `value` (at nesting level `depth`), refusing
+/// a level beyond [`MAX_DEPTH`] on the way: the §12.3 walk in one pass.
+pub fn bounded_size(value: &Value, depth: usize) -> Result<usize, DomainError> {
+    let mut sc = Scanner {
+        bytes: 0,
+        hasher: Sha256::new(),
+        count: true,
+        hash: false,
+        unsafe_integer: false,
+    };
+    sc.value(value, depth)?;
+    Ok(sc.bytes)
+}
+
 /// `sha256:` plus the lowercase hex SHA-256 of the projection's canonical bytes.
 pub fn hash_projection(context: &Map<String, Value>, point: Point) -> String {
     let mut hasher = Sha256::new();
@@ -346,6 +621,79 @@ mod tests {
         write_projection(ctx.as_object().expect("object"), Point::Input, &mut buf);
         assert_eq!(String::from_utf8(buf).expect("utf8"),
             "{\"agent\":{\"framework\":\"f\",\"id\":\"a\"},\"input\":{\"content\":\"hi\",\"role\":\"user\"},\"interception_point\":\"input\",\"sequence\":1,\"session\":{\"id\":\"s\"},\"spec\":\"agent-hooks/0.1\",\"target\":{\"content\":\"hi\",\"role\":\"user\"},\"timestamp\":\"t\"}");
+    }
+
+    #[test]
+    fn escapes_are_found_at_every_offset_of_a_word() {
+        // The word-at-a-time scan must see an escape wherever it falls in
+        // (or after) an eight-byte word, next to multi-byte characters too.
+        for len in 1..20 {
+            for pos in 0..len {
+                for c in [
+                    '"',
+                    '\\',
+                    '\n',
+                    '\u{1}',
+                    '\u{1f}',
+                    '\u{7f}',
+                    'é',
+                    '\u{10000}',
+                ] {
+                    let s: String = (0..len).map(|i| if i == pos { c } else { 'a' }).collect();
+                    let v = Value::String(s);
+                    assert_eq!(
+                        to_canonical_string(&v),
+                        serde_jcs::to_string(&v).expect("jcs"),
+                        "{c:?} at {pos} of {len}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_pass_matches_the_size_walk_and_the_projection_hash() {
+        let ctx = json!({"spec": "agent-hooks/0.1", "interception_point": "pre_tool_call",
+            "timestamp": "t", "sequence": 3, "é": [true, null, -1.5e-7],
+            "agent": {"id": "a", "framework": "f", "name": "dropped \"quoted\""},
+            "session": {"id": "s", "turn": 3}, "trace": {"trace_id": "x\ny"},
+            "tool_call": {"id": "tc", "name": "t", "args": {"q": "\u{1}\u{10000}", "n": [1, 2]}},
+            "target": {"id": "tc", "name": "t", "args": {"q": "\u{1}\u{10000}", "n": [1, 2]}},
+            "extensions": {"x": {"big": 9_007_199_254_740_993_u64}}});
+        let obj = ctx.as_object().expect("object");
+        let whole = to_canonical_string(&ctx).len();
+        let scan = scan_context(obj, Some(Point::PreToolCall)).expect("within bounds");
+        assert_eq!(scan.bytes, whole);
+        assert_eq!(
+            scan.identity,
+            Some(hash_projection(obj, Point::PreToolCall))
+        );
+        // The unsafe integer lies outside the projection.
+        assert!(!scan.unsafe_integer);
+        let sized = scan_context(obj, None).expect("within bounds");
+        assert_eq!((sized.bytes, sized.identity), (whole, None));
+        assert_eq!(bounded_size(&ctx, 1), Ok(whole));
+
+        let mut inside = ctx.clone();
+        inside["target"]["args"]["n"] = json!([9_007_199_254_740_992_u64]);
+        let scan = scan_context(
+            inside.as_object().expect("object"),
+            Some(Point::PreToolCall),
+        );
+        assert!(scan.expect("within bounds").unsafe_integer);
+
+        let mut deep = json!("x");
+        for _ in 0..127 {
+            deep = json!([deep]);
+        }
+        let mut c = ctx.clone();
+        c["extensions"] = json!({"x": deep});
+        // extensions (2) > x (3): the innermost of 127 arrays sits at 129.
+        assert_eq!(
+            scan_context(c.as_object().expect("object"), Some(Point::PreToolCall)),
+            Err(DomainError::TooDeep)
+        );
+        assert_eq!(bounded_size(&c, 1), Err(DomainError::TooDeep));
     }
 
     #[test]

@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::context::domain::check_domain;
+use crate::context::domain::{check_bounds, check_domain, MAX_CONTEXT_BYTES};
 use crate::context::envelope::{validate_envelope, EnvelopeError};
-pub use crate::errors::{IdentityError, RegistryError};
-use crate::identity::jcs::{hash_projection, projection_members};
+use crate::errors::DomainError;
+pub use crate::errors::{BoundedError, IdentityError, RegistryError};
+use crate::identity::jcs::{hash_projection, projection_members, scan_context};
 use crate::spec_version::SpecVersion;
 
 /// Name of the default provider (§10.2).
@@ -79,6 +80,50 @@ impl IdentityProvider {
                 }
             }
         }
+    }
+}
+
+impl IdentityProvider {
+    /// The §12.3 bounds of `context` ([`check_bounds`]), then its identity
+    /// ([`IdentityProvider::compute`]), with exactly their errors in that
+    /// order. For `jcs-sha256` the size, the depth bound and the identity
+    /// come from one pass over the canonical form ([`scan_context`]), not
+    /// one walk for the size and another for the hash.
+    pub fn compute_bounded(
+        &self,
+        context: &Value,
+        version: SpecVersion,
+        raw_unsafe: bool,
+    ) -> Result<Option<String>, BoundedError> {
+        let obj = match (self, context.as_object()) {
+            (IdentityProvider::JcsSha256, Some(obj)) => obj,
+            _ => {
+                check_bounds(context).map_err(BoundedError::Bounds)?;
+                return self
+                    .compute(context, version, raw_unsafe)
+                    .map_err(BoundedError::Identity);
+            }
+        };
+        let point = match validate_envelope(context, version) {
+            Ok(point) => point,
+            Err(e) => {
+                check_bounds(context).map_err(BoundedError::Bounds)?;
+                return Err(BoundedError::Identity(IdentityError::Envelope(e)));
+            }
+        };
+        let scan = scan_context(obj, Some(point)).map_err(BoundedError::Bounds)?;
+        if scan.bytes > MAX_CONTEXT_BYTES {
+            return Err(BoundedError::Bounds(DomainError::TooLarge));
+        }
+        if scan.unsafe_integer {
+            return Err(BoundedError::Identity(IdentityError::Domain(
+                DomainError::UnsafeInteger,
+            )));
+        }
+        if raw_unsafe {
+            return Err(BoundedError::Identity(IdentityError::RawInteger));
+        }
+        Ok(scan.identity)
     }
 }
 
