@@ -3,7 +3,9 @@
 
 Reads each run's `mutants.out/outcomes.json` (cargo-mutants' own record),
 keys every mutant by its file and description without the line and column
-(so an equivalents entry survives an edit elsewhere in the file), and:
+(so an equivalents entry survives an edit elsewhere in the file; a
+description that occurs more than once in a file gets ` #k`, its place in
+source order), and:
 
 * `--results FILE --markdown FILE`: writes the per-mutant results of the
   project suite and the upstream suite side by side, and reports/mutation.md;
@@ -29,13 +31,44 @@ OUTCOME = {
 }
 
 
-def key_of(mutant):
+def bare_key(mutant):
     """`file: description`, without line and column."""
     name = mutant["name"]
     file = mutant["file"]
     if name.startswith(file):
         name = LINE_COL.sub("", name[len(file):], count=1)
     return f"{file}: {name.strip()}"
+
+
+def keys_from_list(path):
+    """Maps each cargo-mutants name to its stable key, from the whole list
+    (`cargo mutants --list --json`): the bare key when it is unique in the
+    file, else the bare key and ` #k`, its place among the mutants of that
+    description in source order. A sample keys its mutants exactly as the
+    full run does."""
+    try:
+        everything = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        sys.exit(f"{path}: cannot read the mutant list: {e}")
+    groups = collections.defaultdict(list)
+    for m in everything:
+        start = m["span"]["start"]
+        groups[bare_key(m)].append((start["line"], start["column"], m["name"]))
+    keys = {}
+    for bare, members in groups.items():
+        members.sort()
+        for k, (_, _, name) in enumerate(members, 1):
+            keys[name] = bare if len(members) == 1 else f"{bare} #{k}"
+    return keys
+
+
+KEYS = {}
+
+
+def key_of(mutant):
+    if mutant["name"] not in KEYS:
+        sys.exit(f"mutant {mutant['name']!r} is not in the --all list: make the list from the same tree")
+    return KEYS[mutant["name"]]
 
 
 def read_run(out_dir):
@@ -58,7 +91,8 @@ def read_run(out_dir):
 
 
 def read_equivalents(path):
-    """Maps mutant key -> reason; every entry must carry one."""
+    """Maps mutant key -> reason; every entry must carry one. survivors.txt
+    has the same format."""
     entries = {}
     for n, line in enumerate(Path(path).read_text().splitlines(), 1):
         line = line.strip()
@@ -95,13 +129,18 @@ def pct(killed, scored):
     return "n/a" if scored == 0 else f"{100 * killed / scored:.1f}%"
 
 
-def gate(runs, equivalents):
+def gate(runs, equivalents, survivors):
+    """Fails on a missed mutant that is neither equivalent nor a known
+    survivor, and on a known survivor the suite now catches (the list only
+    shrinks)."""
+    tested = {key: outcome for results in runs for key, outcome in results.items()}
     missed = sorted(
         key
-        for results in runs
-        for key, outcome in results.items()
-        if outcome == "missed" and key not in equivalents
+        for key, outcome in tested.items()
+        if outcome == "missed" and key not in equivalents and key not in survivors
     )
+    known = sorted(k for k, o in tested.items() if o == "missed" and k in survivors)
+    killed = sorted(k for k, o in tested.items() if o in ("caught", "timeout") and k in survivors)
     total = sum(len(r) for r in runs)
     counts = collections.Counter(o for r in runs for o in r.values())
     print(
@@ -110,9 +149,13 @@ def gate(runs, equivalents):
     )
     if total == 0:
         sys.exit("mutation gate: no mutant was tested")
+    for key in known:
+        print(f"known survivor (survivors.txt, a gap still open): {key}")
+    for key in killed:
+        print(f"CAUGHT but listed in survivors.txt: remove it: {key}")
     for key in missed:
-        print(f"MISSED (not in equivalents.txt): {key}")
-    if missed:
+        print(f"MISSED (in neither equivalents.txt nor survivors.txt): {key}")
+    if missed or killed:
         sys.exit(1)
 
 
@@ -181,15 +224,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--project", action="append", default=[], help="mutants.out of a project-suite run")
     ap.add_argument("--upstream", help="mutants.out of the upstream-suite run")
+    ap.add_argument("--all", required=True, help="`cargo mutants --list --json` of the same tree")
     ap.add_argument("--equivalents", required=True)
+    ap.add_argument("--survivors", help="known survivors: gaps still open, never equivalents")
     ap.add_argument("--gate", action="store_true")
     ap.add_argument("--results")
     ap.add_argument("--markdown")
     args = ap.parse_args()
+    KEYS.update(keys_from_list(args.all))
     equivalents = read_equivalents(args.equivalents)
     runs = [read_run(d) for d in args.project]
+    survivors = read_equivalents(args.survivors) if args.survivors else {}
+    both = sorted(set(survivors) & set(equivalents))
+    if both:
+        sys.exit(f"listed as both equivalent and survivor: {both}")
     if args.gate:
-        gate([r for r, _ in runs], equivalents)
+        gate([r for r, _ in runs], equivalents, survivors)
         return
     if len(runs) != 1 or not args.upstream or not args.results or not args.markdown:
         sys.exit("rendering needs one --project, --upstream, --results and --markdown")
