@@ -37,6 +37,10 @@
 #   - the id of a callback request (the host chooses it);
 #   - members at the JSON pointers given with --ignore (for a transcript of
 #     another host: its agent id, say).
+# When the recorded host never answered a request (it crashed, hung or broke
+# the protocol, and ctk ended it), the replay ends there: the host must not
+# answer it within 2 s either (exiting and hanging count alike; the recorded
+# verdict says which it was).
 # Callbacks made concurrently may arrive in any order; answers are matched by
 # id, as in ctk. The replay runs this one vector on a fresh host process, as
 # `ctk run --isolate` would: a persistent host that served earlier vectors
@@ -376,12 +380,16 @@ def replay(host, steps, args):
             # The recorded host never answered this request (it crashed, hung
             # or broke the protocol, and ctk ended it): the recording ends
             # here, and so does the replay.
-            got, line = host.next(min(args.timeout, 2.0))
+            wait = min(args.timeout, 2.0)
+            got, line = host.next(wait)
             if got == "line":
                 raise Diverged("after %s the recorded host sent nothing more (ctk ended it), this "
                                "host sent %s" % (describe(request), show(line)))
             for t in timers:
                 t.cancel()
+            print("the recorded host never answered %s (ctk ended it: see its verdict below); "
+                  "this host did not answer it within %ss either (%s)"
+                  % (describe(request), wait, "it closed its stdout" if got == "eof" else "it is still running"))
             return checked
         for t in timers:
             t.cancel()
@@ -404,7 +412,7 @@ CONCURRENT = [False]
 
 def divergence(want, found):
     parts, expected, actual = found
-    text = "%s\n  at %s\n  recorded: %s\n  actual:   %s" % (
+    text = "in %s\n  at %s\n  recorded: %s\n  actual:   %s" % (
         describe(want), pointer(parts), show(expected), show(actual))
     if CONCURRENT[0]:
         text += ("\n  note: this vector runs tool calls concurrently, so the order of callbacks and "
@@ -442,7 +450,8 @@ def main():
         checked = replay(host, steps, args)
     except Diverged as e:
         time.sleep(0.2)
-        print("DIVERGED: the host did not behave as recorded, at " + str(e))
+        print("DIVERGED: the host did not behave as recorded")
+        print("  " + str(e))
         if host.stderr:
             print("host stderr (last %d lines):" % len(host.stderr))
             for line in host.stderr:
