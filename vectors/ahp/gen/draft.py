@@ -825,7 +825,13 @@ def main():
     check = "--check" in sys.argv[1:]
     os.makedirs(OUT, exist_ok=True)
     want = {v["id"] + ".json": render(v) for v in VECTORS}
-    stale = [name for name in sorted(os.listdir(OUT)) if name.endswith(".json") and name not in want]
+    # The folder also holds draft_harness.py's AHP-DH-* files: only this
+    # generator's AHP-DB-* files can be stale here.
+    stale = [
+        name
+        for name in sorted(os.listdir(OUT))
+        if name.startswith("AHP-DB-") and name.endswith(".json") and name not in want
+    ]
     bad = []
     for name, text in sorted(want.items()):
         path = os.path.join(OUT, name)
