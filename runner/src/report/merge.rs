@@ -458,7 +458,7 @@ mod tests {
         let id = format!("AH-{i:02}");
         VectorMeta {
             title: format!("{id} title"),
-            part: if i % 2 == 0 { "a" } else { "b" }.into(),
+            part: if i.is_multiple_of(2) { "a" } else { "b" }.into(),
             file_name: format!("{id}.json"),
             sha256: crate::digest::digest_value(&json!(id)).expect("digest"),
             advisory: None,
