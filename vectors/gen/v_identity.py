@@ -270,6 +270,21 @@ V(613, "labels-not-persisted-when-blocked", "Result labels of an allow that a la
    "persisted_must_not_contain": ["ctk-withheld-label", "RAW-RESULT-54"], "final_output": "done", "run_outcome": "completed"},
   caps=MT, scripts=[[rule(PTT, {"decision": "allow", "result_labels": ["ctk-withheld-label"]})],
                     [rule(PTT, deny("ctk:result-refused"))]])
+# D-15 (advisory): with no interceptor bound the emission is still composed, so a sequential record states
+# fold_truncated false and a parallel one leaves the member out. Section 10.3 defines the member for the sequential
+# profiles only; the text requires neither spelling (ruling R-3), so both vectors are advisory.
+V(614, "zero-interceptors-sequential-fold-stated", "With no interceptor under first_deny the no_interceptor record states fold_truncated false",
+  "10.3, 7", ["10.3-i", "7-d"], RF, tool_scenario(),
+  {"interceptions": [], "tool_not_invoked": ["lookup"],
+   "records": [rec(SU, {"verdict.reason": "host_error:no_interceptor", "decided_by": None, "fold_truncated": False})],
+   "final_output": None, "run_outcome": "blocked"}, caps=MT, scripts=[],
+  composition={"profile": "sequential/first_deny"}, advisory="D-15")
+V(615, "zero-interceptors-parallel-no-fold", "With no interceptor under parallel/strictest the no_interceptor record carries no fold_truncated",
+  "10.3, 7", ["10.3-i", "7-d"], RF, tool_scenario(),
+  {"interceptions": [], "tool_not_invoked": ["lookup"],
+   "records": [rec(SU, {"verdict.reason": "host_error:no_interceptor", "decided_by": None}, ["fold_truncated"])],
+   "final_output": None, "run_outcome": "blocked"}, caps=MT, scripts=[],
+  composition={"profile": "parallel/strictest"}, advisory="D-15")
 
 # ---------------- evaluate_only 0700
 # Ids 0700..0799.

@@ -394,6 +394,15 @@ refused(1145, "kind-unregistered", "A binding kind with no registered resolver i
         doc([{"id": "guard", "kind": "com.example.missing"}]), ["7.7.6-f"])
 refused(1146, "kind-checked-before-resolvers", "An unknown kind in the second binding is refused before the first binding's resolver could fail",
         "kind_unknown", doc([b("bad-index", 99), {"id": "later", "kind": "org.example.ghost"}]), ["7.7.6-f"])
+# The patterns of the 1.0 document schema (section 7.7.3), each broken where a looser check would let it pass.
+refused(1172, "kind-unregistered-digit-underscore", "A well-formed binding kind with a digit and an underscore that nobody registered is refused as kind_unknown, not invalid_field",
+        "kind_unknown", doc([{"id": "guard", "kind": "com.example2.missing_kind"}]), ["7.7.6-f"])
+refused(1173, "document-id-pattern", "A document id with capitals and a space breaks the id pattern and is refused as invalid_field", "invalid_field",
+        doc(G, id="Host Declaration"), ["7.7.6-i"], True)
+refused(1174, "resolver-name-pattern", "An approval resolver name with capitals breaks the name pattern: invalid_field (step 6), before any lookup",
+        "invalid_field", doc(G, {"approval": {"resolver": "Nobody-Home"}}), ["7.7.6-i"], True)
+refused(1175, "extensions-namespace-hyphen", "An extensions namespace with a hyphen breaks ^[a-z][a-z0-9_]*$ and is refused as invalid_field",
+        "invalid_field", doc(G, extensions={"acme-corp": {"ticket": "t-1"}}), ["7.7.6-i"], True)
 refused(1147, "script-out-of-range", "A ctk.scripted binding naming a script that does not exist is refused as binding_rejected", "binding_rejected",
         doc([b("guard", 9)]), ["7.7.5-d"])
 refused(1148, "script-negative", "A ctk.scripted binding with a negative script index is refused as binding_rejected", "binding_rejected",

@@ -379,6 +379,14 @@ V(366, "fd-resume-transform-then-fold", "first_deny resume: an approved transfor
   ran({"q": "approved", "n": 5}, records=[rec(PT, {"verdict.decision": "transform", "resolved_by": "approval", "decided_by": 1})]),
   caps=MT, scripts=[[rule(PT, liftable("ctk:l"))], [rule(PT, transform("$target.n", 5), match={"target.q": "approved"})]],
   composition=FD("resume"), approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target.q", "approved")}}])
+# Section 7.6: the approved allow takes the place of the lifted deny in its slot; section 7.3: the transform in the
+# earlier slot outranks that allow, so it stays the combined verdict and decides.
+V(381, "fd-resume-allow-after-transform", "first_deny resume: an approved allow after a folded transform leaves the transform as the combined verdict",
+  "7.4, 7.3, 7.6", ["7.4-g", "7.3-a", "7.6-a", "10.3-g"], P_FD, tool_scenario(),
+  ran({"q": "folded"}, records=[rec(PT, {"verdict.decision": "transform", "verdict.transform.path": "$target.q",
+                                         "decided_by": 0, "resolved_by": "approval"})]),
+  caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:check"))]],
+  composition=FD("resume"), approval_script=APPROVE)
 
 # the write-back of a folded transform is what the next interceptor sees in the point's own field, at every point
 WB = [
