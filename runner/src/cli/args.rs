@@ -102,6 +102,24 @@ pub enum Command {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+    /// Render the mutation report of the reference host (the results file
+    /// `reports/mutation/render.py --results` writes) as one self-contained
+    /// HTML page: both suites' scores, the per-module table, the missed
+    /// mutants (known survivors marked) and the equivalents with reasons.
+    #[command(after_help = MUTATION_HELP)]
+    Mutation {
+        /// The results.json to render.
+        results: PathBuf,
+        /// Render HTML (the one format so far; required so that another can follow).
+        #[arg(long, required = true)]
+        html: bool,
+        /// The known survivors (reports/mutation/survivors.txt), to mark them.
+        #[arg(long)]
+        survivors: Option<PathBuf>,
+        /// Write here instead of stdout.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
     /// Render a report's shields-style SVG badge: pass/applicable and the
     /// spec line; a failing, draft or unclaimable report says so in words.
     #[command(after_help = RENDER_HELP)]
@@ -147,6 +165,9 @@ pub enum Command {
 
 /// Exit codes of `ctk report` and `ctk badge`.
 pub const RENDER_HELP: &str = "Exit codes:\n  0  rendered (a report that does not verify is rendered too, and says so)\n  2  the report cannot be read, is not a report, or the output cannot be written";
+
+/// Exit codes of `ctk mutation`.
+pub const MUTATION_HELP: &str = "Exit codes:\n  0  rendered\n  2  the results or survivors file cannot be read or is not one (the error names the file and the JSON pointer or line), or the output cannot be written";
 
 /// Exit codes of `ctk merge`.
 pub const MERGE_HELP: &str = "Exit codes:\n  0  merged, and the merged run passes (as ctk run's exit code would say)\n  1  merged, and a gating vector failed or a baseline entry is stale or expired\n  2  a report cannot be read, does not verify, or the shards are not of one run (mismatched or overlapping)\n  3  merged, and a vector ended in a host or harness error";

@@ -29,6 +29,9 @@ pub enum CliError {
     /// Shard reports that cannot be merged.
     #[error(transparent)]
     Merge(#[from] crate::report::merge::MergeError),
+    /// A mutation results or survivors file that cannot be rendered.
+    #[error(transparent)]
+    Mutation(#[from] crate::report::mutation::MutationError),
     /// The host could not be started or queried.
     #[error("host error: {0}")]
     Harness(String),
@@ -72,6 +75,12 @@ pub fn main(cli: args::Cli) -> u8 {
         args::Command::Report { report, output, .. } => {
             crate::cli::report::command(&report, output.as_deref())
         }
+        args::Command::Mutation {
+            results,
+            survivors,
+            output,
+            ..
+        } => crate::cli::mutation::command(&results, survivors.as_deref(), output.as_deref()),
         args::Command::Badge { report, output } => {
             crate::cli::badge::command(&report, output.as_deref())
         }

@@ -10,6 +10,7 @@ pub mod host;
 pub mod list;
 pub mod matrix;
 pub mod merge;
+pub mod mutation;
 pub mod plan;
 pub mod report;
 pub mod repro;

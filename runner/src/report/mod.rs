@@ -14,4 +14,5 @@ pub mod markdown;
 pub mod matrix;
 pub mod merge;
 pub mod model;
+pub mod mutation;
 pub mod verify;
