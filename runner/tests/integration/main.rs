@@ -10,6 +10,7 @@ mod expect_keys;
 mod html_badge;
 mod identity;
 mod matrix;
+mod mutation;
 mod partition;
 mod reports;
 mod repro;

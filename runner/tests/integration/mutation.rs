@@ -1,0 +1,236 @@
+//! `ctk mutation --html`: the mutation page of a results file, its scores
+//! checked against reports/mutation/render.py's own tally of the same file,
+//! hostile keys shown as text, a null suite shown as not run, and a file of
+//! the wrong shape refused with its path and JSON pointer.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn ctk(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctk"))
+        .args(args)
+        .output()
+        .expect("the ctk binary runs")
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/mutation")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn page(args: &[&str]) -> String {
+    let out = ctk(args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("the page is UTF-8")
+}
+
+/// The scores row of each suite as render.py computes it for the same file
+/// (its `tally`, `score` and `pct`), in the page's column order: so the page
+/// and reports/mutation.md cannot drift apart.
+fn render_py_rows(results: &str) -> Vec<String> {
+    let script = r#"
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("render", sys.argv[1])
+render = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(render)
+data = json.load(open(sys.argv[2]))
+equivalents = {k: v["equivalent"] for k, v in data.items() if v["equivalent"] is not None}
+for suite in ("project", "upstream"):
+    total = render.collections.Counter()
+    for c in render.tally({k: v[suite] for k, v in data.items()}, equivalents).values():
+        total.update(c)
+    killed, scored = render.score(total)
+    print(" ".join(str(n) for n in (sum(total.values()), killed, total["timeout"], total["missed"],
+                                    total["equivalent"], total["unviable"])) + " " + render.pct(killed, scored))
+"#;
+    let root: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(root.join("reports/mutation/render.py"))
+        .arg(results)
+        .output()
+        .expect("python3 runs (render.py is the reference for the scores)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let cells: Vec<&str> = line.split(' ').collect();
+            cells
+                .iter()
+                .map(|c| format!("<td class=\"n\">{c}</td>"))
+                .collect::<String>()
+        })
+        .collect()
+}
+
+#[test]
+fn the_page_scores_both_suites_as_render_py_does() {
+    let results = data("results.json");
+    let html = page(&["mutation", "--html", &results]);
+    let rows = render_py_rows(&results);
+    assert_eq!(rows.len(), 2);
+    // The fixture's numbers, worked by hand: render.py must agree with them
+    // too, or the fixture no longer tests what it says.
+    assert_eq!(
+        rows[0],
+        "<td class=\"n\">8</td><td class=\"n\">4</td><td class=\"n\">1</td><td class=\"n\">2</td><td class=\"n\">1</td><td class=\"n\">1</td><td class=\"n\">66.7%</td>"
+    );
+    assert_eq!(
+        rows[1],
+        "<td class=\"n\">8</td><td class=\"n\">3</td><td class=\"n\">1</td><td class=\"n\">3</td><td class=\"n\">1</td><td class=\"n\">1</td><td class=\"n\">50.0%</td>"
+    );
+    assert!(
+        html.contains(&format!(
+            "<tr><th scope=\"row\">project (0.1 and draft)</th>{}</tr>",
+            rows[0]
+        )),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!(
+            "<tr><th scope=\"row\">upstream (AH-CTK-001..113)</th>{}</tr>",
+            rows[1]
+        )),
+        "{html}"
+    );
+    // Per module: engine has 4 mutants, project 2 killed / 1 missed (one
+    // missed is equivalent), upstream 2 / 1; wire/mod.rs is module `wire`.
+    assert!(html.contains("<tr><th scope=\"row\"><code>engine</code></th><td class=\"n\">4</td><td class=\"n\">2</td><td class=\"n\">1</td><td class=\"n\">2</td><td class=\"n\">1</td><td class=\"n\">1</td><td class=\"n\">0</td></tr>"), "{html}");
+    assert!(
+        html.contains("<code>wire</code></th><td class=\"n\">1</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<code>wire/frame</code></th><td class=\"n\">2</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<th scope=\"col\">mutant</th><th scope=\"col\">why it is equivalent</th>")
+    );
+    assert!(
+        html.contains(
+            "<td>only changes a log line &amp; &lt;b&gt;nothing&lt;/b&gt; a host can show</td>"
+        ),
+        "{html}"
+    );
+}
+
+#[test]
+fn missed_mutants_are_marked_known_survivors_and_hostile_keys_stay_text() {
+    let html = page(&[
+        "mutation",
+        "--html",
+        &data("results.json"),
+        "--survivors",
+        &data("survivors.txt"),
+    ]);
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    assert!(html.contains("<a class=\"skip\" href=\"#main\">"));
+    assert!(
+        !html.contains("<script>") && !html.contains("<img"),
+        "{html}"
+    );
+    assert!(html.contains("<code>reference-host/src/&lt;script&gt;alert(1)&lt;/script&gt;.rs: replace f -&gt; bool with &lt;img src=x onerror=alert(2)&gt;</code>"), "{html}");
+    let gate1 = html
+        .lines()
+        .find(|l| l.contains("delete ! in Engine::gate #1</code>"))
+        .expect("the missed gate #1 row");
+    assert!(
+        gate1.contains(
+            "<strong>known survivor</strong>: no vector pins the gate&#39;s &lt;negation&gt; yet"
+        ),
+        "{gate1}"
+    );
+    // Missed by the project suite and in neither list: said in words.
+    let hostile = html
+        .lines()
+        .find(|l| l.contains("onerror=alert(2)&gt;</code></th>"))
+        .expect("the hostile row");
+    assert!(
+        hostile.contains("not listed</span>: a gap in neither"),
+        "{hostile}"
+    );
+    // Only upstream missed it: not a project gap.
+    let fold = html
+        .lines()
+        .find(|l| l.contains("with true</code></th>"))
+        .expect("the fold row");
+    assert!(
+        fold.contains("<td>timeout</td>") && fold.contains("only the upstream suite missed it"),
+        "{fold}"
+    );
+    // The equivalent one is not among the missed.
+    assert!(
+        !html.contains("gate #2</code></th><td><span class=\"fail\">"),
+        "{html}"
+    );
+    // A listed survivor the project suite catches is called out.
+    assert!(html.contains("<ul class=\"stale-survivors\">\n<li><code>reference-host/src/wire/frame.rs: replace == with != in frame</code></li>"), "{html}");
+    // Without --survivors, nothing is a known survivor.
+    let plain = page(&["mutation", "--html", &data("results.json")]);
+    assert!(!plain.contains("known survivor"));
+}
+
+#[test]
+fn a_suite_that_was_not_run_says_so_and_the_output_file_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mutation.html");
+    let o = out.display().to_string();
+    assert_eq!(
+        page(&["mutation", "--html", &data("sample.json"), "-o", &o]),
+        ""
+    );
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("<th scope=\"row\">upstream (AH-CTK-001..113)</th><td colspan=\"7\" class=\"not-run\">not run"), "{html}");
+    assert!(html.contains("<td>not run</td><td>not run</td>"), "{html}");
+    assert!(html.contains("<td class=\"n\">50.0%</td>"), "{html}");
+}
+
+#[test]
+fn a_file_of_the_wrong_shape_is_refused_with_its_pointer() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"reference-host/src/a.rs: x": {"project": "caught", "upstream": 3, "equivalent": null}}"#,
+    )
+    .unwrap();
+    let out = ctk(&["mutation", "--html", &bad.display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}: at \"/reference-host~1src~1a.rs: x/upstream\": not a string or null",
+            bad.display()
+        )),
+        "{err}"
+    );
+    let out = ctk(&["mutation", "--html", &data("missing.json")]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json"));
+    let survivors = dir.path().join("s.txt");
+    std::fs::write(&survivors, "reference-host/src/a.rs: x\n").unwrap();
+    let out = ctk(&[
+        "mutation",
+        "--html",
+        &data("results.json"),
+        "--survivors",
+        &survivors.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("s.txt:1: a known survivor needs"));
+}
