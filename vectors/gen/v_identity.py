@@ -68,6 +68,18 @@ same_value(513, "id-deep-nesting-ok", "A transform inside a 40-level nested argu
            {"q": "alpha", "d": nested(40)}, "$target.d" + ".n" * 40, "leaf", True, ["10.2-c", "4.3-d"], advisory="D-13")
 same_value(531, "id-nesting-ok", "A transform inside a three-level nested argument applies and identities stay equal for an identical value",
            {"q": "alpha", "d": nested(3)}, "$target.d" + ".n" * 3, "leaf", True, ["10.2-c", "4.3-d"])
+# D-13's bound, met exactly: the context object is level 1 and every member or element one level below its parent, a
+# scalar included. The composed post_model_call context below holds "leaf" at level 128 (response 2, tool_calls 3, the
+# call 4, args 5, the 122 objects 6..127), so the bound lets it through and the run goes on. A context this deep crosses
+# ctk-harness/1 only as a transform's result: any other way in nests it past the 128 levels a JSON reader takes in one
+# line. Advisory: section 12.3 lets a host declare a lower bound (R-13).
+V(532, "id-depth-at-bound-ok", "A transform that leaves the composed context exactly 128 levels deep is applied and the tool gets the value",
+  "12.3, 4.3", ["12.3-b", "4.3-d"], IP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PO, PT]),
+   "records": [rec(PO, {"verdict.decision": "transform", "verdict.transform.path": "$target.tool_calls[0].args.q"})],
+   "tool_invocations": [{"name": "lookup", "args": {"q": nested(122)}}], "final_output": "done", "run_outcome": "completed"},
+  caps=MT, script=[rule(PO, transform("$target.tool_calls[0].args.q", nested(122)), match={"target.finish_reason": "tool_calls"})],
+  advisory="D-13")
 
 
 def tool_args_scen(v):
