@@ -205,9 +205,11 @@ where
                 {
                     break;
                 }
-                let (task_loaded, task_options) = (loaded.clone(), options.clone());
+                // The task borrows the vector from the shared list by index:
+                // no copy of a parsed vector per run.
+                let (task_vectors, task_options) = (vectors.clone(), options.clone());
                 let task = tokio::spawn(async move {
-                    let outcome = run_vector(&mut h, &task_loaded, &task_options).await;
+                    let outcome = run_vector(&mut h, &task_vectors[index], &task_options).await;
                     (h, outcome)
                 });
                 let outcome = match task.await {
