@@ -387,6 +387,14 @@ V(381, "fd-resume-allow-after-transform", "first_deny resume: an approved allow 
                                          "decided_by": 0, "resolved_by": "approval"})]),
   caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:check"))]],
   composition=FD("resume"), approval_script=APPROVE)
+# The same with an approved transform: it takes the lifted deny's slot, after the folded one, and section 7.3 lets the
+# last transform returned win, so the approval's transform decides in its slot.
+V(382, "fd-resume-transform-after-transform", "first_deny resume: an approved transform after a folded transform is the combined verdict and decides in its slot",
+  "7.4, 7.3, 7.6", ["7.4-g", "7.3-a", "7.6-a", "10.3-g"], P_FD, tool_scenario(args={"q": "alpha", "n": 1}),
+  ran({"q": "folded", "n": 2}, records=[rec(PT, {"verdict.decision": "transform", "verdict.transform.path": "$target.n",
+                                                 "decided_by": 1, "resolved_by": "approval"})]),
+  caps=MT, scripts=[[rule(PT, transform("$target.q", "folded"))], [rule(PT, liftable("ctk:check"))]],
+  composition=FD("resume"), approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target.n", 2)}}])
 
 # the write-back of a folded transform is what the next interceptor sees in the point's own field, at every point
 WB = [
