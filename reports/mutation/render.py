@@ -239,6 +239,20 @@ def main():
     if both:
         sys.exit(f"listed as both equivalent and survivor: {both}")
     if args.gate:
+        if args.results:
+            # The project suite only: `ctk mutation --html` shows the
+            # upstream suite as not run.
+            tested = {k: o for r, _ in runs for k, o in r.items()}
+            Path(args.results).write_text(
+                json.dumps(
+                    {
+                        k: {"project": o, "upstream": None, "equivalent": equivalents.get(k)}
+                        for k, o in sorted(tested.items())
+                    },
+                    indent=1,
+                )
+                + "\n"
+            )
         gate([r for r, _ in runs], equivalents, survivors)
         return
     if len(runs) != 1 or not args.upstream or not args.results or not args.markdown:
