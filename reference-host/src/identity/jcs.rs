@@ -144,19 +144,29 @@ fn next_escape(bytes: &[u8], mut from: usize) -> usize {
     from
 }
 
+/// The longest run of a string scanned before it is handed to the sink: short
+/// enough that the bytes are still in cache when the hash reads them again.
+const RUN: usize = 16 * 1024;
+
 /// Write `s` as a canonical JSON string. Runs that need no escape (nearly
 /// all of any real string) are found a word at a time and handed to the
-/// sink whole.
+/// sink whole, at most [`RUN`] bytes at a time.
 fn write_string<S: CanonicalSink + ?Sized>(s: &str, sink: &mut S) {
     sink.put(b"\"");
     let bytes = s.as_bytes();
     let mut start = 0;
     loop {
-        let i = next_escape(bytes, start);
+        let end = bytes.len().min(start + RUN);
+        let i = next_escape(&bytes[..end], start);
         sink.put(&bytes[start..i]);
-        let Some(&b) = bytes.get(i) else {
-            break;
-        };
+        if i == end {
+            if end == bytes.len() {
+                break;
+            }
+            start = end;
+            continue;
+        }
+        let b = bytes[i];
         let escape = ESCAPE[b as usize];
         if escape == b'u' {
             const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -648,6 +658,20 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn long_strings_are_written_whole_across_runs() {
+        for pos in [RUN - 1, RUN, RUN + 1, 2 * RUN + 7] {
+            let mut s = "x".repeat(3 * RUN);
+            s.replace_range(pos..pos + 1, "\n");
+            let v = Value::String(s);
+            assert_eq!(
+                to_canonical_string(&v),
+                serde_jcs::to_string(&v).expect("jcs"),
+                "escape at {pos}"
+            );
         }
     }
 
