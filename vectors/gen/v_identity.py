@@ -98,6 +98,17 @@ V(515, "min-safe-integer-accepted", "An argument equal to -(2^53-1) stays in the
    "final_output": "done", "run_outcome": "completed"}, caps=MT, script=[])
 
 
+# 2^53-1 stays in the domain wherever an identity is taken: here also for the approval request (section 9), which
+# identifies the context as presented to the seam.
+V(533, "min-safe-integer-at-the-seam", "An argument of -(2^53-1) stays in the identity domain for the approval request too: the approval lifts the deny",
+  "10.2, 9", ["10.2-d", "9-n"], IP, tool_args_scen(-9007199254740991),
+  {"sequence_strict": False, "interceptions": ix([PT]), "tool_invocations": [{"name": "lookup", "args": {"id": -9007199254740991}}],
+   "records": [rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "decided_by": 0})],
+   "final_output": "done", "run_outcome": "completed"},
+  caps=MT, script=[rule(PT, liftable("ctk:check"))],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}])
+
+
 def rejected_post_model(cap):
     return {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO, PT],
             "tool_not_invoked": ["lookup"],

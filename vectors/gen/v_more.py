@@ -399,6 +399,10 @@ refused(1172, "kind-unregistered-digit-underscore", "A well-formed binding kind 
         "kind_unknown", doc([{"id": "guard", "kind": "com.example2.missing_kind"}]), ["7.7.6-f"])
 refused(1173, "document-id-pattern", "A document id with capitals and a space breaks the id pattern and is refused as invalid_field", "invalid_field",
         doc(G, id="Host Declaration"), ["7.7.6-i"], True)
+refused(1176, "document-id-first-character", "A document id whose only fault is its first character (a capital) is refused as invalid_field", "invalid_field",
+        doc(G, id="Host-declaration"), ["7.7.6-i"], True)
+refused(1177, "exposure-bound-empty", "A stated exposure_bound that is the empty string breaks its 1 to 512 characters and is refused as invalid_field",
+        "invalid_field", doc(G, surface={"buffered_output": False, "exposure_bound": ""}), ["7.7.6-i"], True)
 refused(1174, "resolver-name-pattern", "An approval resolver name with capitals breaks the name pattern: invalid_field (step 6), before any lookup",
         "invalid_field", doc(G, {"approval": {"resolver": "Nobody-Home"}}), ["7.7.6-i"], True)
 refused(1175, "extensions-namespace-hyphen", "An extensions namespace with a hyphen breaks ^[a-z][a-z0-9_]*$ and is refused as invalid_field",
