@@ -128,6 +128,16 @@ V(421, "echo-recomputed-matches", "A resolver that recomputes jcs-sha256 over th
   "9, 10.2", ["9-f", "9-n", "10.2-c"], AP, tool_scenario(args={"q": "alpha", "n": 1.5, "u": "caf\u00e9"}),
   tool_ran({"q": "alpha", "n": 1.5, "u": "caf\u00e9"}, **{"resolved_by": "approval"}),
   caps=MT, script=LIFT, approval_script=res("approve", ALLOW, echo_recomputed=True))
+# The same with strings that need escapes in the canonical form (a quote, a backslash, control characters), each well
+# past the first sixteen bytes of its string and in both eight-byte halves, so a canonicaliser that skips escapes on
+# a fast path computes another identity than the resolver's (RFC 8785 section 3.2.2.2).
+V(449, "echo-recomputed-escapes", "A resolver that recomputes jcs-sha256 over strings needing escapes echoes the request identity",
+  "9, 10.2", ["9-f", "9-n", "10.2-c"], AP,
+  tool_scenario(args={"q": "alpha", "s": "0123456789abcdefghij\"quoted\" 0123456789abcdef back\\slash",
+                      "c": "0123456789abcdefghijk\tand\u0001 and 0123456789abcdefghijklmnop\u001f"}),
+  tool_ran({"q": "alpha", "s": "0123456789abcdefghij\"quoted\" 0123456789abcdef back\\slash",
+            "c": "0123456789abcdefghijk\tand\u0001 and 0123456789abcdefghijklmnop\u001f"}, **{"resolved_by": "approval"}),
+  caps=MT, script=LIFT, approval_script=res("approve", ALLOW, echo_recomputed=True))
 V(422, "evaluate-only-never-consults", "In evaluate_only a liftable deny is recorded as a deny, the seam is never consulted and the tool runs",
   "8, 9", ["8-d", "8-b", "9-a"], AP, tool_scenario(),
   {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],

@@ -39,7 +39,7 @@ VI = "host_error:verdict_invalid"
 # strings", plus the evidence cap of section 5.3). The rows below that refuse something outside that list pin the
 # project's reading that every schema violation is refused (D-03, D-60, P-8, P-9); they are advisory
 # (spec/0.1/DECISIONS.md, "Rulings of issue 9").
-ADVISORY = {107: "D-60", 119: "D-03", 154: "D-60", 155: "D-60", 156: "P-9"}
+ADVISORY = {107: "D-60", 119: "D-03", 154: "D-60", 155: "D-60", 156: "P-9", 170: "D-04"}
 CASES = [
     # id, slug, title, raw, covers, where
     (100, "non-object-string", "a bare string instead of a verdict object", "allow", ["5-b"], "tool"),
@@ -62,6 +62,8 @@ CASES = [
     (117, "labels-string", "result_labels given as a string", {"decision": "allow", "result_labels": "pii"}, ["5-i"], "tool"),
     (118, "labels-number-item", "result_labels holding a number", {"decision": "allow", "result_labels": ["pii", 7]}, ["5-i"], "output"),
     (119, "unknown-member", "an allow with an unknown top-level member", {"decision": "allow", "priority": "high"}, ["5-k"], "tool"),
+    # D-04 (advisory): the envelope's extensions, when present, is an object; section 5 validates only the nested verdict.
+    (170, "envelope-extensions-not-object", "a response envelope whose extensions is a string", {"verdict": {"decision": "allow"}, "extensions": "acme"}, ["5-l"], "input"),
     (120, "envelope-invalid-nested", "a response envelope whose nested verdict lacks a decision", {"verdict": {"reason": "ctk:x"}, "extensions": {"acme": {"receipt": {}}}}, ["5-l"], "input"),
 ]
 for num, slug, what, raw, cov, where in CASES:
@@ -103,7 +105,7 @@ V(123, "gate-envelope-allow", "A response envelope with a nested allow lets the 
 TI, TF = "host_error:transform_invalid", "host_error:transform_target_forbidden"
 for num, slug, path, reason in [(124, "wildcard", "$target.*", TI), (125, "negative-index", "$target.items[-1]", TI),
                                 (126, "single-quotes", "$target['q']", TI), (127, "no-dollar", "target.q", TF),
-                                (128, "filter", "$target[?(@.q)]", TI)]:
+                                (128, "filter", "$target[?(@.q)]", TI), (171, "unclosed-index", "$target.items[1", TI)]:
     V(num, "gate-path-" + slug, "A transform path outside the path grammar (%s) denies the tool call with %s" % (path, reason),
       "5.2", ["5.2-a", "5.2-e"], GP, tool_scenario(args={"q": "alpha", "items": [1, 2]}), at_pre_tool(reason), caps=MT,
       script=[rule(PT, transform(path, "x"))])
