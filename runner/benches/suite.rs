@@ -19,7 +19,7 @@
 //! `cargo bench -p ctk --bench suite` (add `-- --quick` for a short run).
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -54,14 +54,13 @@ fn ctk_run(args: &[&str]) {
         .arg("run")
         .arg("--quiet")
         .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .output()
         .expect("ctk runs");
     assert!(
         out.status.success(),
-        "ctk run {args:?} failed ({}): {}",
+        "ctk run {args:?} failed ({}; a stale ctk-reference-host? rebuild it): {}{}",
         out.status,
+        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
 }
