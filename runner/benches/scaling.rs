@@ -37,7 +37,8 @@ fn generate(dir: &Path, n: usize) {
 /// get one child's own peak resident set exactly (sampling its
 /// `/proc/<pid>/status` could miss the growth after the last sample), and
 /// neither std nor a safe wrapper the workspace already has exposes it.
-#[allow(unsafe_code)]
+/// The child is reaped by that `wait4`, not by std, hence the second allow.
+#[allow(unsafe_code, clippy::zombie_processes)]
 fn measure(dir: &Path) -> (f64, i64) {
     let start = Instant::now();
     let child = Command::new(CTK)
