@@ -447,7 +447,10 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     if vectors.is_empty() {
         return Ok(no_tests(
             args.no_tests,
-            &format!("no vector of {source} matches the --part/--id filters"),
+            &format!(
+                "no vector of {source} matches the --part/--id filters{}",
+                extras.shard_note()
+            ),
         ));
     }
     if let Some(dir) = &args.report_dir {
