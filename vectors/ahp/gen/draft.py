@@ -28,6 +28,7 @@ import copy
 import json
 import os
 import sys
+from vector_files import write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.normpath(os.path.join(HERE, "..", "draft"))
@@ -817,41 +818,13 @@ vector(
 # --- output ---------------------------------------------------------------------
 
 
-def render(v):
-    return json.dumps(v, indent=2, ensure_ascii=False) + "\n"
-
 
 def main():
     check = "--check" in sys.argv[1:]
-    os.makedirs(OUT, exist_ok=True)
-    want = {v["id"] + ".json": render(v) for v in VECTORS}
-    # The folder also holds draft_harness.py's AHP-DH-* files: only this
-    # generator's AHP-DB-* files can be stale here.
-    stale = [
-        name
-        for name in sorted(os.listdir(OUT))
-        if name.startswith("AHP-DB-") and name.endswith(".json") and name not in want
-    ]
-    bad = []
-    for name, text in sorted(want.items()):
-        path = os.path.join(OUT, name)
-        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if old != text:
-            bad.append(name)
-            if not check:
-                with open(path, "w", encoding="utf-8", newline="\n") as f:
-                    f.write(text)
-    if not check:
-        for name in stale:
-            os.remove(os.path.join(OUT, name))
-    if check and (bad or stale):
-        print("out of date: " + ", ".join(bad + stale), file=sys.stderr)
-        return 1
     if "--tally" in sys.argv[1:]:
         for k in sorted(TALLY, key=lambda x: (not x.isdigit(), int(x) if x.isdigit() else 0, x)):
             print("  %-8s %d" % (k, TALLY[k]))
-    print("%d draft vectors %s" % (len(VECTORS), "match" if check else "written"))
-    return 0
+    return write_or_check(OUT, "AHP-DB-", VECTORS, "draft vectors", check)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ draft documents.
 import json
 import os
 import sys
+from vector_files import write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.normpath(os.path.join(HERE, "..", "draft"))
@@ -787,27 +788,7 @@ def main():
     http_vectors()
     registration_vectors()
     # New vectors go last, so that earlier ids stay stable.
-    check = "--check" in sys.argv[1:]
-    os.makedirs(OUT, exist_ok=True)
-    want = {v["id"] + ".json": json.dumps(v, indent=2, ensure_ascii=False) + "\n" for v in VECTORS}
-    stale = [n for n in sorted(os.listdir(OUT)) if n.startswith("AHP-DH-") and n.endswith(".json") and n not in want]
-    bad = []
-    for name, text in sorted(want.items()):
-        path = os.path.join(OUT, name)
-        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if old != text:
-            bad.append(name)
-            if not check:
-                with open(path, "w", encoding="utf-8", newline="\n") as f:
-                    f.write(text)
-    if not check:
-        for name in stale:
-            os.remove(os.path.join(OUT, name))
-    if check and (bad or stale):
-        print("out of date: " + ", ".join(bad + stale), file=sys.stderr)
-        return 1
-    print("%d draft harness vectors %s" % (len(VECTORS), "match" if check else "written"))
-    return 0
+    return write_or_check(OUT, "AHP-DH-", VECTORS, "draft harness vectors", "--check" in sys.argv[1:])
 
 
 if __name__ == "__main__":

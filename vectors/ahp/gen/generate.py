@@ -17,6 +17,7 @@ import copy
 import json
 import os
 import sys
+from vector_files import write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.normpath(os.path.join(HERE, "..", "0.1"))
@@ -831,36 +832,9 @@ vector(
 )
 
 
-def render(v):
-    return json.dumps(v, indent=2, ensure_ascii=False) + "\n"
-
 
 def main():
-    check = "--check" in sys.argv[1:]
-    os.makedirs(OUT, exist_ok=True)
-    want = {v["id"] + ".json": render(v) for v in VECTORS}
-    stale = []
-    for name in sorted(os.listdir(OUT)):
-        # Only this generator's files: AHP-H-* are vectors/ahp/gen/harness.py's.
-        if name.startswith("AHP-B-") and name.endswith(".json") and name not in want:
-            stale.append(name)
-    bad = []
-    for name, text in sorted(want.items()):
-        path = os.path.join(OUT, name)
-        old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if old != text:
-            bad.append(name)
-            if not check:
-                with open(path, "w", encoding="utf-8", newline="\n") as f:
-                    f.write(text)
-    if not check:
-        for name in stale:
-            os.remove(os.path.join(OUT, name))
-    if check and (bad or stale):
-        print("out of date: " + ", ".join(bad + stale), file=sys.stderr)
-        return 1
-    print("%d vectors %s" % (len(VECTORS), "match" if check else "written"))
-    return 0
+    return write_or_check(OUT, "AHP-B-", VECTORS, "vectors", "--check" in sys.argv[1:])
 
 
 if __name__ == "__main__":
