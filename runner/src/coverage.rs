@@ -27,7 +27,7 @@ use serde::Serialize;
 
 use crate::catalog::{self, Catalog, Keyword};
 use crate::suite::Suite;
-use crate::vector::load::LoadedVector;
+use ctk_agent_hooks_suite::vector::load::LoadedVector;
 
 /// How a clause is accounted for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -218,7 +218,10 @@ pub struct CoverageVector {
 
 impl CoverageVector {
     /// An Agent Hooks vector, for a matrix of `spec`.
-    pub fn agent_hooks(v: &LoadedVector, spec: crate::vector::model::SpecVersion) -> Self {
+    pub fn agent_hooks(
+        v: &LoadedVector,
+        spec: ctk_agent_hooks_suite::vector::model::SpecVersion,
+    ) -> Self {
         Self {
             id: v.vector.id.clone(),
             file: v.file.display().to_string(),

@@ -8,13 +8,13 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use ctk::assert::AssertionFailure;
 use ctk::outcome::VectorOutcome;
 use ctk::report::build::{build, RunContext};
 use ctk::report::claim;
 use ctk::report::model::{HostIdentity, Report};
 use ctk::set::{self, VectorMeta};
 use ctk::suite::{AhpLine, Suite};
+use ctk_agent_hooks_suite::assert::AssertionFailure;
 use serde_json::{json, Value};
 
 /// The capability profiles of AHP 0.1 (§6.2, §6.3): the ones beside the

@@ -18,12 +18,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ctk::declaration;
-use ctk::engine::{run_vector, EngineOptions};
 use ctk::outcome::Status;
-use ctk::surface::{applicability, Applicability};
-use ctk::vector::load::{self, LoadedVector, VectorSource};
-use ctk::vector::model::SpecVersion;
+use ctk_agent_hooks_suite::declaration;
+use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions};
+use ctk_agent_hooks_suite::surface::{applicability, Applicability};
+use ctk_agent_hooks_suite::vector::load::{self, LoadedVector, VectorSource};
+use ctk_agent_hooks_suite::vector::model::SpecVersion;
 use ctk_harness_protocol::Harness as _;
 use ctk_reference_host::ReferenceHost;
 use libtest_mimic::{Arguments, Failed, Trial};

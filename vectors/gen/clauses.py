@@ -46,8 +46,8 @@ c("3.2-a", "MAY", "A host that makes no model calls may omit both model points."
 c("3.2-b", "MAY", "A host that calls no tools may omit both tool points.")
 c("3.2-c", "MUST", "A host that omits points declares the reduced surface to the CTK.",
   "a statement of the declared surface, checked by the runner's surface filter rather than by a run",
-  ["runner/src/surface.rs::every_skip_names_its_reason",
-   "runner/src/declaration.rs::minimal_document_takes_conservative_defaults",
+  ["agent-hooks-suite/src/surface.rs::every_skip_names_its_reason",
+   "agent-hooks-suite/src/declaration.rs::minimal_document_takes_conservative_defaults",
    "reference-host/tests/integration/harness.rs::info_names_both_versions_and_the_declaration"])
 c("3.2-d", "MUST", "Whatever its capabilities, a host always emits agent_startup, input, output and agent_shutdown.")
 c("3.2-e", "MUST", "Points are omitted only in pairs: both model points or both tool points.")
@@ -276,7 +276,7 @@ c("10.1-a", "MUST", "Without a configured provider the identity provider is jcs-
 c("10.1-b", "MUST", "A custom provider name matches ^[a-z][a-z0-9_-]*$ and does not begin with jcs.",
   "custom providers are code; the CTK registers only ctk-fault",
   ["reference-host/src/identity/provider.rs::custom_names_follow_the_rules",
-   "runner/src/declaration.rs::custom_provider_names_may_not_start_with_jcs"])
+   "agent-hooks-suite/src/declaration.rs::custom_provider_names_may_not_start_with_jcs"])
 c("10.1-c", "MUST", "With the null provider every record carries null identities and a null identity_provider.")
 c("10.1-d", "MUST", "A provider that fails denies the emission with host_error:context_invalid before any interceptor runs; it never silently unbinds.")
 c("10.1-e", "MUST", "A claim with the null provider states that the host is identity-unbound, and one with a custom provider states whether it is content-derived.",
@@ -287,7 +287,7 @@ c("10.2-b", "MUST", "The projection keeps only the required core and the per-poi
   "the reference loop builds no optional fields for a vector to vary",
   ["reference-host/src/identity/jcs.rs::projection_drops_optional_members_and_subfields",
    "reference-host/tests/integration/golden.rs::projection_ignores_optional_members",
-   "runner/src/digest.rs::projection_drops_optional_members"])
+   "agent-hooks-suite/src/identity.rs::projection_drops_optional_members"])
 c("10.2-c", "MUST", "Canonicalization sorts keys by UTF-16 code units, writes numbers per ECMA-262 and uses minimal escaping, so equal values give equal identities whatever their source spelling.")
 c("10.2-d", "MUST", "An integral number beyond 2^53-1 in magnitude anywhere in the projection denies the emission with host_error:context_invalid; 2^53-1 itself is accepted.")
 c("10.2-e", "MUST", "An integer literal too large for a 64-bit type is caught from the raw text before a parser can coerce it.")
@@ -299,7 +299,7 @@ c("10.2-h", "MUST", "A folded or applied transform that takes the context out of
 c("10.2-i", "MUST", "No identity is computed for a context whose interception_point is absent or outside the closed set.",
   "harnesses always build contexts with a valid point",
   ["reference-host/src/identity/provider.rs::unknown_or_absent_point_has_no_identity",
-   "runner/src/digest.rs::unknown_point_is_refused"])
+   "agent-hooks-suite/src/identity.rs::unknown_point_is_refused"])
 c("10.3-a", "MUST", "The host writes exactly one record per emission.")
 c("10.3-b", "MUST", "A record carries no payload: no context or target content and no transform value.")
 c("10.3-c", "MUST", "The record truncates message and warnings[].message to at most 256 UTF-8 bytes on a character boundary, marking a cut with an ellipsis.",
@@ -385,7 +385,7 @@ c("13-c", "MUST", "A claim names framework, adapter version, spec version, capab
    "runner/tests/integration/reports.rs::claim_row_states_what_the_surface_obliges"])
 c("13-d", "MUST", "Vectors requiring a capability the host does not declare are skipped with the reason, never failed.",
   "a property of the runner's surface filter",
-  ["runner/src/surface.rs::every_skip_names_its_reason",
+  ["agent-hooks-suite/src/surface.rs::every_skip_names_its_reason",
    "runner/tests/integration/cli.rs::list_shows_skip_reasons_for_a_declaration"])
 c("13-e", "MUST", "A claim names a released specification version; agent-hooks/draft is never claimed.",
   "a property of the claim tool",

@@ -17,7 +17,7 @@
 //!   `$CTK_UPSTREAM_DIR/agent-hooks/conformance/vectors`), loaded and run in
 //!   process: upstream's own loop (`load_vectors`, then `run_vector` on a
 //!   fresh `ReferenceHarness` per vector) beside the kit's (`ctk`'s loader,
-//!   then `ctk::engine::run_vector` on a fresh `ReferenceHost` per vector).
+//!   then `ctk_agent_hooks_suite::engine::run_vector` on a fresh `ReferenceHost` per vector).
 //!   Each side must pass what it passes in its own test suite, so a broken
 //!   loop can never look fast.
 //!
@@ -32,10 +32,10 @@ use std::time::Duration;
 
 use agent_hooks::ctk::async_trait;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
-use ctk::engine::EngineOptions;
-use ctk::outcome::Status;
-use ctk::vector::load::VectorSource;
-use ctk::vector::model::SpecVersion as CtkSpec;
+use ctk_agent_hooks_suite::engine::EngineOptions;
+use ctk_core::outcome::Status;
+use ctk_agent_hooks_suite::vector::load::VectorSource;
+use ctk_agent_hooks_suite::vector::model::SpecVersion as CtkSpec;
 use ctk_harness_protocol::Harness as _;
 use ctk_reference_host::compose::dispatch::{
     BoxFuture, Interceptor as OurInterceptor, InterceptorAnswer, Registration,
@@ -213,7 +213,7 @@ fn ctk_options() -> EngineOptions {
         .expect("the reference host declares itself");
     EngineOptions {
         spec: CtkSpec::V0_1,
-        surface: ctk::declaration::surface(&document),
+        surface: ctk_agent_hooks_suite::declaration::surface(&document),
         vector_timeout: Duration::from_secs(30),
         jobs: 1,
         interrupted: Arc::new(AtomicBool::new(false)),
@@ -223,12 +223,12 @@ fn ctk_options() -> EngineOptions {
 
 /// The kit's loop over `dir`: (vectors that passed or were skipped, vectors).
 async fn ctk_loop(dir: &std::path::Path, options: &EngineOptions) -> (usize, usize) {
-    let vectors = ctk::vector::load::load(&VectorSource::Dir(dir.to_path_buf()))
+    let vectors = ctk_agent_hooks_suite::vector::load::load(&VectorSource::Dir(dir.to_path_buf()))
         .expect("the kit loads the upstream vectors");
     let mut passed = 0;
     for loaded in &vectors {
         let mut host = ReferenceHost::new();
-        let outcome = ctk::engine::run_vector(&mut host, loaded, options).await;
+        let outcome = ctk_agent_hooks_suite::engine::run_vector(&mut host, loaded, options).await;
         passed += usize::from(matches!(outcome.status, Status::Pass | Status::Skip));
     }
     (passed, vectors.len())

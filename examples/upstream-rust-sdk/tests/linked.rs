@@ -1,5 +1,5 @@
 //! The linked `Harness` path with an emitter that is not the kit's: the
-//! kit's own engine (`ctk::engine::run_vector`) runs some of the kit's
+//! kit's own engine (`ctk_agent_hooks_suite::engine::run_vector`) runs some of the kit's
 //! released vectors in process on [`UpstreamSdkHost`], whose every verdict,
 //! record and load outcome is agent-hooks-sdk 0.1.0-beta.3's. The vectors
 //! cover each kind of plumbing: scripted verdicts, the crate's interceptor
@@ -10,17 +10,17 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ctk::engine::{run_vector, EngineOptions};
-use ctk::outcome::Status;
-use ctk::vector::embedded::released;
-use ctk::vector::model::SpecVersion;
+use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions};
+use ctk_core::outcome::Status;
+use ctk_agent_hooks_suite::vector::embedded::released;
+use ctk_agent_hooks_suite::vector::model::SpecVersion;
 use upstream_rust_sdk_host::{UpstreamSdkHost, HOST_DECLARATION};
 
 fn options() -> EngineOptions {
     let declaration = serde_json::from_str(HOST_DECLARATION).expect("host.json is JSON");
     EngineOptions {
         spec: SpecVersion::V0_1,
-        surface: ctk::declaration::surface(&declaration),
+        surface: ctk_agent_hooks_suite::declaration::surface(&declaration),
         vector_timeout: Duration::from_secs(20),
         jobs: 1,
         interrupted: Arc::new(AtomicBool::new(false)),

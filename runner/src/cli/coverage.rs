@@ -10,8 +10,8 @@ use crate::errors::UsageError;
 use crate::exit_code;
 use crate::set;
 use crate::suite::{AhpLine, Suite};
-use crate::vector::load;
-use crate::vector::model::SpecVersion;
+use ctk_agent_hooks_suite::vector::load;
+use ctk_agent_hooks_suite::vector::model::SpecVersion;
 
 /// The checkout unit tests are looked up in: `--repo`, else the current
 /// directory when it holds `Cargo.toml` and `runner/`.

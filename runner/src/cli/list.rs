@@ -2,9 +2,9 @@
 
 use crate::cli::args::ListArgs;
 use crate::cli::{plan, CliError};
-use crate::declaration;
 use crate::exit_code;
-use crate::surface::{applicability, Applicability};
+use ctk_agent_hooks_suite::declaration;
+use ctk_agent_hooks_suite::surface::{applicability, Applicability};
 
 /// Print `part::id  [spec versions]  title` for each selected vector; with
 /// `--declaration`, add `  (skip: reason)` for vectors that do not apply.

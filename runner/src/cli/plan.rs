@@ -7,10 +7,10 @@ use serde_json::Value;
 use crate::cli::args::{SelectArgs, SpecArg};
 use crate::cli::host::HostChoice;
 use crate::cli::CliError;
-use crate::declaration;
 use crate::errors::{LoadError, UsageError};
-use crate::vector::load::{self, LoadedVector, VectorSource};
-use crate::vector::model::SpecVersion;
+use ctk_agent_hooks_suite::declaration;
+use ctk_agent_hooks_suite::vector::load::{self, LoadedVector, VectorSource};
+use ctk_agent_hooks_suite::vector::model::SpecVersion;
 
 /// The spec a command line selects.
 pub fn spec(arg: SpecArg) -> SpecVersion {

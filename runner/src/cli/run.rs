@@ -12,8 +12,6 @@ use serde_json::Value;
 use crate::cli::args::{Format, NoTests, ProtocolArg, RunArgs};
 use crate::cli::terminal::{self, Display, Terminal};
 use crate::cli::{host, plan, CliError};
-use crate::declaration::{self, Surface};
-use crate::engine::{self, EngineOptions};
 use crate::errors::{ReportError, UsageError};
 use crate::event::Event;
 use crate::exit_code;
@@ -24,8 +22,10 @@ use crate::report::model::{HostIdentity, PartitionInfo, Report, VectorSet};
 use crate::report::{baseline, merge};
 use crate::report::{events, html, json, junit, markdown};
 use crate::set::VectorMeta;
-use crate::vector::load::LoadedVector;
-use crate::vector::model::SpecVersion;
+use ctk_agent_hooks_suite::declaration::{self, Surface};
+use ctk_agent_hooks_suite::engine::{self, EngineOptions};
+use ctk_agent_hooks_suite::vector::load::LoadedVector;
+use ctk_agent_hooks_suite::vector::model::SpecVersion;
 
 /// Everything a run needs besides the host.
 #[derive(Debug, Clone)]

@@ -21,7 +21,6 @@ use ctk_ahp_suite::harness::{AdapterCommand, HarnessConfig, HarnessVector, Scrip
 use ctk_ahp_suite::{Lifecycle, Outcome, StdioCommand, SuiteConfig, Target, Verdict};
 use serde_json::json;
 
-use crate::assert::AssertionFailure;
 use crate::cli::args::{Format, LifecycleArg, RoleArg, RunArgs, SpecArg};
 use crate::cli::run::{finish, no_tests, EventLog, RunExtras};
 use crate::cli::terminal::{self, Display, Terminal};
@@ -35,6 +34,7 @@ use crate::report::human::Style;
 use crate::report::model::HostIdentity;
 use crate::set::{self, VectorMeta};
 use crate::suite::{AhpLine, Suite};
+use ctk_agent_hooks_suite::assert::AssertionFailure;
 
 /// The suite's model of one vector, by the role it tests.
 enum Model {
@@ -137,7 +137,7 @@ fn vectors(
                 .into());
             }
             let mut files = Vec::new();
-            for path in crate::vector::load::vector_files(dir)? {
+            for path in ctk_agent_hooks_suite::vector::load::vector_files(dir)? {
                 let text = std::fs::read_to_string(&path)
                     .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
                 let name = path
@@ -434,7 +434,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     });
     for (index, l) in loaded.iter().enumerate() {
         if stop.is_none() && interrupted.load(Ordering::SeqCst) {
-            stop = Some(crate::engine::NOT_RUN_INTERRUPTED);
+            stop = Some(ctk_agent_hooks_suite::engine::NOT_RUN_INTERRUPTED);
         }
         let o = match stop {
             Some(reason) => VectorOutcome::error(&l.meta.id, reason.to_owned(), Duration::ZERO),
@@ -458,7 +458,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
             && l.meta.advisory.is_none()
             && matches!(o.status, Status::Fail | Status::Error)
         {
-            stop = Some(crate::engine::NOT_RUN_FAIL_FAST);
+            stop = Some(ctk_agent_hooks_suite::engine::NOT_RUN_FAIL_FAST);
         }
         emit(&Event::VectorFinished {
             index,

@@ -8,11 +8,11 @@ use serde_json::Value;
 use crate::catalog::Catalogs;
 use crate::cli::args::ValidateKind;
 use crate::cli::{error_chain, terminal, verify, CliError};
-use crate::declaration;
 use crate::errors::UsageError;
 use crate::errors::{Location, ReportError};
 use crate::exit_code;
-use crate::vector::load;
+use ctk_agent_hooks_suite::declaration;
+use ctk_agent_hooks_suite::vector::load;
 
 /// The report schema, compiled into the binary.
 pub const REPORT_SCHEMA: &str = include_str!("../../../schemas/report.schema.json");

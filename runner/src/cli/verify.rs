@@ -13,7 +13,7 @@ use crate::report::model::Report;
 use crate::report::verify;
 use crate::set::VectorMeta;
 use crate::suite::Suite;
-use crate::vector::load::{self, VectorSource};
+use ctk_agent_hooks_suite::vector::load::{self, VectorSource};
 
 /// Read a report file and check it against `schemas/report.schema.json` and
 /// the report model: its text, JSON value and model. A file that is not a

@@ -369,11 +369,11 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::assert::AssertionFailure;
     use crate::outcome::VectorOutcome;
     use crate::report::build::{build, RunContext};
     use crate::report::model::HostIdentity;
     use crate::set::VectorMeta;
+    use ctk_agent_hooks_suite::assert::AssertionFailure;
 
     fn meta(id: &str) -> VectorMeta {
         VectorMeta {

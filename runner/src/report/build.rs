@@ -133,7 +133,9 @@ pub fn build(ctx: RunContext, vectors: &[VectorMeta], outcomes: &[VectorOutcome]
         },
         complete: !ctx.filtered
             && outcomes.len() == vectors.len()
-            && !outcomes.iter().any(|o| crate::engine::never_ran(&o.reason)),
+            && !outcomes
+                .iter()
+                .any(|o| ctk_agent_hooks_suite::engine::never_ran(&o.reason)),
         baseline: None,
         partition: None,
         vectors: entries,

@@ -407,17 +407,19 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::*;
-    use crate::assert::AssertionFailure;
     use crate::outcome::VectorOutcome;
     use crate::report::build::{build, RunContext};
     use crate::report::model::HostIdentity;
+    use ctk_agent_hooks_suite::assert::AssertionFailure;
 
     /// A report over the released suite (the embedded 0.1 vectors, so it is
     /// claimable): every vector passes, except that `fail` makes the first
     /// gating one fail.
     fn report(spec: &str, fail: bool, document: Value) -> Report {
-        let vectors = set::released(Suite::AgentHooks(crate::vector::model::SpecVersion::V0_1))
-            .expect("the released suite");
+        let vectors = set::released(Suite::AgentHooks(
+            ctk_agent_hooks_suite::vector::model::SpecVersion::V0_1,
+        ))
+        .expect("the released suite");
         let first_gating = vectors
             .iter()
             .position(|v| v.advisory.is_none())
@@ -434,7 +436,7 @@ mod tests {
                 VectorOutcome::from_failures(&v.id, failures, Duration::from_millis(1))
             })
             .collect();
-        let surface = crate::declaration::surface(&document);
+        let surface = ctk_agent_hooks_suite::declaration::surface(&document);
         build(
             RunContext {
                 spec: spec.into(),

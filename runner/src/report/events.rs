@@ -73,7 +73,7 @@ mod tests {
 
     use super::*;
     use crate::outcome::VectorOutcome;
-    use crate::vector::load::parse_vector;
+    use ctk_agent_hooks_suite::vector::load::parse_vector;
 
     #[test]
     fn a_finished_vector_is_one_self_describing_line() {

@@ -19,13 +19,13 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::assert::diff;
 use crate::outcome::Status;
 use crate::report::claim;
 use crate::report::human;
 use crate::report::matrix::{self, Triage};
 use crate::report::model::{PartTotals, Report, Totals, VectorEntry};
 use crate::suite::Protocol;
+use ctk_agent_hooks_suite::assert::diff;
 
 /// Text escaped for HTML element content and quoted attribute values.
 pub fn escape(text: &str) -> String {
@@ -438,7 +438,7 @@ fn failure_article(s: &mut String, index: usize, v: &VectorEntry) {
     s.push_str("</article>\n");
 }
 
-/// Where [`crate::engine::harness_error_text`] starts the host's stderr
+/// Where [`ctk_agent_hooks_suite::engine::harness_error_text`] starts the host's stderr
 /// tail in an error's reason, and what it joins the lines with: the report
 /// model keeps the tail inside the reason, so the page splits it back out.
 const STDERR_MARKER: &str = "; host stderr (last lines): ";
@@ -921,7 +921,7 @@ mod tests {
             },
         )
         .with_stderr(vec!["first <line>".into(), "second".into()]);
-        let text = crate::engine::harness_error_text(&e);
+        let text = ctk_agent_hooks_suite::engine::harness_error_text(&e);
         let (_, tail) = text.split_once(STDERR_MARKER).expect("the marker");
         assert_eq!(
             tail.split(STDERR_SEPARATOR).collect::<Vec<_>>(),

@@ -24,12 +24,12 @@ use quick_xml::escape::partial_escape;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 
-use crate::assert::diff;
 use crate::errors::ReportError;
 use crate::outcome::Status;
 use crate::report::model::{Report, Totals, VectorEntry};
+use ctk_agent_hooks_suite::assert::diff;
 
-fn failure_text(failures: &[crate::assert::AssertionFailure]) -> String {
+fn failure_text(failures: &[ctk_agent_hooks_suite::assert::AssertionFailure]) -> String {
     let mut out = String::new();
     for f in failures {
         out.push_str(&format!("{}: {}\n", f.key, f.message));

@@ -337,7 +337,7 @@ pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
             && !merged
                 .vectors
                 .iter()
-                .any(|v| crate::engine::never_ran(&v.reason));
+                .any(|v| ctk_agent_hooks_suite::engine::never_ran(&v.reason));
     } else {
         merged.vector_set = VectorSet {
             source: part0.set.source.clone(),
@@ -447,12 +447,12 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::assert::AssertionFailure;
     use crate::outcome::{Status, VectorOutcome};
     use crate::report::baseline;
     use crate::report::build::{build, RunContext};
     use crate::report::model::HostIdentity;
     use crate::set::VectorMeta;
+    use ctk_agent_hooks_suite::assert::AssertionFailure;
 
     fn meta(i: usize) -> VectorMeta {
         let id = format!("AH-{i:02}");

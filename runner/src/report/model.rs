@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::assert::AssertionFailure;
 use crate::outcome::Status;
+use ctk_agent_hooks_suite::assert::AssertionFailure;
 
 /// The `format` value of every report this runner writes.
 pub const REPORT_FORMAT: &str = "ctk-report/1";

@@ -114,7 +114,7 @@ fn validate_vector_lints_the_upstream_set() {
     let Some(upstream) = upstream(UPSTREAM_VECTORS) else {
         return;
     };
-    let files: Vec<String> = ctk::vector::load::vector_files(&upstream)
+    let files: Vec<String> = ctk_agent_hooks_suite::vector::load::vector_files(&upstream)
         .expect("list")
         .iter()
         .map(|p| p.display().to_string())
@@ -275,7 +275,10 @@ fn a_report_file_that_cannot_be_written_costs_no_other() {
 /// every one of them (no branch returns without asserting).
 #[test]
 fn the_embedded_set_is_listed_or_is_the_zero_vectors_error() {
-    let embedded = ctk::vector::embedded::files(ctk::vector::model::SpecVersion::V0_1).count();
+    let embedded = ctk_agent_hooks_suite::vector::embedded::files(
+        ctk_agent_hooks_suite::vector::model::SpecVersion::V0_1,
+    )
+    .count();
     if embedded == 0 {
         let out = ctk(&["run"]);
         assert_eq!(out.status.code(), Some(2));
@@ -380,9 +383,11 @@ fn a_draft_run_never_yields_a_claim() {
     assert!(!md.contains(ctk::report::claim::CLAIM_HEADER), "{md}");
     // The embedded draft set: the zero-vectors error while it is empty.
     let out = ctk(&["run", "--spec", "draft"]);
-    if ctk::vector::embedded::files(ctk::vector::model::SpecVersion::Draft)
-        .next()
-        .is_none()
+    if ctk_agent_hooks_suite::vector::embedded::files(
+        ctk_agent_hooks_suite::vector::model::SpecVersion::Draft,
+    )
+    .next()
+    .is_none()
     {
         assert_eq!(out.status.code(), Some(2));
         assert_eq!(stderr(&out), "error: no vectors found in embedded:draft\n");

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ctk::declaration;
-use ctk::engine::{run_vector, EngineOptions};
 use ctk::outcome::Status;
-use ctk::vector::load::{load, LoadedVector, VectorSource};
-use ctk::vector::model::SpecVersion;
+use ctk_agent_hooks_suite::declaration;
+use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions};
+use ctk_agent_hooks_suite::vector::load::{load, LoadedVector, VectorSource};
+use ctk_agent_hooks_suite::vector::model::SpecVersion;
 use ctk_harness_protocol::{
     Callbacks, Harness, HarnessError, HostInfo, LoadRecord, RunOutcome, RunRecord, VectorSetup,
 };
@@ -148,7 +148,7 @@ fn a_host_that_gets_the_load_outcome_wrong_fails_every_declaration_vector() {
 /// is sent, and the load assertion passes only on the right class.
 #[test]
 fn text_and_file_vectors_reach_the_host_verbatim_and_are_judged_by_class() {
-    use ctk::engine::setup_for;
+    use ctk_agent_hooks_suite::engine::setup_for;
     let vectors = declaration_vectors();
     let class_of = |v: &LoadedVector| {
         v.vector
@@ -351,7 +351,7 @@ mod cli {
         assert_eq!(out.status.code(), Some(2));
         assert!(stderr(&out).contains("v1-1.json at /"), "{}", stderr(&out));
         let out = run("draft", "draft", "v1-1.json");
-        if ctk::declaration::DECLARATION_SCHEMA_1_1.is_none() {
+        if ctk_agent_hooks_suite::declaration::DECLARATION_SCHEMA_1_1.is_none() {
             assert_eq!(out.status.code(), Some(2));
             assert!(stderr(&out).contains("v1-1.json at /declaration: declaration: agent-hooks-declaration/1.1 is not supported by this build"), "{}", stderr(&out));
         } else if out.status.code() == Some(2) {

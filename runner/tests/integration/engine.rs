@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ctk::declaration;
-use ctk::engine::{run_all, EngineOptions};
 use ctk::event::Event;
 use ctk::outcome::{Status, VectorOutcome};
-use ctk::vector::load::{load, VectorSource};
-use ctk::vector::model::SpecVersion;
+use ctk_agent_hooks_suite::declaration;
+use ctk_agent_hooks_suite::engine::{run_all, EngineOptions};
+use ctk_agent_hooks_suite::vector::load::{load, VectorSource};
+use ctk_agent_hooks_suite::vector::model::SpecVersion;
 use ctk_harness_protocol::{
     Callbacks, Harness, HarnessError, HarnessErrorKind, HostInfo, InterceptorReply, Phase,
     RunOutcome, RunRecord, VectorSetup,
@@ -194,7 +194,7 @@ fn an_interrupted_run_keeps_what_ran_and_reports_the_rest_as_not_run() {
         .expect("runtime");
     let uninterrupted = statuses(&run(1).0);
     let not_run = |o: &VectorOutcome| {
-        o.status == Status::Error && o.reason == ctk::engine::NOT_RUN_INTERRUPTED
+        o.status == Status::Error && o.reason == ctk_agent_hooks_suite::engine::NOT_RUN_INTERRUPTED
     };
 
     // Interrupted before anything starts: nothing runs, nothing passes.

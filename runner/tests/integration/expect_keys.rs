@@ -1,9 +1,9 @@
 //! Every `expect` key, passing and failing, as pure functions of
 //! (Expect, RunRecord, recorded contexts, posture) with hand-built records.
 
-use ctk::assert::{assert_vector, AssertionFailure, Observed};
-use ctk::declaration::Posture;
-use ctk::vector::model::Expect;
+use ctk_agent_hooks_suite::assert::{assert_vector, AssertionFailure, Observed};
+use ctk_agent_hooks_suite::declaration::Posture;
+use ctk_agent_hooks_suite::vector::model::Expect;
 use ctk_harness_protocol::RunRecord;
 use serde_json::{json, Value};
 
@@ -290,7 +290,7 @@ fn tool(point: &str, seq: u64, id: &str) -> Value {
 fn parallel_tool_calls_may_interleave_but_never_repeat_or_invert_a_pair() {
     let run = |contexts: Vec<Value>| {
         let mut f = Vec::new();
-        ctk::assert::interceptions::check_sequence(&contexts, &mut f);
+        ctk_agent_hooks_suite::assert::interceptions::check_sequence(&contexts, &mut f);
         f
     };
     let head = || {

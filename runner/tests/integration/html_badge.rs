@@ -6,11 +6,11 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use ctk::assert::AssertionFailure;
 use ctk::outcome::Status;
 use ctk::report::badge::{self, BadgeState};
 use ctk::report::html;
 use ctk::report::model::Report;
+use ctk_agent_hooks_suite::assert::AssertionFailure;
 use serde_json::json;
 
 use crate::reports::{released_report, report};

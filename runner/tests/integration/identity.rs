@@ -11,6 +11,7 @@
 //! implementations must still agree with each other there.
 
 use ctk::digest;
+use ctk_agent_hooks_suite::identity;
 use ctk_reference_host::identity::provider::jcs_sha256;
 use ctk_reference_host::SpecVersion;
 use proptest::prelude::*;
@@ -39,13 +40,13 @@ fn reference(ctx: &Value) -> Option<String> {
 
 /// The runner's identity, or `None` when it refuses.
 fn runner(ctx: &Value) -> Option<String> {
-    digest::context_identity(ctx).ok()
+    identity::context_identity(ctx).ok()
 }
 
 /// The identity projection canonicalised by the runner (serde_jcs) and by
 /// the reference host's own writer.
 fn canonical_pair(ctx: &Value) -> Option<(String, String)> {
-    let projected = digest::projection(ctx).ok()?;
+    let projected = identity::projection(ctx).ok()?;
     let ours = digest::canonical(&projected).ok()?;
     let theirs = ctk_reference_host::identity::jcs::to_canonical_string(&projected);
     Some((ours, theirs))
@@ -296,10 +297,10 @@ fn both_match_the_project_golden_identities() {
                 assert_eq!(theirs, None, "{name}");
             }
             Some(kind) => {
-                let err = digest::context_identity(ctx).expect_err(name);
+                let err = identity::context_identity(ctx).expect_err(name);
                 let want = match kind {
-                    "out_of_domain" => digest::IdentityError::OutOfDomain,
-                    "unknown_point" => digest::IdentityError::UnknownPoint,
+                    "out_of_domain" => identity::IdentityError::OutOfDomain,
+                    "unknown_point" => identity::IdentityError::UnknownPoint,
                     other => panic!("{name}: unknown refusal {other}"),
                 };
                 assert_eq!(err, want, "{name}");
@@ -307,7 +308,7 @@ fn both_match_the_project_golden_identities() {
             }
             None => {
                 let want = c["identity"].as_str().expect("identity");
-                let projected = digest::projection(ctx).expect("projects");
+                let projected = identity::projection(ctx).expect("projects");
                 assert_eq!(
                     digest::canonical(&projected).expect("canonical"),
                     c["canonical_projection"].as_str().expect("canonical"),

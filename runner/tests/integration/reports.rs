@@ -3,13 +3,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use ctk::assert::AssertionFailure;
 use ctk::outcome::VectorOutcome;
 use ctk::report::build::{build, RunContext};
 use ctk::report::model::{HostIdentity, Report};
 use ctk::report::{claim, human, json, junit, markdown, verify};
-use ctk::vector::load::{load, LoadedVector, VectorSource};
-use ctk::vector::model::SpecVersion;
+use ctk_agent_hooks_suite::assert::AssertionFailure;
+use ctk_agent_hooks_suite::vector::load::{load, LoadedVector, VectorSource};
+use ctk_agent_hooks_suite::vector::model::SpecVersion;
 use serde_json::{json, Value};
 
 pub(crate) fn vectors() -> Vec<LoadedVector> {
@@ -19,7 +19,7 @@ pub(crate) fn vectors() -> Vec<LoadedVector> {
 
 /// The released suite (the embedded 0.1 vectors): the only set a claim names.
 pub(crate) fn released() -> Vec<LoadedVector> {
-    ctk::vector::embedded::released(SpecVersion::V0_1)
+    ctk_agent_hooks_suite::vector::embedded::released(SpecVersion::V0_1)
         .expect("the released suite")
         .to_vec()
 }
@@ -47,7 +47,9 @@ pub(crate) fn released_report(spec: &str, all_pass: bool) -> Report {
 /// (advisory ones pass), so the failing report fails whatever the released
 /// suite marks advisory.
 /// The core's view of loaded vectors.
-fn metas(vectors: &[ctk::vector::load::LoadedVector]) -> Vec<ctk::set::VectorMeta> {
+fn metas(
+    vectors: &[ctk_agent_hooks_suite::vector::load::LoadedVector],
+) -> Vec<ctk::set::VectorMeta> {
     vectors.iter().map(|v| v.meta()).collect()
 }
 
@@ -98,7 +100,7 @@ fn build_from(
     // reports do not move when the reference host's surface does.
     let doc: Value =
         serde_json::from_str(include_str!("../data/declarations/host-full.json")).expect("json");
-    let surface = ctk::declaration::surface(&doc);
+    let surface = ctk_agent_hooks_suite::declaration::surface(&doc);
     let ctx = RunContext {
         spec: spec.into(),
         host: HostIdentity {
@@ -128,7 +130,7 @@ fn an_interrupted_run_is_never_complete() {
     let last = outcomes.len() - 1;
     outcomes[last] = VectorOutcome::error(
         &vectors[last].vector.id,
-        ctk::engine::NOT_RUN_INTERRUPTED.into(),
+        ctk_agent_hooks_suite::engine::NOT_RUN_INTERRUPTED.into(),
         Duration::ZERO,
     );
     assert!(!build_with("agent-hooks/0.1", &outcomes).complete);
@@ -528,7 +530,7 @@ fn claim_refuses_a_folder_of_other_vectors() {
 #[test]
 fn claim_refuses_a_copy_of_the_suite_with_one_vector_changed() {
     let dir = tempfile::tempdir().expect("tempdir");
-    for (name, text) in ctk::vector::embedded::files(SpecVersion::V0_1) {
+    for (name, text) in ctk_agent_hooks_suite::vector::embedded::files(SpecVersion::V0_1) {
         std::fs::write(dir.path().join(name), text).expect("write");
     }
     let copy = load(&VectorSource::Dir(dir.path().into())).expect("copy loads");

@@ -1,12 +1,12 @@
-//! `ctk::vector::load::lint` over whole vector sets (upstream's, the
+//! `ctk_agent_hooks_suite::vector::load::lint` over whole vector sets (upstream's, the
 //! project's) and over one fixture per consistency rule
-//! (`tests/data/lint/`, see `ctk::vector::rules`).
+//! (`tests/data/lint/`, see `ctk_agent_hooks_suite::vector::rules`).
 
 use std::path::{Path, PathBuf};
 
 use ctk::catalog::Catalogs;
 use ctk::errors::LoadError;
-use ctk::vector::load::{lint, load, load_file, VectorSource};
+use ctk_agent_hooks_suite::vector::load::{lint, load, load_file, VectorSource};
 
 use crate::upstream::{upstream, UPSTREAM_VECTORS};
 

@@ -11,7 +11,7 @@ use crate::vector::model::SpecVersion;
 
 /// The embedded vector files of one spec version, as `(file name, text)`.
 pub fn files(spec: SpecVersion) -> impl Iterator<Item = (&'static str, &'static str)> {
-    crate::set::embedded_files(crate::suite::Suite::AgentHooks(spec))
+    ctk_core::set::embedded_files(ctk_core::suite::Suite::AgentHooks(spec))
 }
 
 /// The released suite of a spec: its embedded vectors, loaded once per

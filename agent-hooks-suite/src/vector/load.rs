@@ -7,13 +7,13 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::catalog::Catalogs;
-use crate::digest;
 use crate::errors::{LoadError, Location};
 use crate::json_path::pointer_token;
 use crate::vector::embedded;
 use crate::vector::model::{SpecVersion, Vector};
 use crate::vector::rules;
+use ctk_core::catalog::Catalogs;
+use ctk_core::digest;
 
 /// The vector schema, compiled into the binary.
 pub const VECTOR_SCHEMA: &str = include_str!("../../../schemas/vector.schema.json");
@@ -97,8 +97,8 @@ pub struct LoadedVector {
 
 impl LoadedVector {
     /// The core's view of this vector (reports, claims, the terminal).
-    pub fn meta(&self) -> crate::set::VectorMeta {
-        crate::set::VectorMeta {
+    pub fn meta(&self) -> ctk_core::set::VectorMeta {
+        ctk_core::set::VectorMeta {
             id: self.vector.id.clone(),
             title: self.vector.title.clone(),
             part: self.vector.part().to_owned(),

@@ -3,7 +3,7 @@
 use ctk_harness_protocol::ResolverReply;
 use serde_json::{json, Map, Value};
 
-use crate::digest;
+use crate::identity;
 use crate::script::interceptor::matches;
 use crate::vector::model::ApprovalRule;
 
@@ -28,7 +28,7 @@ pub fn resolve(rules: &[ApprovalRule], request: &Value) -> ResolverReply {
         };
     }
     let identity = if resolve.echo_recomputed {
-        match digest::context_identity(context) {
+        match identity::context_identity(context) {
             Ok(id) => Value::String(id),
             Err(_) if request_identity.is_null() => Value::Null,
             Err(_) => Value::String(String::new()),
@@ -100,7 +100,7 @@ mod tests {
 
     #[test]
     fn recomputes_or_overrides_the_identity() {
-        let recomputed = digest::context_identity(&ctx()).expect("identity");
+        let recomputed = identity::context_identity(&ctx()).expect("identity");
         let r = resolve(
             &rules(
                 json!([{"match": {"target.amount": "[redacted]"}, "resolve": {"outcome": "approve", "echo_recomputed": true, "identity_override": "x"}}]),

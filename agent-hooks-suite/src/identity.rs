@@ -1,10 +1,10 @@
-//! RFC 8785 canonical JSON and SHA-256 digests, and the `jcs-sha256` context
-//! identity (§10.2), computed with `serde_jcs` and `sha2` and independent of
-//! the reference host, so the implementation under test is never its own
-//! oracle.
+//! The `jcs-sha256` context identity (§10.2): the closed-whitelist
+//! projection of a context, its domain checks, and the digest of its RFC 8785
+//! form ([`ctk_core::digest`]), independent of the reference host, so the
+//! host under test is never its own oracle.
 
+use ctk_core::digest::{digest_value, CanonicalError};
 use serde_json::{Map, Value};
-use sha2::{Digest as _, Sha256};
 
 /// Why a context identity could not be computed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,23 +24,14 @@ pub enum IdentityError {
     Canonical(String),
 }
 
+impl From<CanonicalError> for IdentityError {
+    fn from(e: CanonicalError) -> Self {
+        IdentityError::Canonical(e.0)
+    }
+}
+
 /// Largest integer I-JSON carries exactly.
 const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
-
-/// RFC 8785 canonical text of `value`.
-pub fn canonical(value: &Value) -> Result<String, IdentityError> {
-    serde_jcs::to_string(value).map_err(|e| IdentityError::Canonical(e.to_string()))
-}
-
-/// `sha256:` followed by the lowercase hex SHA-256 of `bytes`.
-pub fn sha256_prefixed(bytes: &[u8]) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
-}
-
-/// `sha256:` digest of the RFC 8785 form of `value`.
-pub fn digest_value(value: &Value) -> Result<String, IdentityError> {
-    Ok(sha256_prefixed(canonical(value)?.as_bytes()))
-}
 
 /// A member name and its subfield whitelist.
 pub(crate) type Member = (&'static str, Option<&'static [&'static str]>);
@@ -142,7 +133,7 @@ fn check_domain(value: &Value, depth: usize) -> Result<(), IdentityError> {
 pub fn context_identity(context: &Value) -> Result<String, IdentityError> {
     let projected = projection(context)?;
     check_domain(&projected, 1)?;
-    digest_value(&projected)
+    Ok(digest_value(&projected)?)
 }
 
 #[cfg(test)]
@@ -192,22 +183,5 @@ mod tests {
             context_identity(&serde_json::json!({"interception_point": "nope"})),
             Err(IdentityError::UnknownPoint)
         );
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn digest_ignores_member_order(entries in proptest::collection::btree_map("[a-z]{1,6}", -1000i64..1000, 0..8)) {
-            let forward: serde_json::Map<String, Value> = entries.iter().map(|(k, v)| (k.clone(), Value::from(*v))).collect();
-            let backward: serde_json::Map<String, Value> = entries.iter().rev().map(|(k, v)| (k.clone(), Value::from(*v))).collect();
-            proptest::prop_assert_eq!(digest_value(&Value::Object(forward)).ok(), digest_value(&Value::Object(backward)).ok());
-        }
-    }
-
-    #[test]
-    fn digest_is_over_canonical_form() {
-        let a = digest_value(&serde_json::json!({"b": 1.0, "a": [1]})).expect("digest");
-        let b = digest_value(&serde_json::json!({"a": [1], "b": 1})).expect("digest");
-        assert_eq!(a, b);
-        assert_eq!(a.len(), 71);
     }
 }

@@ -4,7 +4,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::assert::AssertionFailure;
+use serde_json::Value;
+
+use crate::diff;
 
 /// Pass, fail, skip or error; `expected-fail` only in a report, for a
 /// failure a `--baseline` entry names (the engine never yields it).
@@ -94,6 +96,54 @@ impl VectorOutcome {
             reason,
             failures: Vec::new(),
             duration,
+        }
+    }
+}
+
+/// One failed expectation: which key, what went wrong, expected against actual.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AssertionFailure {
+    /// The expect key, e.g. `records[1].assert."verdict.reason"`.
+    pub key: String,
+    /// What went wrong.
+    pub message: String,
+    /// The expected value, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
+    /// The actual value, when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<Value>,
+    /// Unified diff of expected against actual, when both are present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+impl AssertionFailure {
+    /// A failure without values.
+    pub fn message(key: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            key: key.into(),
+            message: message.into(),
+            expected: None,
+            actual: None,
+            diff: None,
+        }
+    }
+
+    /// A failure comparing `expected` with `actual` (absent when `None`).
+    pub fn mismatch(
+        key: impl Into<String>,
+        message: impl Into<String>,
+        expected: &Value,
+        actual: Option<&Value>,
+    ) -> Self {
+        let diff = actual.map(|a| diff::json_diff(expected, a));
+        Self {
+            key: key.into(),
+            message: message.into(),
+            expected: Some(expected.clone()),
+            actual: actual.cloned(),
+            diff,
         }
     }
 }

@@ -19,8 +19,8 @@ use std::path::{Component, Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::errors::{CatalogError, Location};
+use crate::suite::SpecVersion;
 use crate::suite::Suite;
-use crate::vector::model::SpecVersion;
 
 /// `(spec, text)` of every embedded catalog.
 const FILES: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/embedded_catalogs.rs"));
@@ -206,7 +206,7 @@ pub struct UnitTestRef {
 
 /// Parse `<file>::<fn name>`; `Err` says why the reference is malformed.
 pub fn unit_test_ref(text: &str) -> Result<UnitTestRef, String> {
-    let expected = "expected <repo-relative file path>::<test fn name>, e.g. runner/src/digest.rs::matches_every_golden_identity";
+    let expected = "expected <repo-relative file path>::<test fn name>, e.g. agent-hooks-suite/src/identity.rs::matches_every_golden_identity";
     let Some((file, name)) = text.rsplit_once("::") else {
         return Err(format!("{text:?}: {expected}"));
     };
@@ -260,9 +260,9 @@ mod tests {
     #[test]
     fn unit_test_references_are_file_paths() {
         assert_eq!(
-            unit_test_ref("runner/src/digest.rs::matches_every_golden_identity"),
+            unit_test_ref("agent-hooks-suite/src/identity.rs::matches_every_golden_identity"),
             Ok(UnitTestRef {
-                file: "runner/src/digest.rs".into(),
+                file: "agent-hooks-suite/src/identity.rs".into(),
                 name: "matches_every_golden_identity".into()
             })
         );
@@ -274,7 +274,7 @@ mod tests {
             "runner/src/digest.rs::",
             "runner/src/digest.rs::1x",
             "runner/src/digest.rs::a-b",
-            "runner/src/digest.rs",
+            "agent-hooks-suite/src/identity.rs",
             "runner/src/digest.py::name",
         ] {
             assert!(unit_test_ref(bad).is_err(), "{bad}");
@@ -284,15 +284,15 @@ mod tests {
     #[test]
     fn unit_test_existence_is_checked_in_the_file() {
         let repo = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-        let ok = unit_test_ref("runner/src/catalog.rs::unit_test_existence_is_checked_in_the_file")
+        let ok = unit_test_ref("core/src/catalog.rs::unit_test_existence_is_checked_in_the_file")
             .expect("well formed");
         assert_eq!(unit_test_exists(repo, &ok), Ok(()));
-        let missing_fn = unit_test_ref("runner/src/lib.rs::no_such_test").expect("well formed");
+        let missing_fn = unit_test_ref("core/src/lib.rs::no_such_test").expect("well formed");
         assert_eq!(
             unit_test_exists(repo, &missing_fn),
-            Err("runner/src/lib.rs defines no `fn no_such_test(`".to_owned())
+            Err("core/src/lib.rs defines no `fn no_such_test(`".to_owned())
         );
-        let missing_file = unit_test_ref("runner/src/nope.rs::x").expect("well formed");
+        let missing_file = unit_test_ref("core/src/nope.rs::x").expect("well formed");
         assert!(unit_test_exists(repo, &missing_file).is_err());
     }
 

@@ -575,9 +575,10 @@ mod tests {
         // Asking for no more than the host offers passes, and so does the
         // host's own document.
         assert!(unsupported(&minimal_host(), &minimal_host()).is_empty());
-        let full: Value =
-            serde_json::from_str(include_str!("../tests/data/declarations/host-full.json"))
-                .expect("json");
+        let full: Value = serde_json::from_str(include_str!(
+            "../../runner/tests/data/declarations/host-full.json"
+        ))
+        .expect("json");
         assert!(unsupported(&full, &full).is_empty());
         let mut less = full.clone();
         less["surface"]["capabilities"]

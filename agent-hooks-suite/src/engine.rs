@@ -13,12 +13,12 @@ use ctk_harness_protocol::{
 
 use crate::assert::{self, Observed};
 use crate::declaration::Surface;
-use crate::event::Event;
-use crate::outcome::{Status, VectorOutcome};
 use crate::script::ScriptedCallbacks;
 use crate::surface::{applicability, Applicability};
 use crate::vector::load::LoadedVector;
 use crate::vector::model::{SpecVersion, Vector};
+use ctk_core::event::Event;
+use ctk_core::outcome::{Status, VectorOutcome};
 
 /// How the engine runs.
 #[derive(Debug, Clone)]

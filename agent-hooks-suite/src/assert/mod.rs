@@ -8,7 +8,7 @@
 //! `records` → the implicit sequence check → `identities_equal`.
 
 mod check;
-pub mod diff;
+pub use ctk_core::diff;
 pub mod interceptions;
 pub mod load;
 pub mod records;

@@ -1,12 +1,10 @@
-//! Embeds the project's data into the binary as generated Rust source:
+//! Embeds the project's vector sets and clause catalogs, of every suite, as
+//! generated Rust source:
 //!
 //! * `embedded_vectors.rs`: every `vectors/<spec>/*.json` at the workspace
 //!   root, as `(spec, file name, text)`;
 //! * `embedded_catalogs.rs`: every `spec/<spec>/clauses.json` that exists,
-//!   as `(spec, text)`;
-//! * `declaration_schema_1_1.rs`: `Some(text)` of
-//!   `schemas/host-declaration-1.1.schema.json` when the file exists at build
-//!   time, `None` otherwise.
+//!   as `(spec, text)`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -55,10 +53,9 @@ fn main() {
     out.push_str("]\n");
     write("embedded_vectors.rs", &out);
 
-    // Directories are scanned whole, so a catalog or schema that appears
-    // later re-runs this script.
+    // The folder is scanned whole, so a catalog that appears later re-runs
+    // this script.
     println!("cargo:rerun-if-changed={}", root.join("spec").display());
-    println!("cargo:rerun-if-changed={}", root.join("schemas").display());
     let mut out = String::from("&[\n");
     for spec in SPECS {
         let file = root.join("spec").join(spec).join("clauses.json");
@@ -68,14 +65,4 @@ fn main() {
     }
     out.push_str("]\n");
     write("embedded_catalogs.rs", &out);
-
-    let schema = root
-        .join("schemas")
-        .join("host-declaration-1.1.schema.json");
-    let out = if schema.is_file() {
-        format!("Some(include_str!({:?}))\n", canonical(&schema))
-    } else {
-        "None\n".to_owned()
-    };
-    write("declaration_schema_1_1.rs", &out);
 }

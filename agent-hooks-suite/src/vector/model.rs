@@ -67,43 +67,7 @@ pub fn derived_part(spec_clause: &str, composition: Composition) -> Option<&'sta
     })
 }
 
-/// The spec versions a vector can belong to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-pub enum SpecVersion {
-    /// `agent-hooks/0.1`.
-    #[serde(rename = "0.1")]
-    V0_1,
-    /// The project's draft; never claimable.
-    #[serde(rename = "draft")]
-    Draft,
-}
-
-impl SpecVersion {
-    /// The short name used on the command line and in folders.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SpecVersion::V0_1 => "0.1",
-            SpecVersion::Draft => "draft",
-        }
-    }
-
-    /// The wire string, e.g. `agent-hooks/0.1`.
-    pub fn wire(self) -> &'static str {
-        match self {
-            SpecVersion::V0_1 => "agent-hooks/0.1",
-            SpecVersion::Draft => "agent-hooks/draft",
-        }
-    }
-
-    /// Parse the short or wire form.
-    pub fn parse(text: &str) -> Option<Self> {
-        match text.strip_prefix("agent-hooks/").unwrap_or(text) {
-            "0.1" => Some(SpecVersion::V0_1),
-            "draft" => Some(SpecVersion::Draft),
-            _ => None,
-        }
-    }
-}
+pub use ctk_core::suite::SpecVersion;
 
 /// Fault of a scripted interceptor rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

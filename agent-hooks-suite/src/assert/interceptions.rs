@@ -166,7 +166,7 @@ pub fn envelope(ctx: &Value) -> Result<(), String> {
     }
     // The §4.2 conditional members are the identity projection's, one table
     // for both uses.
-    for (member, fields) in crate::digest::conditional(p).unwrap_or(&[]) {
+    for (member, fields) in crate::identity::conditional(p).unwrap_or(&[]) {
         let Some(value) = obj.get(*member) else {
             return Err(format!("missing conditional member {member} at {p}"));
         };

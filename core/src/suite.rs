@@ -2,11 +2,48 @@
 //!
 //! The kit's core (vector sets and their digests, reports, claims,
 //! coverage, the CLI frame, the terminal) works on any suite; each suite
-//! owns its vector model, its engine and its assertions: Agent Hooks in this
-//! crate (`vector`, `engine`, `assert`, `script`, `surface`, `declaration`),
-//! AHP in the `ctk-ahp-*` crates.
+//! owns its vector model, its engine and its assertions: Agent Hooks in the
+//! `ctk-agent-hooks-suite` crate, AHP in the `ctk-ahp-*` crates.
 
-use crate::vector::model::SpecVersion;
+use serde::Deserialize;
+
+/// The lines of Agent Hooks a vector can belong to (its `spec_versions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
+pub enum SpecVersion {
+    /// `agent-hooks/0.1`.
+    #[serde(rename = "0.1")]
+    V0_1,
+    /// The project's draft; never claimable.
+    #[serde(rename = "draft")]
+    Draft,
+}
+
+impl SpecVersion {
+    /// The short name used on the command line and in folders.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpecVersion::V0_1 => "0.1",
+            SpecVersion::Draft => "draft",
+        }
+    }
+
+    /// The wire string, e.g. `agent-hooks/0.1`.
+    pub fn wire(self) -> &'static str {
+        match self {
+            SpecVersion::V0_1 => "agent-hooks/0.1",
+            SpecVersion::Draft => "agent-hooks/draft",
+        }
+    }
+
+    /// Parse the short or wire form.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.strip_prefix("agent-hooks/").unwrap_or(text) {
+            "0.1" => Some(SpecVersion::V0_1),
+            "draft" => Some(SpecVersion::Draft),
+            _ => None,
+        }
+    }
+}
 
 /// The protocols the kit certifies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
