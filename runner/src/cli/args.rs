@@ -69,7 +69,13 @@ pub enum Command {
     /// contract on this process's stdio: what `ctk run --protocol ahp
     /// --role harness` runs when given no adapter command.
     #[command(name = "ahp-harness")]
-    AhpHarness,
+    AhpHarness {
+        /// The AHP line to speak: "0.1" (default) or "draft" (the upstream
+        /// mutable draft; what `ctk run --protocol ahp --role harness
+        /// --spec draft` runs).
+        #[arg(long, value_enum, default_value = "0.1")]
+        spec: SpecArg,
+    },
     /// Build the interoperability matrix from reports (one column per
     /// implementation) and a triage file classifying every failure.
     #[command(after_help = exit_code::MATRIX_HELP)]
@@ -284,6 +290,11 @@ pub enum AhpBackendBinding {
         /// Answer exactly one message, then exit (default: persistent).
         #[arg(long)]
         per_event: bool,
+        /// The AHP line to speak: "0.1" (default) or "draft" (the upstream
+        /// mutable draft; what `ctk run --protocol ahp --role backend
+        /// --spec draft` runs).
+        #[arg(long, value_enum, default_value = "0.1")]
+        spec: SpecArg,
     },
     /// A scripted backend of the harness-role suite (the kit writes these
     /// into registrations): answers as the script says, logs what it got.
@@ -306,7 +317,8 @@ pub enum AhpBackendBinding {
 pub enum ProtocolArg {
     /// Agent Hooks: a host over the stdio harness protocol, or the bundled reference host.
     AgentHooks,
-    /// AHP, the Agent Hooks Protocol (`--role backend`: a control backend).
+    /// AHP, the Agent Hooks Protocol (`--role backend`: a control backend;
+    /// `--role harness`: an agent harness).
     Ahp,
 }
 
@@ -315,7 +327,7 @@ pub enum ProtocolArg {
 pub enum RoleArg {
     /// A control backend: the kit plays the harness.
     Backend,
-    /// An agent harness: the kit plays the backends (not built yet).
+    /// An agent harness: the kit plays the backends.
     Harness,
 }
 
@@ -371,9 +383,16 @@ pub struct ListArgs {
     /// Which vectors.
     #[command(flatten)]
     pub select: SelectArgs,
-    /// Show whether each vector applies to this declaration's surface.
+    /// Show whether each vector applies to this declaration's surface
+    /// (Agent Hooks only).
     #[arg(long)]
     pub declaration: Option<PathBuf>,
+    /// The protocol whose vectors are listed.
+    #[arg(long, value_enum, default_value = "agent-hooks")]
+    pub protocol: ProtocolArg,
+    /// AHP: only the vectors of this role (default: both roles').
+    #[arg(long, value_enum)]
+    pub role: Option<RoleArg>,
 }
 
 /// `ctk repro`.

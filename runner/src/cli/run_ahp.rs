@@ -21,7 +21,7 @@ use ctk_ahp_suite::harness::{AdapterCommand, HarnessConfig, HarnessVector, Scrip
 use ctk_ahp_suite::{Lifecycle, Outcome, StdioCommand, SuiteConfig, Target, Verdict};
 use serde_json::json;
 
-use crate::cli::args::{Format, LifecycleArg, RoleArg, RunArgs, SpecArg};
+use crate::cli::args::{Format, LifecycleArg, ListArgs, RoleArg, RunArgs, SelectArgs, SpecArg};
 use crate::cli::run::{finish, no_tests, EventLog, RunExtras};
 use crate::cli::terminal::{self, Display, Terminal};
 use crate::cli::{plan, CliError};
@@ -116,11 +116,10 @@ enum Runner {
 /// The selected vectors: the embedded set of the line, or `--vectors DIR`,
 /// then `--part`/`--id`.
 fn vectors(
-    args: &RunArgs,
+    select: &SelectArgs,
     line: AhpLine,
     role: RoleArg,
 ) -> Result<(Vec<Loaded>, String), CliError> {
-    let select = &args.select;
     let (files, source): (Vec<(String, String)>, String) = match &select.vectors {
         None => (
             set::embedded_files(Suite::Ahp(line))
@@ -185,8 +184,25 @@ fn vectors(
     Ok((loaded, source))
 }
 
-/// The target, and how the report names it.
-fn target(args: &RunArgs) -> Result<(Target, String), CliError> {
+/// The `--spec` value that makes a bundled reference speak `line`.
+fn spec_flag(line: AhpLine) -> &'static str {
+    match line {
+        AhpLine::V0_1 => "0.1",
+        AhpLine::Draft => "draft",
+    }
+}
+
+/// The line a bundled reference speaks for `--spec`.
+fn protocol_line(spec: SpecArg) -> ctk_ahp_reference::ProtocolLine {
+    match spec {
+        SpecArg::V0_1 => ctk_ahp_reference::ProtocolLine::V0_1,
+        SpecArg::Draft => ctk_ahp_reference::ProtocolLine::Draft,
+    }
+}
+
+/// The target, and how the report names it. The bundled reference backend
+/// speaks the run's `line`.
+fn target(args: &RunArgs, line: AhpLine) -> Result<(Target, String), CliError> {
     let lifecycle = match args.lifecycle {
         LifecycleArg::Persistent => Lifecycle::Persistent,
         LifecycleArg::PerEvent => Lifecycle::PerEvent,
@@ -225,6 +241,9 @@ fn target(args: &RunArgs) -> Result<(Target, String), CliError> {
             if lifecycle == Lifecycle::PerEvent {
                 backend_args.push(OsString::from("--per-event"));
             }
+            if line == AhpLine::Draft {
+                backend_args.extend([OsString::from("--spec"), OsString::from(spec_flag(line))]);
+            }
             Ok((
                 Target::Stdio(StdioCommand {
                     program: me.into_os_string(),
@@ -240,8 +259,9 @@ fn target(args: &RunArgs) -> Result<(Target, String), CliError> {
 }
 
 /// The harness-role target: the adapter command after `--`, or the bundled
-/// reference harness (`ctk ahp-harness`), and how the report names it.
-fn adapter(args: &RunArgs) -> Result<(AdapterCommand, String), CliError> {
+/// reference harness (`ctk ahp-harness`, `--spec draft` on the draft line),
+/// and how the report names it.
+fn adapter(args: &RunArgs, line: AhpLine) -> Result<(AdapterCommand, String), CliError> {
     if args.url.is_some() {
         return Err(UsageError(
             "--url names a backend; a harness is given as its adapter command after --".into(),
@@ -251,7 +271,12 @@ fn adapter(args: &RunArgs) -> Result<(AdapterCommand, String), CliError> {
     match args.host.split_first() {
         Some((program, rest)) => Ok((AdapterCommand::new(program, rest), args.host.join(" "))),
         None => Ok((
-            AdapterCommand::new(me()?, ["ahp-harness"]),
+            match line {
+                AhpLine::V0_1 => AdapterCommand::new(me()?, ["ahp-harness"]),
+                AhpLine::Draft => {
+                    AdapterCommand::new(me()?, ["ahp-harness", "--spec", spec_flag(line)])
+                }
+            },
             "ctk-ahp-reference-harness".to_owned(),
         )),
     }
@@ -301,6 +326,55 @@ fn outcome(o: &Outcome, duration: Duration) -> VectorOutcome {
     }
 }
 
+fn line_of(spec: SpecArg) -> AhpLine {
+    match spec {
+        SpecArg::V0_1 => AhpLine::V0_1,
+        SpecArg::Draft => AhpLine::Draft,
+    }
+}
+
+/// `ctk list --protocol ahp`: `requirement::id  [role, line]  title` for each
+/// selected vector of the role (of both roles without `--role`), through the
+/// same loader as a run, so a vector that would not run is an error here too.
+pub fn list(args: &ListArgs) -> Result<u8, CliError> {
+    if args.declaration.is_some() {
+        return Err(UsageError(
+            "--declaration is an Agent Hooks host's surface; AHP vectors are selected by --role, --part and --id".into(),
+        )
+        .into());
+    }
+    let line = line_of(args.select.spec);
+    let roles = match args.role {
+        Some(role) => vec![role],
+        None => vec![RoleArg::Backend, RoleArg::Harness],
+    };
+    let mut rows = Vec::new();
+    for role in roles {
+        let (loaded, _) = match vectors(&args.select, line, role) {
+            Ok(found) => found,
+            // A folder may hold one role's vectors only.
+            Err(CliError::Load(crate::errors::LoadError::NoVectors { .. }))
+                if args.role.is_none() =>
+            {
+                continue
+            }
+            Err(e) => return Err(e),
+        };
+        rows.extend(loaded.into_iter().map(|l| (role, l.meta)));
+    }
+    for (role, meta) in rows {
+        println!(
+            "{}::{}  [{}, {}]  {}",
+            meta.part,
+            meta.id,
+            role_name(role),
+            line.wire_version(),
+            meta.title
+        );
+    }
+    Ok(exit_code::SUCCESS)
+}
+
 /// `ctk run --protocol ahp`.
 pub fn command(args: RunArgs) -> Result<u8, CliError> {
     let Some(role) = args.role else {
@@ -329,22 +403,19 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         }
     }
     let vector_timeout = plan::vector_timeout(args.vector_timeout_ms)?;
-    let line = match args.select.spec {
-        SpecArg::V0_1 => AhpLine::V0_1,
-        SpecArg::Draft => AhpLine::Draft,
-    };
+    let line = line_of(args.select.spec);
     let suite = Suite::Ahp(line);
     let (runner, subject) = match role {
         RoleArg::Backend => {
-            let (target, subject) = target(&args)?;
+            let (target, subject) = target(&args, line)?;
             (Runner::Backend(target), subject)
         }
         RoleArg::Harness => {
-            let (adapter, subject) = adapter(&args)?;
+            let (adapter, subject) = adapter(&args, line)?;
             (Runner::Harness(adapter), subject)
         }
     };
-    let (loaded, source) = vectors(&args, line, role)?;
+    let (loaded, source) = vectors(&args.select, line, role)?;
     let (loaded, extras) = RunExtras::settle(&args, loaded, |l| l.meta.clone(), &source)?;
     if loaded.is_empty() {
         return Ok(no_tests(
@@ -548,11 +619,15 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     )
 }
 
-/// `ctk ahp-backend stdio [--per-event]`: the bundled reference AHP backend
-/// (crate `ctk-ahp-reference`, built-in policy) on this process's stdio, so
-/// `ctk run --protocol ahp --role backend` runs out of the box.
-pub fn backend_command(per_event: bool) -> u8 {
-    let backend = ctk_ahp_reference::Backend::new(ctk_ahp_reference::policy::Policy::builtin());
+/// `ctk ahp-backend stdio [--per-event] [--spec 0.1|draft]`: the bundled
+/// reference AHP backend (crate `ctk-ahp-reference`, built-in policy) on
+/// this process's stdio, so `ctk run --protocol ahp --role backend` runs
+/// out of the box (`--spec draft`: the draft line, for `--spec draft` runs).
+pub fn backend_command(per_event: bool, spec: SpecArg) -> u8 {
+    let backend = ctk_ahp_reference::Backend::with_line(
+        ctk_ahp_reference::policy::Policy::builtin(),
+        protocol_line(spec),
+    );
     let log = ctk_ahp_reference::log::Logger { quiet: true };
     let input = std::io::stdin().lock();
     let output = std::io::stdout().lock();
@@ -571,11 +646,11 @@ pub fn backend_command(per_event: bool) -> u8 {
     }
 }
 
-/// `ctk ahp-harness`: the bundled reference AHP harness (crate
-/// `ctk-ahp-harness`) as its own adapter on this process's stdio. A
+/// `ctk ahp-harness [--spec 0.1|draft]`: the bundled reference AHP harness
+/// (crate `ctk-ahp-harness`) as its own adapter on this process's stdio. A
 /// current-thread runtime, so the backends it starts are children of the
 /// main thread and die with this process.
-pub fn harness_command() -> u8 {
+pub fn harness_command(spec: SpecArg) -> u8 {
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -588,9 +663,10 @@ pub fn harness_command() -> u8 {
             return exit_code::HARNESS;
         }
     };
-    runtime.block_on(ctk_ahp_harness::adapter::serve(
+    runtime.block_on(ctk_ahp_harness::adapter::serve_line(
         tokio::io::stdin(),
         tokio::io::stdout(),
+        protocol_line(spec),
     ));
     ctk_ahp_harness::process::kill_all();
     exit_code::SUCCESS

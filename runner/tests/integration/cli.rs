@@ -307,6 +307,73 @@ fn list_names_part_and_id() {
     );
 }
 
+/// `ctk list --protocol ahp` lists what a run of the role would run: every
+/// embedded vector of the line, once, each with its role; `--role` narrows
+/// to one role, and an Agent Hooks list refuses `--role`.
+#[test]
+fn list_protocol_ahp_lists_each_role_of_the_line() {
+    let embedded = |folder: &str, prefix: &str| {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors/");
+        std::fs::read_dir(format!("{dir}{folder}"))
+            .expect("vectors folder")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+            .count()
+    };
+    let lines = |args: &[&str]| {
+        let out = ctk(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let all = lines(&["list", "--protocol", "ahp"]);
+    assert_eq!(all.len(), embedded("ahp/0.1", "AHP-"));
+    let backend = lines(&["list", "--protocol", "ahp", "--role", "backend"]);
+    let harness = lines(&["list", "--protocol", "ahp", "--role", "harness"]);
+    assert!(!backend.is_empty() && !harness.is_empty());
+    assert_eq!(backend.len() + harness.len(), all.len());
+    assert!(
+        backend.iter().all(|l| l.contains("  [backend, 0.1]  ")),
+        "{backend:?}"
+    );
+    assert!(
+        harness.iter().all(|l| l.contains("  [harness, 0.1]  ")),
+        "{harness:?}"
+    );
+    let draft = lines(&[
+        "list",
+        "--protocol",
+        "ahp",
+        "--spec",
+        "draft",
+        "--role",
+        "harness",
+    ]);
+    assert_eq!(draft.len(), embedded("ahp/draft", "AHP-DH-"));
+    assert!(draft
+        .iter()
+        .all(|l| l.contains("::AHP-DH-") && l.contains("[harness, draft]")));
+    let one = lines(&[
+        "list",
+        "--protocol",
+        "ahp",
+        "--id",
+        "AHP-DH-0001",
+        "--spec",
+        "draft",
+    ]);
+    assert_eq!(one.len(), 1, "{one:?}");
+    let out = ctk(&["list", "--role", "backend"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--role is an AHP option"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn json_format_prints_the_report() {
     let out = ctk(&[
