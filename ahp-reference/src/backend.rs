@@ -13,7 +13,7 @@
 //! (spec 16: error `data` MUST NOT contain secrets; spec 18.3).
 
 use ctk_ahp_protocol::json::{parse_bytes, JsonError};
-use ctk_ahp_protocol::version::WIRE_VERSION;
+use ctk_ahp_protocol::version::{ProtocolLine, WIRE_VERSION};
 use serde_json::{json, Map, Value};
 
 use crate::policy::{Policy, ToolCall};
@@ -78,10 +78,12 @@ impl Handled {
     }
 }
 
-/// The reference backend: a policy and the AHP 0.1 message rules.
+/// The reference backend: a policy and the message rules of one protocol
+/// line (AHP 0.1 unless built [`Backend::with_line`] for the draft).
 #[derive(Debug, Clone)]
 pub struct Backend {
     policy: Policy,
+    line: ProtocolLine,
 }
 
 impl Default for Backend {
@@ -91,13 +93,13 @@ impl Default for Backend {
 }
 
 /// Why a `hooks/intercept` request cannot be decided.
-struct Refusal {
-    code: ErrorCode,
-    data: Option<Value>,
+pub(crate) struct Refusal {
+    pub(crate) code: ErrorCode,
+    pub(crate) data: Option<Value>,
 }
 
 impl Refusal {
-    fn params(pointer: &str, problem: &str) -> Refusal {
+    pub(crate) fn params(pointer: &str, problem: &str) -> Refusal {
         Refusal {
             code: ErrorCode::InvalidParams,
             data: Some(json!({"pointer": pointer, "problem": problem})),
@@ -112,9 +114,23 @@ fn non_empty_str<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> 
 }
 
 impl Backend {
-    /// A backend deciding by `policy`.
+    /// A backend of the released line (wire `"0.1"`) deciding by `policy`.
     pub fn new(policy: Policy) -> Backend {
-        Backend { policy }
+        Backend::with_line(policy, ProtocolLine::V0_1)
+    }
+
+    /// A backend of `line` deciding by `policy`: [`ProtocolLine::V0_1`]
+    /// (what [`Backend::new`] builds) or [`ProtocolLine::Draft`], the
+    /// upstream mutable draft ([`crate::draft`]: wire `"draft"`, its
+    /// `tool.before` shape; every other version gets `-32001` with
+    /// `data.supported` `["draft"]`). A backend serves one line only.
+    pub fn with_line(policy: Policy, line: ProtocolLine) -> Backend {
+        Backend { policy, line }
+    }
+
+    /// The protocol line this backend speaks.
+    pub fn line(&self) -> ProtocolLine {
+        self.line
     }
 
     /// The policy this backend decides by.
@@ -215,14 +231,20 @@ impl Backend {
             }
         }
         match method_name.as_str() {
-            "hooks/intercept" => match self.intercept(&id, obj) {
-                Ok((result, disposition)) => Handled {
-                    reply: Some(rpc::success_response(id, result)),
-                    disposition,
-                    method,
-                },
-                Err(r) => Handled::error(id, method, r.code, r.data),
-            },
+            "hooks/intercept" => {
+                let decided = match self.line {
+                    ProtocolLine::V0_1 => self.intercept(&id, obj),
+                    ProtocolLine::Draft => crate::draft::intercept(&self.policy, &id, obj),
+                };
+                match decided {
+                    Ok((result, disposition)) => Handled {
+                        reply: Some(rpc::success_response(id, result)),
+                        disposition,
+                        method,
+                    },
+                    Err(r) => Handled::error(id, method, r.code, r.data),
+                }
+            }
             "hooks/observe" => Handled::error(
                 id,
                 method,

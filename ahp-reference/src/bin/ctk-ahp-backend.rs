@@ -1,5 +1,7 @@
 //! `ctk-ahp-backend`: the reference AHP 0.1 policy backend of
 //! agent-hooks-ctk, over stdio (persistent or per event) or HTTP.
+//! `--spec draft` makes it a backend of the upstream mutable draft line
+//! instead (wire `protocolVersion` `"draft"`; `ctk_ahp_reference::draft`).
 //!
 //! Exit status: 0 after a normal end (EOF on stdin, one answered message in
 //! per-event mode, SIGTERM/SIGINT or EOF on stdin for HTTP); 1 when the
@@ -13,18 +15,42 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use ctk_ahp_reference::http::{self, HttpOptions};
 use ctk_ahp_reference::log::Logger;
 use ctk_ahp_reference::policy::{Policy, DEFAULT_POLICY_JSON};
 use ctk_ahp_reference::stdio::{self, DEFAULT_MAX_FRAME_BYTES};
-use ctk_ahp_reference::Backend;
+use ctk_ahp_reference::{Backend, ProtocolLine};
+
+/// The protocol line the backend speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Spec {
+    /// The released line: wire protocolVersion "0.1".
+    #[value(name = "0.1")]
+    V0_1,
+    /// The upstream mutable draft: wire protocolVersion "draft", the draft
+    /// tool.before shape; every other version gets -32001 (never
+    /// claimable).
+    Draft,
+}
 
 /// The reference AHP 0.1 backend: denies tool calls by a small rule set
-/// and otherwise answers with no effect.
+/// and otherwise answers with no effect. With --spec draft it speaks the
+/// upstream draft line instead of 0.1.
 #[derive(Debug, Parser)]
 #[command(name = "ctk-ahp-backend", version)]
 struct Cli {
+    /// The protocol line to speak: "0.1" (the released line) or "draft"
+    /// (the upstream mutable draft, wire protocolVersion "draft"). One
+    /// process serves one line.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "0.1",
+        value_name = "LINE"
+    )]
+    spec: Spec,
     /// A policy file (JSON, format in ahp-reference/README.md); the
     /// built-in default policy when absent.
     #[arg(long, global = true, value_name = "FILE")]
@@ -84,7 +110,11 @@ fn main() -> ExitCode {
         },
         None => Policy::builtin(),
     };
-    let backend = Backend::new(policy);
+    let line = match cli.spec {
+        Spec::V0_1 => ProtocolLine::V0_1,
+        Spec::Draft => ProtocolLine::Draft,
+    };
+    let backend = Backend::with_line(policy, line);
     match cli.command {
         Command::DefaultPolicy => {
             print!("{DEFAULT_POLICY_JSON}");

@@ -3,6 +3,7 @@
 //! checked against the upstream 0.1 fixtures and schemas.
 
 mod core;
+mod draft;
 mod http;
 mod kit_validator;
 mod stdio;
