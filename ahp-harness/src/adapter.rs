@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use ctk_ahp_protocol::version::ProtocolLine;
 use ctk_ahp_protocol::wire::{EventType, ToolKind};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -51,9 +52,21 @@ fn invalid(msg: impl Into<String>) -> RpcError {
 }
 
 /// Serve the adapter contract on `input`/`output` until `shutdown` or EOF;
-/// every backend is ended before this returns.
-pub async fn serve(input: impl AsyncRead + Unpin, mut output: impl AsyncWrite + Unpin) {
-    let mut harness = Harness::new();
+/// every backend is ended before this returns. The released line (0.1).
+pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin) {
+    serve_line(input, output, ProtocolLine::V0_1).await;
+}
+
+/// [`serve`] for a harness of `line`: `initialize` declares
+/// `protocolVersions` `[line's wire version]`, and `harness/load` accepts
+/// only registrations of that line (`ctk-ahp-harness --spec draft` serves
+/// [`ProtocolLine::Draft`]).
+pub async fn serve_line(
+    input: impl AsyncRead + Unpin,
+    mut output: impl AsyncWrite + Unpin,
+    line: ProtocolLine,
+) {
+    let mut harness = Harness::with_line(line);
     let mut reader = BufReader::new(input);
     let mut line = Vec::new();
     loop {
@@ -164,7 +177,7 @@ async fn handle(
                 "adapter": ADAPTER,
                 "name": "ctk-ahp-harness",
                 "version": env!("CARGO_PKG_VERSION"),
-                "protocolVersions": ["0.1"],
+                "protocolVersions": [harness.line().wire()],
                 "bindings": ["stdio", "http"],
                 "lifecycles": ["persistent", "per_event"],
                 "profiles": ["base", "tool-interception", "lifecycle-observation", "stdio", "http"],
@@ -186,7 +199,7 @@ async fn handle(
         }
         "harness/tool_call" => {
             let p: Value = params(raw)?;
-            let call = tool_call(&p)?;
+            let call = tool_call(&p, harness.line())?;
             let outcome = harness.tool_call(call).await.ok_or_else(|| {
                 RpcError(
                     -32000,
@@ -231,8 +244,9 @@ async fn handle(
 }
 
 /// Read `harness/tool_call` params; anything that cannot become a valid
-/// 0.1 `tool.before` is refused rather than sent.
-fn tool_call(p: &Value) -> Result<ToolCall, RpcError> {
+/// `tool.before` of `line` is refused rather than sent (the draft's
+/// `tool.kind` is free-form: any non-empty string).
+fn tool_call(p: &Value, line: ProtocolLine) -> Result<ToolCall, RpcError> {
     let tool = p
         .get("tool")
         .and_then(Value::as_object)
@@ -248,7 +262,9 @@ fn tool_call(p: &Value) -> Result<ToolCall, RpcError> {
             .ok_or_else(|| invalid("tool.kind must be a string"))?
             .to_owned(),
     );
-    if matches!(kind, ToolKind::Unknown(_)) {
+    if kind.as_str().is_empty()
+        || (line == ProtocolLine::V0_1 && matches!(kind, ToolKind::Unknown(_)))
+    {
         return Err(invalid("tool.kind is not a 0.1 tool kind"));
     }
     let input: Map<String, Value> = tool

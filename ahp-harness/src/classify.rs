@@ -85,6 +85,10 @@ pub enum Failure {
     /// `result.protocolVersion` missing or not `"0.1"`.
     #[error("result protocolVersion is missing or not \"0.1\"")]
     WrongVersion,
+    /// On the draft line: `result.protocolVersion` missing or not
+    /// `"draft"`.
+    #[error("result protocolVersion is missing or not \"draft\"")]
+    WrongDraftVersion,
     /// `result.effects` missing or not an array (spec 12.1).
     #[error("result effects is missing or not an array")]
     MissingEffects,
@@ -161,6 +165,14 @@ pub fn classify_value(request: &Value, reply: &Value) -> Result<Decision, Failur
         .get("result")
         .and_then(Value::as_object)
         .ok_or(Failure::NotJsonRpc("result is not an object"))?;
+    // A draft request is judged by the draft's rules (crate::draft).
+    if request
+        .pointer("/params/protocolVersion")
+        .and_then(Value::as_str)
+        == Some(crate::draft::DRAFT_WIRE_VERSION)
+    {
+        return crate::draft::classify_result(request, result);
+    }
     if result.get("protocolVersion").and_then(Value::as_str) != Some(WIRE_VERSION) {
         return Err(Failure::WrongVersion);
     }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use ctk_ahp_protocol::registration::{
     self, Backend, FailurePolicy, Lifecycle, LoadOptions, Registration, Subscription, Transport,
 };
+use ctk_ahp_protocol::version::ProtocolLine;
 use ctk_ahp_protocol::wire::{
     Capabilities, Event, EventType, InterceptRequest, ObserveNotification, Session, Tool, ToolKind,
 };
@@ -17,6 +18,7 @@ use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
 use crate::classify::{Decision, Failure};
+use crate::draft::{self, EventParts};
 use crate::process::Launch;
 use crate::stdio::{self, Persistent};
 use crate::{http, SYNTHETIC_REASON};
@@ -102,6 +104,7 @@ struct Loaded {
 /// The reference AHP harness.
 #[derive(Debug)]
 pub struct Harness {
+    line: ProtocolLine,
     loaded: Option<Loaded>,
     client: Option<reqwest::Client>,
     seq: AtomicU64,
@@ -115,17 +118,32 @@ impl Default for Harness {
 }
 
 impl Harness {
-    /// A harness with no registration loaded.
+    /// A harness of the released line (wire `"0.1"`) with no registration
+    /// loaded.
     pub fn new() -> Harness {
+        Harness::with_line(ProtocolLine::V0_1)
+    }
+
+    /// A harness of `line` with no registration loaded:
+    /// [`ProtocolLine::V0_1`] (what [`Harness::new`] builds) or
+    /// [`ProtocolLine::Draft`], the upstream mutable draft
+    /// ([`crate::draft`]). It loads only registrations of its own line.
+    pub fn with_line(line: ProtocolLine) -> Harness {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         Harness {
+            line,
             loaded: None,
             client: None,
             seq: AtomicU64::new(1),
             instance: format!("{:x}-{:x}", std::process::id(), nanos),
         }
+    }
+
+    /// The protocol line this harness speaks.
+    pub fn line(&self) -> ProtocolLine {
+        self.line
     }
 
     /// A fresh id, unique across every event this harness produces (spec
@@ -148,6 +166,14 @@ impl Harness {
         cwd: Option<PathBuf>,
     ) -> Result<(), Vec<Refusal>> {
         self.shutdown().await;
+        let released;
+        let document = match self.line {
+            ProtocolLine::V0_1 => document,
+            ProtocolLine::Draft => {
+                released = draft_document(document)?;
+                released.as_slice()
+            }
+        };
         let registration = registration::parse(
             document,
             Path::new("harness/load registration"),
@@ -207,6 +233,9 @@ impl Harness {
     /// notified without waiting, then the outcome.
     pub async fn tool_call(&self, call: ToolCall) -> Option<Outcome> {
         let loaded = self.loaded.as_ref()?;
+        if self.line == ProtocolLine::Draft {
+            return Some(self.tool_call_draft(loaded, call).await);
+        }
         let call_id = call.call_id.clone().unwrap_or_else(|| self.fresh("call"));
         let native_payload = json!({
             "name": call.name, "kind": call.kind.as_str(), "input": call.input, "callId": call_id,
@@ -252,35 +281,7 @@ impl Harness {
                 let result = self
                     .intercept(loaded, &loaded.links[index], &request, *timeout_ms)
                     .await;
-                match result {
-                    Ok(Decision::NoEffect) => {}
-                    Ok(Decision::Deny { reason, code }) => {
-                        outcome = Some(Outcome::Denied {
-                            synthetic: false,
-                            reason,
-                            code,
-                        });
-                    }
-                    Err(f) => {
-                        let policy = match failure_policy {
-                            FailurePolicy::FailOpen => "fail-open: continuing",
-                            FailurePolicy::FailClosed => "fail-closed: denying",
-                        };
-                        // The local audit record of the failure (spec 13.1
-                        // step 4, 14.3).
-                        eprintln!(
-                            "ctk-ahp-harness: interceptor {} failed: {f} ({policy})",
-                            backend.id
-                        );
-                        if *failure_policy == FailurePolicy::FailClosed {
-                            outcome = Some(Outcome::Denied {
-                                synthetic: true,
-                                reason: SYNTHETIC_REASON.to_owned(),
-                                code: None,
-                            });
-                        }
-                    }
-                }
+                outcome = settle(&backend.id, result, *failure_policy);
                 if outcome.is_some() {
                     break;
                 }
@@ -315,12 +316,95 @@ impl Harness {
         Some(Outcome::Executed)
     }
 
+    /// [`Harness::tool_call`] on the draft line: the draft event and
+    /// request shapes, the draft's reply rules (in `classify`), and after a
+    /// short-circuit a `hooks/observe` of the event to every intercept
+    /// subscription that was not called (DD-04 reading (a)).
+    async fn tool_call_draft(&self, loaded: &Loaded, call: ToolCall) -> Outcome {
+        let call_id = call.call_id.clone().unwrap_or_else(|| self.fresh("call"));
+        let native_payload = json!({
+            "name": call.name, "kind": call.kind.as_str(), "input": call.input, "callId": call_id,
+        });
+        let event = |event_type: &str| {
+            draft::event(&EventParts {
+                id: &self.fresh("evt"),
+                source: SOURCE,
+                event_type,
+                time: &now_rfc3339(),
+                session_id: &loaded.session_id,
+                tool: Some((&call_id, &call.name, call.kind.as_str(), &call.input)),
+            })
+        };
+        let before = event("tool.before");
+        self.observe_draft(loaded, &before, &native_payload);
+        let mut outcome = None;
+        let mut uncalled: Vec<usize> = Vec::new();
+        for (index, backend) in loaded.registration.hooks.iter().enumerate() {
+            for sub in &backend.subscriptions {
+                let Subscription::Intercept {
+                    timeout_ms,
+                    failure_policy,
+                    include_native,
+                    ..
+                } = sub
+                else {
+                    continue;
+                };
+                if !sub.covers("tool.before") {
+                    continue;
+                }
+                if outcome.is_some() {
+                    if !uncalled.contains(&index) {
+                        uncalled.push(index);
+                    }
+                    continue;
+                }
+                let mut request = draft::intercept_request(before.clone());
+                if *include_native {
+                    request["params"]["event"]["native"] = native(&native_payload, "tool.before");
+                }
+                let result = self
+                    .intercept(loaded, &loaded.links[index], &request, *timeout_ms)
+                    .await;
+                outcome = settle(&backend.id, result, *failure_policy);
+            }
+        }
+        if let Some(denied) = outcome {
+            // The uncalled interceptors are told how the call settled
+            // (observation-disposition.md).
+            let note = draft::observe_notification(before);
+            let frame = serde_json::to_vec(&note).expect("a notification serializes");
+            for index in uncalled {
+                self.send_note(loaded, index, frame.clone());
+            }
+            return denied;
+        }
+        if call.host_permission == HostPermission::Prompt {
+            return Outcome::Prompted;
+        }
+        let after = event("tool.after");
+        self.observe_draft(loaded, &after, &native_payload);
+        Outcome::Executed
+    }
+
     /// Emit `session.start` or `session.end` to the observers naming it.
     /// Returns false when nothing is loaded.
     pub fn session_event(&self, event_type: EventType) -> bool {
         let Some(loaded) = self.loaded.as_ref() else {
             return false;
         };
+        if self.line == ProtocolLine::Draft {
+            let event = draft::event(&EventParts {
+                id: &self.fresh("evt"),
+                source: SOURCE,
+                event_type: event_type.as_str(),
+                time: &now_rfc3339(),
+                session_id: &loaded.session_id,
+                tool: None,
+            });
+            self.observe_draft(loaded, &event, &json!({}));
+            return true;
+        }
         let event = self.event(loaded, event_type, None);
         self.observe(loaded, &event, &json!({}));
         true
@@ -398,7 +482,21 @@ impl Harness {
     /// persistent backends get the frame queued, the others a task of
     /// their own (spec 13.2).
     fn observe(&self, loaded: &Loaded, event: &Event, native_payload: &Value) {
-        let name = event.event_type.as_str();
+        let note = serde_json::to_value(ObserveNotification::new(event.clone()))
+            .expect("a notification serializes");
+        self.observe_note(loaded, event.event_type.as_str(), &note, native_payload);
+    }
+
+    /// [`Harness::observe`] for a draft event (a JSON object).
+    fn observe_draft(&self, loaded: &Loaded, event: &Value, native_payload: &Value) {
+        let name = event.get("type").and_then(Value::as_str).unwrap_or("");
+        let note = draft::observe_notification(event.clone());
+        self.observe_note(loaded, name, &note, native_payload);
+    }
+
+    /// Send `note` (a notification of an `name` event) to every observe
+    /// subscription naming `name`, with `native` where one asks for it.
+    fn observe_note(&self, loaded: &Loaded, name: &str, note: &Value, native_payload: &Value) {
         for (index, backend) in loaded.registration.hooks.iter().enumerate() {
             for sub in &backend.subscriptions {
                 let Subscription::Observe { include_native, .. } = sub else {
@@ -407,48 +505,54 @@ impl Harness {
                 if !sub.covers(name) {
                     continue;
                 }
-                let mut note = serde_json::to_value(ObserveNotification::new(event.clone()))
-                    .expect("a notification serializes");
+                let mut note = note.clone();
                 if *include_native {
                     note["params"]["event"]["native"] = native(native_payload, name);
                 }
-                let mut frame = serde_json::to_vec(&note).expect("a notification serializes");
-                match &*loaded.links[index] {
-                    Link::Persistent(p) => {
-                        frame.push(b'\n');
-                        p.notify(frame);
-                    }
-                    Link::PerEvent(launch) => {
-                        frame.push(b'\n');
-                        tokio::spawn(stdio::per_event_notify(launch.clone(), frame));
-                    }
-                    Link::Http { url, token_env } => {
-                        let token = match token_env {
-                            Some(n) => match resolve(&loaded.env, n) {
-                                Some(t) => Some(t),
-                                None => {
-                                    eprintln!(
-                                        "ctk-ahp-harness: observer {}: bearer token variable {n} is not set; not sent",
-                                        backend.id
-                                    );
-                                    continue;
-                                }
-                            },
-                            None => None,
-                        };
-                        let client = self
-                            .client
-                            .clone()
-                            .expect("built at load for http backends");
-                        tokio::spawn(http::notify(
-                            client,
-                            backend.id.clone(),
-                            url.clone(),
-                            token,
-                            frame,
-                        ));
-                    }
-                }
+                let frame = serde_json::to_vec(&note).expect("a notification serializes");
+                self.send_note(loaded, index, frame);
+            }
+        }
+    }
+
+    /// Deliver one notification frame (no newline) to backend `index`
+    /// without waiting for it.
+    fn send_note(&self, loaded: &Loaded, index: usize, mut frame: Vec<u8>) {
+        let backend = &loaded.registration.hooks[index];
+        match &*loaded.links[index] {
+            Link::Persistent(p) => {
+                frame.push(b'\n');
+                p.notify(frame);
+            }
+            Link::PerEvent(launch) => {
+                frame.push(b'\n');
+                tokio::spawn(stdio::per_event_notify(launch.clone(), frame));
+            }
+            Link::Http { url, token_env } => {
+                let token = match token_env {
+                    Some(n) => match resolve(&loaded.env, n) {
+                        Some(t) => Some(t),
+                        None => {
+                            eprintln!(
+                                "ctk-ahp-harness: observer {}: bearer token variable {n} is not set; not sent",
+                                backend.id
+                            );
+                            return;
+                        }
+                    },
+                    None => None,
+                };
+                let client = self
+                    .client
+                    .clone()
+                    .expect("built at load for http backends");
+                tokio::spawn(http::notify(
+                    client,
+                    backend.id.clone(),
+                    url.clone(),
+                    token,
+                    frame,
+                ));
             }
         }
     }
@@ -481,6 +585,62 @@ impl Drop for Harness {
             }
         }
     }
+}
+
+/// What one interceptor's answer makes of the call: `None` to go on, or
+/// the denial (explicit, or synthetic under fail-closed). A failure is
+/// logged as the local audit record (spec 13.1 step 4, 14.3).
+fn settle(
+    backend_id: &str,
+    result: Result<Decision, Failure>,
+    failure_policy: FailurePolicy,
+) -> Option<Outcome> {
+    match result {
+        Ok(Decision::NoEffect) => None,
+        Ok(Decision::Deny { reason, code }) => Some(Outcome::Denied {
+            synthetic: false,
+            reason,
+            code,
+        }),
+        Err(f) => {
+            let policy = match failure_policy {
+                FailurePolicy::FailOpen => "fail-open: continuing",
+                FailurePolicy::FailClosed => "fail-closed: denying",
+            };
+            eprintln!("ctk-ahp-harness: interceptor {backend_id} failed: {f} ({policy})");
+            (failure_policy == FailurePolicy::FailClosed).then(|| Outcome::Denied {
+                synthetic: true,
+                reason: SYNTHETIC_REASON.to_owned(),
+                code: None,
+            })
+        }
+    }
+}
+
+/// A draft registration as the bytes the kit's 0.1 loader checks
+/// ([`draft::as_released`]), or why it is refused: not strict JSON, not a
+/// `"draft"` document, or a draft-only rule broken
+/// ([`draft::registration_problems`]).
+fn draft_document(document: &[u8]) -> Result<Vec<u8>, Vec<Refusal>> {
+    let whole = |reason: String| {
+        vec![Refusal {
+            pointer: String::new(),
+            reason,
+        }]
+    };
+    let doc = ctk_ahp_protocol::json::parse_bytes(document)
+        .map_err(|e| whole(format!("the registration is not strict JSON: {e}")))?;
+    if doc.get("protocolVersion").and_then(Value::as_str) != Some(draft::DRAFT_WIRE_VERSION) {
+        return Err(vec![Refusal {
+            pointer: "/protocolVersion".into(),
+            reason: "this harness serves the draft line: protocolVersion must be \"draft\"".into(),
+        }]);
+    }
+    let problems = draft::registration_problems(&doc);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(serde_json::to_vec(&draft::as_released(doc)).expect("a JSON value serializes"))
 }
 
 /// `native` for this harness: the tool call as the agent loop saw it.

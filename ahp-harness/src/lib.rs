@@ -11,6 +11,16 @@
 //! The binary `ctk-ahp-harness` is its own adapter: it speaks the
 //! `ctk-ahp-adapter/1` contract ([`adapter`]) on its stdio.
 //!
+//! The harness also has a **draft line** ([`draft`]): run as
+//! `ctk-ahp-harness --spec draft` (`ctk ahp-harness --spec draft` for the
+//! copy bundled in `ctk`), or built with [`harness::Harness::with_line`]
+//! and served with [`adapter::serve_line`], it declares `protocolVersions`
+//! `["draft"]`, loads only `"draft"` registrations and speaks the upstream
+//! mutable draft (its `tool.before` shape, its reply rules, observation of
+//! uncalled interceptors) instead of 0.1, so the kit's draft vectors
+//! (`vectors/ahp/draft/AHP-DH-*`) run against it. One process serves one
+//! line; the default is 0.1.
+//!
 //! Choices where the text leaves room are listed in `README.md`; the main
 //! ones: no retries; a fail-closed synthetic denial carries the generic
 //! reason [`SYNTHETIC_REASON`]; a per-event backend's valid deny stands
@@ -18,6 +28,7 @@
 
 pub mod adapter;
 pub mod classify;
+pub mod draft;
 pub mod harness;
 pub mod http;
 pub mod process;

@@ -35,8 +35,15 @@ pub struct Adapter {
 impl Adapter {
     /// Start the harness with `extra_env` added to its environment.
     pub fn start_with(extra_env: &[(&str, &str)]) -> Adapter {
+        Adapter::start_args(&[], extra_env)
+    }
+
+    /// Start the harness with command-line `args` (such as `--spec draft`)
+    /// and `extra_env` added to its environment.
+    pub fn start_args(args: &[&str], extra_env: &[(&str, &str)]) -> Adapter {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctk-ahp-harness"));
-        cmd.stdin(Stdio::piped())
+        cmd.args(args)
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         for (k, v) in extra_env {

@@ -59,10 +59,10 @@ pub fn main(cli: args::Cli) -> u8 {
         } => validate::command(kind, &files, &clauses),
         args::Command::Coverage(a) => coverage::command(&a),
         args::Command::Claim { report } => claim::command(&report),
-        args::Command::AhpHarness => Ok(crate::cli::run_ahp::harness_command()),
+        args::Command::AhpHarness { spec } => Ok(crate::cli::run_ahp::harness_command(spec)),
         args::Command::AhpBackend {
-            binding: args::AhpBackendBinding::Stdio { per_event },
-        } => Ok(crate::cli::run_ahp::backend_command(per_event)),
+            binding: args::AhpBackendBinding::Stdio { per_event, spec },
+        } => Ok(crate::cli::run_ahp::backend_command(per_event, spec)),
         args::Command::AhpBackend {
             binding: args::AhpBackendBinding::Script { script, log, .. },
         } => Ok(crate::cli::run_ahp::scripted_command(&script, &log)),
