@@ -16,6 +16,7 @@ use crate::declaration::Surface;
 use crate::script::ScriptedCallbacks;
 use crate::surface::{applicability, Applicability};
 use crate::vector::load::LoadedVector;
+use crate::vector::plan::RunnableVector;
 use crate::vector::model::{SpecVersion, Vector};
 use ctk_core::event::Event;
 use ctk_core::outcome::{Status, VectorOutcome};
@@ -148,16 +149,20 @@ pub async fn run_vector<H: Harness>(
 }
 
 /// Run every vector on `jobs` harnesses made by `factory`; `on_event` sees
-/// progress. The outcomes come back in vector order.
-pub async fn run_all<H, F>(
+/// progress. The outcomes come back in vector order. A
+/// [`PlannedVector`](crate::vector::plan::PlannedVector) is parsed by the
+/// worker that runs it and dropped after its run, so only `jobs` parsed
+/// vectors are ever held.
+pub async fn run_all<H, F, V>(
     factory: F,
-    vectors: Arc<Vec<LoadedVector>>,
+    vectors: Arc<Vec<V>>,
     options: EngineOptions,
     mut on_event: impl FnMut(&Event),
 ) -> Vec<VectorOutcome>
 where
     H: Harness + 'static,
     F: Fn() -> H + Send + Sync + 'static,
+    V: RunnableVector,
 {
     on_event(&Event::RunStarted {
         total: vectors.len(),
@@ -192,24 +197,37 @@ where
                     *guard += 1;
                     i
                 };
-                let Some(loaded) = vectors.get(index) else {
+                let Some(item) = vectors.get(index) else {
                     break;
                 };
                 // Each vector runs in its own task, so a host that panics
                 // costs that one vector (an error) and a fresh harness, never
                 // the results already gathered or the vectors still queued.
                 let mut h = harness.take().unwrap_or_else(|| factory());
-                if applicability(&loaded.vector, &options.surface, options.spec)
-                    == Applicability::Applies
-                    && tx.send(Progress::Started(index)).is_err()
-                {
-                    break;
-                }
-                // The task borrows the vector from the shared list by index:
-                // no copy of a parsed vector per run.
-                let (task_vectors, task_options) = (vectors.clone(), options.clone());
+                // The task borrows the vector from the shared list by index
+                // (a planned one it parses there, and drops with the task):
+                // no parsed vector outlives its run.
+                let (task_vectors, task_options, task_tx) =
+                    (vectors.clone(), options.clone(), tx.clone());
                 let task = tokio::spawn(async move {
-                    let outcome = run_vector(&mut h, &task_vectors[index], &task_options).await;
+                    let item = &task_vectors[index];
+                    let outcome = match item.runnable() {
+                        Err(e) => VectorOutcome::error(item.id(), e, Duration::ZERO),
+                        Ok(loaded) => {
+                            let applies = applicability(
+                                &loaded.vector,
+                                &task_options.surface,
+                                task_options.spec,
+                            ) == Applicability::Applies;
+                            // A closed channel means nobody listens any more;
+                            // the vector still runs and its outcome is dropped
+                            // with the rest.
+                            if applies {
+                                let _ = task_tx.send(Progress::Started(index));
+                            }
+                            run_vector(&mut h, &loaded, &task_options).await
+                        }
+                    };
                     (h, outcome)
                 });
                 let outcome = match task.await {
@@ -218,13 +236,13 @@ where
                         outcome
                     }
                     Err(e) => VectorOutcome::error(
-                        &loaded.vector.id,
+                        item.id(),
                         format!("the host panicked while running this vector: {e}"),
                         Duration::ZERO,
                     ),
                 };
                 if options.fail_fast
-                    && loaded.vector.advisory.is_none()
+                    && !item.is_advisory()
                     && matches!(outcome.status, Status::Fail | Status::Error)
                 {
                     stop.store(true, Ordering::SeqCst);
@@ -265,7 +283,7 @@ where
                 } else {
                     "the worker running this vector panicked"
                 };
-                VectorOutcome::error(&v.vector.id, reason.into(), Duration::ZERO)
+                VectorOutcome::error(v.id(), reason.into(), Duration::ZERO)
             })
         })
         .collect()

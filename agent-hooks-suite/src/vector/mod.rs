@@ -3,4 +3,5 @@
 pub mod embedded;
 pub mod load;
 pub mod model;
+pub mod plan;
 pub mod rules;

@@ -26,6 +26,8 @@ pub struct Cli {
 }
 
 /// The subcommands.
+// One is parsed per process and moved once: the size of `Run` costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run vectors against a host and write reports.
@@ -436,9 +438,11 @@ pub struct RunArgs {
     /// Terminal output.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
-    /// Harness instances working in parallel.
-    #[arg(long, default_value_t = 1)]
-    pub jobs: usize,
+    /// Harness instances working in parallel (default: the available
+    /// parallelism, as nextest does; the report keeps vector order whatever
+    /// the number). `--jobs 1` runs one vector at a time.
+    #[arg(long)]
+    pub jobs: Option<usize>,
     /// One host process per vector (stdio hosts).
     #[arg(long)]
     pub isolate: bool,

@@ -24,16 +24,16 @@ use crate::report::{events, html, json, junit, markdown};
 use crate::set::VectorMeta;
 use ctk_agent_hooks_suite::declaration::{self, Surface};
 use ctk_agent_hooks_suite::engine::{self, EngineOptions};
-use ctk_agent_hooks_suite::vector::load::LoadedVector;
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
+use ctk_agent_hooks_suite::vector::plan::PlannedVector;
 
 /// Everything a run needs besides the host.
 #[derive(Debug, Clone)]
 pub struct Job {
     /// The spec.
     pub spec: SpecVersion,
-    /// The vectors.
-    pub vectors: Arc<Vec<LoadedVector>>,
+    /// The vectors, as planned: each is parsed when it runs.
+    pub vectors: Arc<Vec<PlannedVector>>,
     /// Display name of the vector source.
     pub vector_source: String,
     /// Whether `--part`/`--id` narrowed the set.
@@ -136,7 +136,7 @@ where
         total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     Ok(RunResult {
-        report: build::build(ctx, &metas(&job.vectors), &outcomes),
+        report: build::build(ctx, job.vectors.iter().map(|v| &v.meta), &outcomes),
     })
 }
 
@@ -172,7 +172,7 @@ pub fn unstarted_report(job: &Job, host_label: &str, reason: &str) -> Report {
     let outcomes: Vec<VectorOutcome> = job
         .vectors
         .iter()
-        .map(|v| VectorOutcome::error(&v.vector.id, reason.to_owned(), Duration::ZERO))
+        .map(|v| VectorOutcome::error(&v.meta.id, reason.to_owned(), Duration::ZERO))
         .collect();
     let (source, document) = match &job.declaration {
         Some((path, doc)) => (path.display().to_string(), doc.clone()),
@@ -197,7 +197,7 @@ pub fn unstarted_report(job: &Job, host_label: &str, reason: &str) -> Report {
         started_at: build::rfc3339(std::time::SystemTime::now()),
         total_ms: 0,
     };
-    build::build(ctx, &metas(&job.vectors), &outcomes)
+    build::build(ctx, job.vectors.iter().map(|v| &v.meta), &outcomes)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
@@ -224,8 +224,8 @@ pub fn write_reports(dir: &Path, report: &Report, json_text: &str) -> Result<(),
 }
 
 /// The core's view of the run's vectors.
-fn metas(vectors: &[LoadedVector]) -> Vec<VectorMeta> {
-    vectors.iter().map(LoadedVector::meta).collect()
+fn metas(vectors: &[PlannedVector]) -> Vec<VectorMeta> {
+    vectors.iter().map(|v| v.meta.clone()).collect()
 }
 
 /// The file name of the streamed results in `--report-dir`.
@@ -443,7 +443,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     }
     let vectors = plan::selected(&args.select)?;
     let source = plan::source(&args.select).to_string();
-    let (vectors, extras) = RunExtras::settle(&args, vectors, LoadedVector::meta, &source)?;
+    let (vectors, extras) = RunExtras::settle(&args, vectors, |v| v.meta.clone(), &source)?;
     if vectors.is_empty() {
         return Ok(no_tests(
             args.no_tests,

@@ -70,15 +70,23 @@ pub fn digests(report: &Value) -> (String, String) {
     (results_digest, digest::digest_value(&v).unwrap_or_default())
 }
 
-/// Build a report; `outcomes[i]` belongs to `vectors[i]`.
-pub fn build(ctx: RunContext, vectors: &[VectorMeta], outcomes: &[VectorOutcome]) -> Report {
+/// Build a report; `outcomes[i]` belongs to the `i`th of `vectors` (taken
+/// by reference, one at a time: a run need not copy its vectors' metas).
+pub fn build<'a>(
+    ctx: RunContext,
+    vectors: impl IntoIterator<Item = &'a VectorMeta>,
+    outcomes: &[VectorOutcome],
+) -> Report {
     // (gating, advisory) per part.
     let mut parts: BTreeMap<String, (Totals, Totals)> = BTreeMap::new();
     let mut totals = Totals::default();
     let mut advisory_totals = Totals::default();
     let mut entries = Vec::new();
     let mut vectors_ms = BTreeMap::new();
-    for (v, o) in vectors.iter().zip(outcomes) {
+    let mut digests: Vec<&str> = Vec::new();
+    for (i, v) in vectors.into_iter().enumerate() {
+        digests.push(&v.sha256);
+        let Some(o) = outcomes.get(i) else { continue };
         let part = parts.entry(v.part.clone()).or_default();
         if v.advisory.is_some() {
             part.1.add(o.status);
@@ -127,12 +135,12 @@ pub fn build(ctx: RunContext, vectors: &[VectorMeta], outcomes: &[VectorOutcome]
         },
         vector_set: VectorSet {
             source: ctx.vector_source,
-            count: vectors.len(),
+            count: digests.len(),
             filtered: ctx.filtered,
-            sha256: vector_set_digest(vectors.iter().map(|v| v.sha256.as_str())),
+            sha256: vector_set_digest(digests.iter().copied()),
         },
         complete: !ctx.filtered
-            && outcomes.len() == vectors.len()
+            && outcomes.len() == digests.len()
             && !outcomes
                 .iter()
                 .any(|o| ctk_agent_hooks_suite::engine::never_ran(&o.reason)),
@@ -193,8 +201,173 @@ pub fn recount(report: &mut Report) {
 
 /// Fill `results_digest` and `digest`.
 pub fn seal(report: &mut Report) {
-    let value = serde_json::to_value(&*report).unwrap_or(Value::Null);
-    let (results, whole) = digests(&value);
+    let results = digest_of(&DigestView::of(report, false));
     report.results_digest = results;
-    report.digest = whole;
+    report.digest = digest_of(&DigestView::of(report, true));
+}
+
+fn digest_of(view: &DigestView<'_>) -> String {
+    // RFC 8785 over the struct itself, as over its `Value` (key order and
+    // number forms are the canonical writer's), without building the
+    // `Value`: a report of 10,000 vectors would hold three copies of it.
+    serde_jcs::to_vec(view)
+        .map(|bytes| digest::sha256_prefixed(&bytes))
+        .unwrap_or_default()
+}
+
+/// A report as its digests see it: every member but `digest`, and `timing`
+/// and `results_digest` only in the whole digest. The destructuring in
+/// [`DigestView::of`] names every field, so a member added to [`Report`]
+/// cannot be left out of the digests unnoticed.
+#[derive(serde::Serialize)]
+struct DigestView<'a> {
+    format: &'a String,
+    runner: &'a RunnerInfo,
+    protocol: &'a String,
+    spec: &'a String,
+    host: &'a HostIdentity,
+    declaration: &'a DeclarationInfo,
+    vector_set: &'a VectorSet,
+    vectors: &'a [VectorEntry],
+    parts: &'a [PartTotals],
+    totals: &'a Totals,
+    advisory_totals: &'a Totals,
+    complete: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    baseline: Option<&'a BaselineInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partition: Option<&'a PartitionInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timing: Option<&'a Timing>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    results_digest: Option<&'a String>,
+}
+
+impl<'a> DigestView<'a> {
+    fn of(report: &'a Report, whole: bool) -> Self {
+        let Report {
+            format,
+            runner,
+            protocol,
+            spec,
+            host,
+            declaration,
+            vector_set,
+            vectors,
+            parts,
+            totals,
+            advisory_totals,
+            complete,
+            baseline,
+            partition,
+            timing,
+            results_digest,
+            digest: _,
+        } = report;
+        Self {
+            format,
+            runner,
+            protocol,
+            spec,
+            host,
+            declaration,
+            vector_set,
+            vectors,
+            parts,
+            totals,
+            advisory_totals,
+            complete: *complete,
+            baseline: baseline.as_ref(),
+            partition: partition.as_ref(),
+            timing: whole.then_some(timing),
+            results_digest: whole.then_some(results_digest),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{AssertionFailure, Status};
+    use std::time::Duration;
+
+    fn meta(id: &str, advisory: Option<&str>) -> VectorMeta {
+        VectorMeta {
+            id: id.into(),
+            title: format!("title of {id}"),
+            part: "loop".into(),
+            file_name: format!("{id}.json"),
+            sha256: format!("sha256:{}", "0".repeat(64)),
+            advisory: advisory.map(str::to_owned),
+            covers: vec!["3-a".into()],
+            role: None,
+        }
+    }
+
+    /// `seal` digests the struct without building its `Value`; `verify`
+    /// digests the `Value` a report file parses to. Both must agree on every
+    /// member, the optional ones included, and on numbers (durations, 1.5).
+    #[test]
+    fn seal_digests_what_verify_recomputes_from_the_value() {
+        let ctx = RunContext {
+            spec: "agent-hooks/0.1".into(),
+            host: HostIdentity {
+                name: "h".into(),
+                version: "1".into(),
+                spec_versions: vec!["agent-hooks/0.1".into()],
+            },
+            declaration_source: "d.json".into(),
+            declaration: json!({"spec": "agent-hooks/0.1", "n": 1.5, "big": 9007199254740991u64}),
+            surface: json!({"points": ["input"]}),
+            vector_source: "embedded:0.1".into(),
+            filtered: false,
+            started_at: "2026-12-01T00:00:00Z".into(),
+            total_ms: 12,
+        };
+        let failure =
+            AssertionFailure::mismatch("k", "differs", &json!("deny"), Some(&json!("allow")));
+        let outcomes = [
+            VectorOutcome::from_failures("CTK-0001", vec![], Duration::from_millis(3)),
+            VectorOutcome::from_failures("CTK-0002", vec![failure], Duration::from_millis(5)),
+        ];
+        let mut report = build(
+            ctx,
+            &[meta("CTK-0001", None), meta("CTK-0002", Some("D-01"))],
+            &outcomes,
+        );
+        assert_eq!(report.vectors[1].status, Status::Fail);
+        let check = |report: &Report| {
+            let value = serde_json::to_value(report).expect("serializes");
+            assert_eq!(
+                digests(&value),
+                (report.results_digest.clone(), report.digest.clone())
+            );
+        };
+        check(&report);
+        report.baseline = Some(BaselineInfo {
+            source: "b.json".into(),
+            sha256: format!("sha256:{}", "1".repeat(64)),
+            entries: 1,
+            stale: vec![],
+            expired: vec![],
+        });
+        report.partition = Some(PartitionInfo {
+            scheme: "count".into(),
+            shards: vec![1],
+            of: 2,
+            set: report.vector_set.clone(),
+        });
+        let before = report.digest.clone();
+        seal(&mut report);
+        assert_ne!(report.digest, before, "the optional members are digested");
+        check(&report);
+        let results = report.results_digest.clone();
+        report.timing.total_ms += 1;
+        seal(&mut report);
+        assert_eq!(
+            report.results_digest, results,
+            "timing is outside results_digest"
+        );
+        check(&report);
+    }
 }

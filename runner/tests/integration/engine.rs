@@ -168,6 +168,77 @@ fn jobs_give_identical_results_in_vector_order() {
     assert_eq!(strip(&one), strip(&three));
 }
 
+/// A vector that waits out its timeout holds one worker only: with two,
+/// the vectors queued after it finish while it waits (an ordering, not a
+/// window: the wait is 200 ms, the rest take microseconds).
+#[test]
+fn a_vector_waiting_out_its_timeout_does_not_hold_up_the_others() {
+    let vectors = Arc::new(load(&VectorSource::Dir(data())).expect("test vectors load"));
+    let hang = vectors
+        .iter()
+        .position(|v| v.vector.id == "AH-CTK-903")
+        .expect("AH-CTK-903");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let mut order = Vec::new();
+    let outcomes = rt.block_on(run_all(Fake::default, vectors.clone(), options(2), |e| {
+        if let Event::VectorFinished { index, .. } = e {
+            order.push(*index);
+        }
+    }));
+    assert_eq!(order.len(), vectors.len());
+    assert_eq!(order.last(), Some(&hang), "finish order {order:?}");
+    assert_eq!(
+        statuses(&outcomes),
+        statuses(&run(1).0),
+        "same results in vector order"
+    );
+}
+
+/// Planned vectors are parsed by the worker that runs them: the results
+/// equal a loaded run's, and a file edited after planning is an error
+/// naming it, never a verdict on text the report does not name.
+#[test]
+fn planned_vectors_run_as_loaded_ones_and_an_edited_file_is_an_error() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for entry in std::fs::read_dir(data()).expect("data") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, tmp.path().join(path.file_name().expect("name"))).expect("copy");
+    }
+    let planned = Arc::new(
+        ctk_agent_hooks_suite::vector::plan::plan(&VectorSource::Dir(tmp.path().to_path_buf()))
+            .expect("plans"),
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let outcomes = rt.block_on(run_all(Fake::default, planned.clone(), options(1), |_| {}));
+    assert_eq!(statuses(&outcomes), statuses(&run(1).0));
+
+    let edited = tmp.path().join("AH-CTK-901-deny-input.json");
+    let text = std::fs::read_to_string(&edited).expect("read");
+    std::fs::write(
+        &edited,
+        text.replacen("\"title\": \"", "\"title\": \"edited ", 1),
+    )
+    .expect("edit");
+    let outcomes = rt.block_on(run_all(Fake::default, planned, options(1), |_| {}));
+    assert_eq!(outcomes[0].status, Status::Error);
+    assert!(
+        outcomes[0]
+            .reason
+            .contains("AH-CTK-901-deny-input.json changed after the run loaded it"),
+        "{}",
+        outcomes[0].reason
+    );
+    assert_eq!(statuses(&outcomes[1..]), statuses(&run(1).0)[1..]);
+}
+
 #[test]
 fn a_panicking_host_costs_one_vector() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/panic");
@@ -251,7 +322,10 @@ impl Harness for BadDeclaration {
 
 #[test]
 fn a_host_whose_own_declaration_is_broken_is_a_host_error() {
-    let vectors = Arc::new(load(&VectorSource::Dir(data())).expect("test vectors load"));
+    let vectors = Arc::new(
+        ctk_agent_hooks_suite::vector::plan::plan(&VectorSource::Dir(data()))
+            .expect("test vectors plan"),
+    );
     let job = ctk::cli::run::Job {
         spec: SpecVersion::V0_1,
         vectors,

@@ -98,7 +98,7 @@ fn lines(path: &Path) -> Vec<Value> {
 #[test]
 fn a_recorded_failure_replays_against_the_python_host_and_a_different_host_diverges() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    let (transcripts, run) = record(tmp.path(), &[]);
+    let (transcripts, run) = record(tmp.path(), &["--jobs", "1"]);
     assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
 
     // The second vector on the persistent host starts with a copy of the

@@ -202,7 +202,14 @@ fn a_killed_run_leaves_every_finished_result_on_disk() {
     vectors_that_hang_third(&vectors);
     let dir = tmp.path().join("out");
     let mut child = Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(["run", "--vector-timeout-ms", "600000", "--vectors"])
+        .args([
+            "run",
+            "--jobs",
+            "1",
+            "--vector-timeout-ms",
+            "600000",
+            "--vectors",
+        ])
         .arg(&vectors)
         .arg("--report-dir")
         .arg(&dir)
