@@ -1,11 +1,13 @@
 //! The whole released suite (the vectors `ctk run` embeds for
 //! `agent-hooks/0.1`), end to end through the `ctk` binary, three ways:
 //!
-//! - `in_process`: `ctk run`, the bundled reference host linked in;
-//! - `stdio_persistent`: `ctk run -- ctk-reference-host`, one host process
-//!   for the whole run;
-//! - `stdio_isolate`: `ctk run --isolate -- ctk-reference-host`, one host
-//!   process per vector.
+//! - `in_process`: `ctk run --jobs 1`, the bundled reference host linked in;
+//! - `in_process_default_jobs`: `ctk run`, `--jobs` at its default (the
+//!   available parallelism);
+//! - `stdio_persistent`: `ctk run --jobs 1 -- ctk-reference-host`, one host
+//!   process for the whole run;
+//! - `stdio_isolate`: `ctk run --jobs 1 --isolate -- ctk-reference-host`,
+//!   one host process per vector.
 //!
 //! Each sample is one process, so each time includes the runner's start-up
 //! (a few milliseconds, the same for all three). The per-vector overhead of
@@ -71,10 +73,15 @@ fn suite(c: &mut Criterion) {
     let mut group = c.benchmark_group("released_suite");
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(20));
-    group.bench_function("in_process", |b| b.iter(|| ctk_run(&[])));
-    group.bench_function("stdio_persistent", |b| b.iter(|| ctk_run(&["--", host])));
+    // One vector at a time, so the stdio cost per vector is the link's,
+    // not the parallelism's; `in_process_default_jobs` is what a user gets.
+    group.bench_function("in_process", |b| b.iter(|| ctk_run(&["--jobs", "1"])));
+    group.bench_function("in_process_default_jobs", |b| b.iter(|| ctk_run(&[])));
+    group.bench_function("stdio_persistent", |b| {
+        b.iter(|| ctk_run(&["--jobs", "1", "--", host]))
+    });
     group.bench_function("stdio_isolate", |b| {
-        b.iter(|| ctk_run(&["--isolate", "--", host]))
+        b.iter(|| ctk_run(&["--jobs", "1", "--isolate", "--", host]))
     });
     group.finish();
 }

@@ -210,9 +210,13 @@ fn digest_of(view: &DigestView<'_>) -> String {
     // RFC 8785 over the struct itself, as over its `Value` (key order and
     // number forms are the canonical writer's), without building the
     // `Value`: a report of 10,000 vectors would hold three copies of it.
-    serde_jcs::to_vec(view)
-        .map(|bytes| digest::sha256_prefixed(&bytes))
-        .unwrap_or_default()
+    // Hashed as it is written: the canonical text is never held whole.
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    match serde_jcs::to_writer(&mut hasher, view) {
+        Ok(()) => format!("sha256:{}", hex::encode(hasher.finalize())),
+        Err(_) => String::new(),
+    }
 }
 
 /// A report as its digests see it: every member but `digest`, and `timing`
