@@ -107,6 +107,63 @@ impl Refusal {
     }
 }
 
+/// A JSON object of a message.
+type Object = Map<String, Value>;
+
+/// The head every line's `hooks/intercept` shares: `params` an object,
+/// `protocolVersion` the line's own (checked before anything else: another
+/// version may shape the rest of the message differently, spec 7.2), an
+/// `event` of the one interceptable type, and a request id equal to its
+/// non-empty `event.id`. `Ok` with `params` and `event`.
+pub(crate) fn envelope<'a>(
+    id: &Value,
+    obj: &'a Map<String, Value>,
+    wire_version: &str,
+) -> Result<(&'a Object, &'a Object), Refusal> {
+    let params = obj
+        .get("params")
+        .and_then(Value::as_object)
+        .ok_or_else(|| Refusal::params("/params", "params must be an object"))?;
+    match params.get("protocolVersion") {
+        None => {
+            return Err(Refusal::params(
+                "/params/protocolVersion",
+                "protocolVersion is required",
+            ))
+        }
+        Some(Value::String(v)) if v == wire_version => {}
+        Some(_) => {
+            return Err(Refusal {
+                code: ErrorCode::UnsupportedProtocolVersion,
+                data: Some(json!({ "supported": [wire_version] })),
+            })
+        }
+    }
+    let event = params
+        .get("event")
+        .and_then(Value::as_object)
+        .ok_or_else(|| Refusal::params("/params/event", "event must be an object"))?;
+    let event_type = event
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| Refusal::params("/params/event/type", "type must be a string"))?;
+    if event_type != INTERCEPTABLE_EVENT {
+        return Err(Refusal {
+            code: ErrorCode::UnsupportedEvent,
+            data: Some(json!({ "supported": [INTERCEPTABLE_EVENT] })),
+        });
+    }
+    let event_id = non_empty_str(event, "id")
+        .ok_or_else(|| Refusal::params("/params/event/id", "id must be a non-empty string"))?;
+    if id.as_str() != Some(event_id) {
+        return Err(Refusal::params(
+            "/id",
+            "the request id must equal params.event.id",
+        ));
+    }
+    Ok((params, event))
+}
+
 fn non_empty_str<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     obj.get(key)
         .and_then(Value::as_str)
@@ -262,49 +319,7 @@ impl Backend {
         id: &Value,
         obj: &Map<String, Value>,
     ) -> Result<(Value, Disposition), Refusal> {
-        let params = obj
-            .get("params")
-            .and_then(Value::as_object)
-            .ok_or_else(|| Refusal::params("/params", "params must be an object"))?;
-        // The version is checked before anything else: another version may
-        // shape the rest of the message differently (spec 7.2).
-        match params.get("protocolVersion") {
-            None => {
-                return Err(Refusal::params(
-                    "/params/protocolVersion",
-                    "protocolVersion is required",
-                ))
-            }
-            Some(Value::String(v)) if v == WIRE_VERSION => {}
-            Some(_) => {
-                return Err(Refusal {
-                    code: ErrorCode::UnsupportedProtocolVersion,
-                    data: Some(json!({ "supported": [WIRE_VERSION] })),
-                })
-            }
-        }
-        let event = params
-            .get("event")
-            .and_then(Value::as_object)
-            .ok_or_else(|| Refusal::params("/params/event", "event must be an object"))?;
-        let event_type = event
-            .get("type")
-            .and_then(Value::as_str)
-            .ok_or_else(|| Refusal::params("/params/event/type", "type must be a string"))?;
-        if event_type != INTERCEPTABLE_EVENT {
-            return Err(Refusal {
-                code: ErrorCode::UnsupportedEvent,
-                data: Some(json!({ "supported": [INTERCEPTABLE_EVENT] })),
-            });
-        }
-        let event_id = non_empty_str(event, "id")
-            .ok_or_else(|| Refusal::params("/params/event/id", "id must be a non-empty string"))?;
-        if id.as_str() != Some(event_id) {
-            return Err(Refusal::params(
-                "/id",
-                "the request id must equal params.event.id",
-            ));
-        }
+        let (params, event) = envelope(id, obj, WIRE_VERSION)?;
         for key in ["source", "time"] {
             if !event.get(key).is_some_and(Value::is_string) {
                 return Err(Refusal::params(

@@ -31,9 +31,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::backend::{Disposition, Refusal, INTERCEPTABLE_EVENT};
+use crate::backend::{envelope, Disposition, Refusal};
 use crate::policy::{Policy, ToolCall};
-use crate::rpc::ErrorCode;
 
 /// The wire `protocolVersion` of the draft line.
 pub use ctk_ahp_protocol::version::DRAFT_WIRE_VERSION;
@@ -100,47 +99,7 @@ pub(crate) fn intercept(
     id: &Value,
     obj: &Map<String, Value>,
 ) -> Result<(Value, Disposition), Refusal> {
-    let params = obj
-        .get("params")
-        .and_then(Value::as_object)
-        .ok_or_else(|| Refusal::params("/params", "params must be an object"))?;
-    match params.get("protocolVersion") {
-        None => {
-            return Err(Refusal::params(
-                "/params/protocolVersion",
-                "protocolVersion is required",
-            ))
-        }
-        Some(Value::String(v)) if v == DRAFT_WIRE_VERSION => {}
-        Some(_) => {
-            return Err(Refusal {
-                code: ErrorCode::UnsupportedProtocolVersion,
-                data: Some(json!({ "supported": [DRAFT_WIRE_VERSION] })),
-            })
-        }
-    }
-    let event = params
-        .get("event")
-        .and_then(Value::as_object)
-        .ok_or_else(|| Refusal::params("/params/event", "event must be an object"))?;
-    let event_type = event
-        .get("type")
-        .and_then(Value::as_str)
-        .ok_or_else(|| Refusal::params("/params/event/type", "type must be a string"))?;
-    if event_type != INTERCEPTABLE_EVENT {
-        return Err(Refusal {
-            code: ErrorCode::UnsupportedEvent,
-            data: Some(json!({ "supported": [INTERCEPTABLE_EVENT] })),
-        });
-    }
-    let event_id = non_empty(event, "id")
-        .ok_or_else(|| Refusal::params("/params/event/id", "id must be a non-empty string"))?;
-    if id.as_str() != Some(event_id) {
-        return Err(Refusal::params(
-            "/id",
-            "the request id must equal params.event.id",
-        ));
-    }
+    let (params, event) = envelope(id, obj, DRAFT_WIRE_VERSION)?;
     for key in ["source", "time"] {
         if non_empty(event, key).is_none() {
             return Err(Refusal::params(
