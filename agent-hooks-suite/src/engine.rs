@@ -16,8 +16,8 @@ use crate::declaration::Surface;
 use crate::script::ScriptedCallbacks;
 use crate::surface::{applicability, Applicability};
 use crate::vector::load::LoadedVector;
-use crate::vector::plan::RunnableVector;
 use crate::vector::model::{SpecVersion, Vector};
+use crate::vector::plan::RunnableVector;
 use ctk_core::event::Event;
 use ctk_core::outcome::{Status, VectorOutcome};
 

@@ -175,10 +175,16 @@ mod tests {
         assert_eq!(planned.len(), 2);
         write(dir.path(), "a.json", "CTK-9001", "edited");
         let err = planned[0].load().expect_err("changed");
-        assert!(err.contains("a.json changed after the run loaded it"), "{err}");
+        assert!(
+            err.contains("a.json changed after the run loaded it"),
+            "{err}"
+        );
         std::fs::remove_file(dir.path().join("b.json")).expect("rm");
         let err = planned[1].load().expect_err("vanished");
-        assert!(err.contains("could not be read again") && err.contains("b.json"), "{err}");
+        assert!(
+            err.contains("could not be read again") && err.contains("b.json"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -189,6 +195,9 @@ mod tests {
         write(dir.path(), "a.json", "CTK-9001", "first");
         write(dir.path(), "b.json", "CTK-9001", "again");
         let err = plan(&source).expect_err("duplicate").to_string();
-        assert!(err.contains("b.json at /id") && err.contains("duplicate vector id"), "{err}");
+        assert!(
+            err.contains("b.json at /id") && err.contains("duplicate vector id"),
+            "{err}"
+        );
     }
 }
