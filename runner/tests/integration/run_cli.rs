@@ -263,6 +263,10 @@ fn fail_fast_stops_after_the_first_failure_and_never_reads_green() {
     let out = Command::new(env!("CARGO_BIN_EXE_ctk"))
         .args([
             "run",
+            // One vector at a time: with more, the vectors already running
+            // when the failure lands finish with their own results.
+            "--jobs",
+            "1",
             "--fail-fast",
             "--vector-timeout-ms",
             "500",
