@@ -10,13 +10,17 @@ source order), and:
 * `--results FILE --markdown FILE`: writes the per-mutant results of the
   project suite and the upstream suite side by side, and reports/mutation.md;
 * `--gate`: exits 1 when a project-suite run missed a mutant that
-  equivalents.txt does not list, naming each one.
+  equivalents.txt does not list, naming each one;
+* `--sample N`: prints one cargo-mutants `--re` filter per line, naming
+  exactly the mutants whose stable key hashes (SHA-256) to 0 modulo N: a
+  sample fixed by the keys, so an edit elsewhere in the tree leaves it be.
 
 A timeout counts as caught (the suite did not pass the mutant) and is shown
 apart. An unviable mutant (it did not build) is not scored.
 """
 import argparse
 import collections
+import hashlib
 import json
 import re
 import sys
@@ -220,18 +224,44 @@ def render(project, upstream, equivalents, meta):
     return "\n".join(out)
 
 
+# The characters Rust's regex crate gives a meaning to.
+RUST_META = set("\\.+*?()|[]{}^$#&-~")
+
+
+def rust_regex_exact(text):
+    """A regex (Rust syntax) matching exactly `text`."""
+    return "^" + "".join("\\" + c if c in RUST_META else c for c in text) + "$"
+
+
+def sample(n):
+    """The `--re` filters of the mutants whose key hashes to 0 mod n."""
+    picked = [
+        name
+        for name, key in KEYS.items()
+        if int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % n == 0
+    ]
+    for name in sorted(picked):
+        print(rust_regex_exact(name))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--project", action="append", default=[], help="mutants.out of a project-suite run")
     ap.add_argument("--upstream", help="mutants.out of the upstream-suite run")
     ap.add_argument("--all", required=True, help="`cargo mutants --list --json` of the same tree")
-    ap.add_argument("--equivalents", required=True)
+    ap.add_argument("--equivalents")
+    ap.add_argument("--sample", type=int, metavar="N", help="print the --re filters of the 1-in-N sample")
     ap.add_argument("--survivors", help="known survivors: gaps still open, never equivalents")
     ap.add_argument("--gate", action="store_true")
     ap.add_argument("--results")
     ap.add_argument("--markdown")
     args = ap.parse_args()
     KEYS.update(keys_from_list(args.all))
+    if args.sample:
+        sample(args.sample)
+        return
+    if not args.equivalents:
+        sys.exit("--equivalents is required to score or gate")
     equivalents = read_equivalents(args.equivalents)
     runs = [read_run(d) for d in args.project]
     survivors = read_equivalents(args.survivors) if args.survivors else {}
