@@ -256,36 +256,19 @@ impl Harness {
         );
         self.observe(loaded, &before, &native_payload);
         let mut outcome = None;
-        for (index, backend) in loaded.registration.hooks.iter().enumerate() {
-            for sub in &backend.subscriptions {
-                let Subscription::Intercept {
-                    timeout_ms,
-                    failure_policy,
-                    include_native,
-                    ..
-                } = sub
-                else {
-                    continue;
-                };
-                if !sub.covers("tool.before") {
-                    continue;
-                }
-                let mut request = serde_json::to_value(InterceptRequest::new(
-                    before.clone(),
-                    Capabilities::deny_only(),
-                ))
-                .expect("a request serializes");
-                if *include_native {
-                    request["params"]["event"]["native"] = native(&native_payload, "tool.before");
-                }
-                let result = self
-                    .intercept(loaded, &loaded.links[index], &request, *timeout_ms)
-                    .await;
-                outcome = settle(&backend.id, result, *failure_policy);
-                if outcome.is_some() {
-                    break;
-                }
+        for link in chain(&loaded.registration) {
+            let mut request = serde_json::to_value(InterceptRequest::new(
+                before.clone(),
+                Capabilities::deny_only(),
+            ))
+            .expect("a request serializes");
+            if link.include_native {
+                request["params"]["event"]["native"] = native(&native_payload, "tool.before");
             }
+            let result = self
+                .intercept(loaded, &loaded.links[link.index], &request, link.timeout_ms)
+                .await;
+            outcome = settle(&link.backend.id, result, link.failure_policy);
             if outcome.is_some() {
                 break;
             }
@@ -339,35 +322,21 @@ impl Harness {
         self.observe_draft(loaded, &before, &native_payload);
         let mut outcome = None;
         let mut uncalled: Vec<usize> = Vec::new();
-        for (index, backend) in loaded.registration.hooks.iter().enumerate() {
-            for sub in &backend.subscriptions {
-                let Subscription::Intercept {
-                    timeout_ms,
-                    failure_policy,
-                    include_native,
-                    ..
-                } = sub
-                else {
-                    continue;
-                };
-                if !sub.covers("tool.before") {
-                    continue;
+        for link in chain(&loaded.registration) {
+            if outcome.is_some() {
+                if !uncalled.contains(&link.index) {
+                    uncalled.push(link.index);
                 }
-                if outcome.is_some() {
-                    if !uncalled.contains(&index) {
-                        uncalled.push(index);
-                    }
-                    continue;
-                }
-                let mut request = draft::intercept_request(before.clone());
-                if *include_native {
-                    request["params"]["event"]["native"] = native(&native_payload, "tool.before");
-                }
-                let result = self
-                    .intercept(loaded, &loaded.links[index], &request, *timeout_ms)
-                    .await;
-                outcome = settle(&backend.id, result, *failure_policy);
+                continue;
             }
+            let mut request = draft::intercept_request(before.clone());
+            if link.include_native {
+                request["params"]["event"]["native"] = native(&native_payload, "tool.before");
+            }
+            let result = self
+                .intercept(loaded, &loaded.links[link.index], &request, link.timeout_ms)
+                .await;
+            outcome = settle(&link.backend.id, result, link.failure_policy);
         }
         if let Some(denied) = outcome {
             // The uncalled interceptors are told how the call settled
@@ -585,6 +554,47 @@ impl Drop for Harness {
             }
         }
     }
+}
+
+/// One step of the interceptor chain (spec 13.1): an intercept subscription
+/// covering `tool.before`, with its backend and the backend's position
+/// (the index of its link).
+struct ChainLink<'a> {
+    index: usize,
+    backend: &'a Backend,
+    timeout_ms: u64,
+    failure_policy: FailurePolicy,
+    include_native: bool,
+}
+
+/// The interceptor chain of a registration, in evaluation order: both lines
+/// walk it the same way and differ only in what they send and what a deny
+/// leaves behind.
+fn chain(registration: &Registration) -> impl Iterator<Item = ChainLink<'_>> {
+    registration
+        .hooks
+        .iter()
+        .enumerate()
+        .flat_map(|(index, backend)| {
+            backend
+                .subscriptions
+                .iter()
+                .filter_map(move |sub| match sub {
+                    Subscription::Intercept {
+                        timeout_ms,
+                        failure_policy,
+                        include_native,
+                        ..
+                    } if sub.covers("tool.before") => Some(ChainLink {
+                        index,
+                        backend,
+                        timeout_ms: *timeout_ms,
+                        failure_policy: *failure_policy,
+                        include_native: *include_native,
+                    }),
+                    _ => None,
+                })
+        })
 }
 
 /// What one interceptor's answer makes of the call: `None` to go on, or

@@ -23,6 +23,15 @@ enum Origin {
     File(PathBuf),
 }
 
+impl Origin {
+    fn parse(&self) -> Result<LoadedVector, LoadError> {
+        match self {
+            Origin::Embedded(path, text) => parse_vector(path, text),
+            Origin::File(path) => load_file(path),
+        }
+    }
+}
+
 /// One vector of a run, checked and digested, held as its [`VectorMeta`].
 #[derive(Debug, Clone)]
 pub struct PlannedVector {
@@ -36,11 +45,10 @@ impl PlannedVector {
     /// planned (another digest), vanished or no longer parses is `Err`, with
     /// the file named: the run must judge the vector its report names.
     pub fn load(&self) -> Result<LoadedVector, String> {
-        let loaded = match &self.origin {
-            Origin::Embedded(path, text) => parse_vector(path, text),
-            Origin::File(path) => load_file(path),
-        }
-        .map_err(|e| format!("the vector could not be read again for its run: {e}"))?;
+        let loaded = self
+            .origin
+            .parse()
+            .map_err(|e| format!("the vector could not be read again for its run: {e}"))?;
         if loaded.sha256 != self.meta.sha256 || loaded.vector.id != self.meta.id {
             return Err(format!(
                 "{} changed after the run loaded it (digest {} when planned, {} now); rerun",
@@ -71,10 +79,7 @@ pub fn plan(source: &VectorSource) -> Result<Vec<PlannedVector>, LoadError> {
     let mut first_files: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut planned = Vec::with_capacity(origins.len());
     for origin in origins {
-        let loaded = match &origin {
-            Origin::Embedded(path, text) => parse_vector(path, text)?,
-            Origin::File(path) => load_file(path)?,
-        };
+        let loaded = origin.parse()?;
         if let Some(first) = first_files.get(&loaded.vector.id) {
             return Err(LoadError::Lint {
                 location: Location {
