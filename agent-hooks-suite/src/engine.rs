@@ -143,6 +143,7 @@ pub async fn run_vector<H: Harness>(
             record: &record,
             recorded: &recorded,
             posture: options.surface.posture,
+            interceptor_zero_first: !vector.is_declaration(),
         },
     );
     VectorOutcome::from_failures(&vector.id, failures, start.elapsed())

@@ -72,6 +72,10 @@ pub struct Observed<'a> {
     pub recorded: &'a [Value],
     /// The declared tool-seam posture.
     pub posture: Posture,
+    /// Whether interceptor 0 runs first at every point (the setup's
+    /// `interceptors` list, not a declaration's per-point bindings), so the
+    /// context it received is the one the host identified before dispatch.
+    pub interceptor_zero_first: bool,
 }
 
 /// Check every key of `expect`; an empty list means pass.
@@ -86,5 +90,8 @@ pub fn assert_vector(expect: &Expect, observed: Observed<'_>) -> Vec<AssertionFa
     records::check_records(expect, observed.record, &mut failures);
     interceptions::check_sequence(observed.recorded, &mut failures);
     records::check_identities(expect, observed.record, &mut failures);
+    if observed.interceptor_zero_first {
+        records::check_input_identities(observed.record, observed.recorded, &mut failures);
+    }
     failures
 }

@@ -5,7 +5,8 @@
 //! (+ `interceptions_absent`, context checks) → run record (`run_outcome` /
 //! `run_outcome_by_posture`, `final_output`, `tool_invocations`,
 //! `tool_not_invoked`, `released_output`, `persisted_must_not_contain`, `principal_notices`) →
-//! `records` → the implicit sequence check → `identities_equal`.
+//! `records` → the implicit sequence check → `identities_equal` → the implicit
+//! recomputation of `jcs-sha256` input identities.
 
 mod check;
 pub use ctk_core::diff;

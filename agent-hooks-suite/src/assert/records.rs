@@ -1,11 +1,13 @@
-//! `records` (forward scan by point) and `identities_equal` (over the
-//! records' `input_identity` / `enforced_identity` pairs).
+//! `records` (forward scan by point), `identities_equal` (over the
+//! records' `input_identity` / `enforced_identity` pairs) and the implicit
+//! recomputation of `jcs-sha256` input identities.
 
 use ctk_harness_protocol::RunRecord;
 use serde_json::{json, Value};
 
 use crate::assert::check::{check_paths, forward_scan, point};
 use crate::assert::AssertionFailure;
+use crate::identity::context_identity;
 use crate::json_path::lookup;
 use crate::vector::model::Expect;
 
@@ -106,5 +108,135 @@ pub fn check_identities(expect: &Expect, record: &RunRecord, failures: &mut Vec<
         ));
     } else if !want_equal && differing.is_empty() {
         failures.push(AssertionFailure::message("identities_equal", "expected some record whose enforced identity differs from its input identity; all are equal"));
+    }
+}
+
+/// The implicit identity check: every record that names `jcs-sha256` and
+/// carries an `input_identity` must carry the identity the kit computes
+/// (§10.2, independently of any host) over the context interceptor 0
+/// received at that emission, matched by point and `sequence`.
+///
+/// §10.3 makes `input_identity` the provider's output over the context
+/// before dispatch, and interceptor 0, first in every chain, receives that
+/// very context, so a conformant host cannot differ. Only the caller knows
+/// that interceptor 0 is first ([`Observed`](crate::assert::Observed)).
+/// A record no recorded context matches (an emission not dispatched, or not
+/// to interceptor 0) is left to the other checks.
+pub fn check_input_identities(
+    record: &RunRecord,
+    recorded: &[Value],
+    failures: &mut Vec<AssertionFailure>,
+) {
+    for (n, r) in record.records.iter().enumerate() {
+        if r.get("identity_provider").and_then(Value::as_str) != Some("jcs-sha256") {
+            continue;
+        }
+        let Some(claimed) = r.get("input_identity").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some(context) = recorded.iter().find(|c| {
+            point(c) == point(r)
+                && c.get("sequence").is_some()
+                && c.get("sequence") == r.get("sequence")
+        }) else {
+            continue;
+        };
+        let key = "input_identity";
+        match context_identity(context) {
+            Ok(id) if id == claimed => {}
+            Ok(id) => failures.push(AssertionFailure::mismatch(
+                key,
+                format!(
+                    "record #{n} ({}): its jcs-sha256 input identity is not the one computed over the context interceptor 0 received (sequence {})",
+                    point(r),
+                    r.get("sequence").unwrap_or(&Value::Null)
+                ),
+                &Value::String(id),
+                Some(&Value::String(claimed.to_owned())),
+            )),
+            Err(e) => failures.push(AssertionFailure::message(
+                key,
+                format!(
+                    "record #{n} ({}) carries a jcs-sha256 input identity, but the context interceptor 0 received has none: {e}",
+                    point(r)
+                ),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ctk_harness_protocol::RunOutcome;
+
+    fn context(sequence: u64) -> Value {
+        json!({"spec": "agent-hooks/0.1", "interception_point": "pre_tool_call", "timestamp": "2026-01-01T00:00:00.000Z",
+               "sequence": sequence, "agent": {"id": "a", "framework": "f", "name": "dropped"}, "session": {"id": "s"},
+               "target": {"q": "caf\u{e9} \"quoted\"\n", "n": [1, 2.5, -0.0]},
+               "tool_call": {"id": "tc", "name": "lookup", "args": {"q": "caf\u{e9} \"quoted\"\n", "n": [1, 2.5, -0.0]}}})
+    }
+
+    fn run_with(records: Vec<Value>) -> RunRecord {
+        let mut run = RunRecord::new(RunOutcome::Completed);
+        run.records = records;
+        run
+    }
+
+    fn record(provider: &str, identity: &str, sequence: u64) -> Value {
+        json!({"interception_point": "pre_tool_call", "sequence": sequence, "identity_provider": provider,
+               "input_identity": identity, "enforced_identity": identity})
+    }
+
+    fn failures(run: &RunRecord, recorded: &[Value]) -> Vec<AssertionFailure> {
+        let mut failures = Vec::new();
+        check_input_identities(run, recorded, &mut failures);
+        failures
+    }
+
+    #[test]
+    fn the_identity_of_the_dispatched_context_passes() {
+        let id = context_identity(&context(4)).expect("an identity");
+        let run = run_with(vec![record("jcs-sha256", &id, 4)]);
+        assert_eq!(failures(&run, &[context(3), context(4)]), Vec::new());
+    }
+
+    #[test]
+    fn a_self_consistent_but_wrong_identity_fails_with_both_values() {
+        // The identity of another emission: well formed, just not this one's.
+        let other = context_identity(&context(3)).expect("an identity");
+        let run = run_with(vec![record("jcs-sha256", &other, 4)]);
+        let got = failures(&run, &[context(4)]);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].key, "input_identity");
+        assert!(got[0].message.contains("record #0 (pre_tool_call)"), "{got:#?}");
+        assert_eq!(
+            got[0].expected,
+            Some(Value::String(context_identity(&context(4)).unwrap()))
+        );
+        assert_eq!(got[0].actual, Some(Value::String(other)));
+    }
+
+    #[test]
+    fn an_identity_over_a_context_outside_the_domain_fails() {
+        let mut ctx = context(4);
+        ctx["tool_call"]["args"]["n"] = json!(9_007_199_254_740_993_u64);
+        let run = run_with(vec![record("jcs-sha256", "sha256:00", 4)]);
+        let got = failures(&run, &[ctx]);
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert!(got[0].message.contains("has none"), "{got:#?}");
+    }
+
+    #[test]
+    fn other_providers_null_identities_and_unmatched_records_are_left_alone() {
+        let run = run_with(vec![
+            record("ctk-fault", "sha256:00", 4),
+            json!({"interception_point": "pre_tool_call", "sequence": 4, "identity_provider": "jcs-sha256",
+                   "input_identity": null, "enforced_identity": null}),
+            record("jcs-sha256", "sha256:00", 5),
+            json!({"interception_point": "post_tool_call", "sequence": 4, "identity_provider": "jcs-sha256",
+                   "input_identity": "sha256:00"}),
+        ]);
+        assert_eq!(failures(&run, &[context(4)]), Vec::new());
     }
 }

@@ -72,6 +72,7 @@ fn check_with(
             record: &record,
             recorded,
             posture,
+            interceptor_zero_first: false,
         },
     )
 }
