@@ -209,7 +209,10 @@ mod tests {
         let got = failures(&run, &[context(4)]);
         assert_eq!(got.len(), 1, "{got:#?}");
         assert_eq!(got[0].key, "input_identity");
-        assert!(got[0].message.contains("record #0 (pre_tool_call)"), "{got:#?}");
+        assert!(
+            got[0].message.contains("record #0 (pre_tool_call)"),
+            "{got:#?}"
+        );
         assert_eq!(
             got[0].expected,
             Some(Value::String(context_identity(&context(4)).unwrap()))
