@@ -3,6 +3,8 @@
 //! recorded.
 
 use serde_json::{json, Value};
+use time::format_description::well_known::Rfc3339;
+use time::{OffsetDateTime, UtcOffset};
 
 use crate::assert::check::{check_paths, forward_scan, point};
 use crate::assert::AssertionFailure;
@@ -112,6 +114,22 @@ fn spec_ok(spec: &str) -> bool {
     })
 }
 
+/// §4.1 `timestamp`: an RFC 3339 date-time (the schema's `format:
+/// date-time`) naming a UTC instant, so its offset is zero: `Z`, `+00:00`
+/// (or RFC 3339's `-00:00`).
+fn timestamp_ok(value: &Value) -> Result<(), String> {
+    let text = value.as_str().ok_or("timestamp is not a string")?;
+    let at = OffsetDateTime::parse(text, &Rfc3339)
+        .map_err(|e| format!("timestamp is not an RFC 3339 date-time: {text:?} ({e})"))?;
+    if at.offset() != UtcOffset::UTC {
+        return Err(format!(
+            "timestamp is not a UTC instant (offset {}): {text:?}",
+            at.offset()
+        ));
+    }
+    Ok(())
+}
+
 /// The §4 envelope check: required core, conditional members, subfields.
 pub fn envelope(ctx: &Value) -> Result<(), String> {
     let obj = ctx.as_object().ok_or("context is not an object")?;
@@ -135,9 +153,7 @@ pub fn envelope(ctx: &Value) -> Result<(), String> {
     if write_back_field(p).is_none() && p != "agent_startup" && p != "agent_shutdown" {
         return Err(format!("unknown interception_point {p:?}"));
     }
-    if !obj["timestamp"].is_string() {
-        return Err("timestamp is not a string".into());
-    }
+    timestamp_ok(&obj["timestamp"])?;
     if !obj["sequence"].is_u64() {
         return Err("sequence is not an integer >= 0".into());
     }
@@ -251,6 +267,66 @@ pub fn check_sequence(recorded: &[Value], failures: &mut Vec<AssertionFailure>) 
                 }
             }
             _ => highest = Some((seq, ctx)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn startup(timestamp: Value) -> Value {
+        json!({"spec": "agent-hooks/0.1", "interception_point": "agent_startup",
+            "timestamp": timestamp, "sequence": 0,
+            "agent": {"id": "a", "framework": "f"}, "session": {"id": "s"},
+            "target": {"tools_registered": []}, "agent_init": {"tools_registered": []}})
+    }
+
+    #[test]
+    fn rfc3339_utc_timestamps_pass() {
+        for t in [
+            "2026-06-19T14:03:11.123Z",
+            "2026-06-19T14:03:11Z",
+            "2026-06-19T14:03:11.123456Z",
+            "2026-06-19t14:03:11.123z",
+            "2026-06-19T14:03:11.123+00:00",
+            "2000-02-29T23:59:59.999Z",
+            "2016-12-31T23:59:60Z",
+        ] {
+            assert_eq!(envelope(&startup(json!(t))), Ok(()), "{t}");
+        }
+    }
+
+    #[test]
+    fn other_timestamps_fail_naming_the_value() {
+        for t in [
+            "",
+            "t",
+            "2026-13-01T00:00:00.000Z",
+            "2026-02-30T00:00:00.000Z",
+            "2026-01-01T24:00:00.000Z",
+            "2026-01-01T00:00:00.000",
+            "2026-01-01",
+            "2026-01-01T00:00:00.000Z ",
+            "1767225600",
+        ] {
+            let err = envelope(&startup(json!(t))).expect_err(t);
+            assert!(
+                err.starts_with("timestamp is not an RFC 3339 date-time: ")
+                    && err.contains(&format!("{t:?}")),
+                "{t}: {err}"
+            );
+        }
+        let err = envelope(&startup(json!("2026-06-19T16:03:11.123+02:00"))).expect_err("offset");
+        assert!(
+            err.contains("not a UTC instant") && err.contains("+02:00"),
+            "{err}"
+        );
+        for v in [json!(1_767_225_600), json!(null)] {
+            assert_eq!(
+                envelope(&startup(v)),
+                Err("timestamp is not a string".to_owned())
+            );
         }
     }
 }

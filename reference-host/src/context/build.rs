@@ -1,9 +1,12 @@
 //! Building contexts (§4.1-§4.3): the required core around a point's
 //! conditional members, with `target` aliasing the point's rewritable field.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::num::NonZeroU8;
 
 use serde_json::{Map, Value};
+use time::format_description::well_known::iso8601::{Config, EncodedConfig, TimePrecision};
+use time::format_description::well_known::Iso8601;
+use time::{OffsetDateTime, UtcOffset};
 
 use crate::point::Point;
 use crate::spec_version::SpecVersion;
@@ -76,35 +79,26 @@ pub fn write_back(context: &mut Value, point: Point) {
     *slot = target;
 }
 
+/// The RFC 3339 profile of ISO 8601 the reference host writes: calendar
+/// date, time to the second with three decimal digits, `Z` for UTC.
+const RFC3339_MILLIS: EncodedConfig = Config::DEFAULT
+    .set_time_precision(TimePrecision::Second {
+        decimal_digits: NonZeroU8::new(3),
+    })
+    .encode();
+
 /// The current instant as RFC 3339 UTC with milliseconds,
-/// `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` (§4.1).
 pub fn now_rfc3339() -> String {
-    let since = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    format_rfc3339(since.as_secs(), since.subsec_millis())
+    rfc3339_millis(OffsetDateTime::now_utc())
 }
 
-/// Format seconds since the Unix epoch plus milliseconds as RFC 3339 UTC.
-pub fn format_rfc3339(secs: u64, millis: u32) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Civil-from-days (Howard Hinnant's algorithm), proleptic Gregorian.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
+/// An instant as RFC 3339 UTC with milliseconds (truncated, never rounded
+/// up), `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+fn rfc3339_millis(at: OffsetDateTime) -> String {
+    at.to_offset(UtcOffset::UTC)
+        .format(&Iso8601::<RFC3339_MILLIS>)
+        .expect("an instant of years 0000-9999 formats as RFC 3339")
 }
 
 #[cfg(test)]
@@ -162,11 +156,39 @@ mod tests {
 
     #[test]
     fn timestamps_are_rfc3339_utc_millis() {
-        assert_eq!(format_rfc3339(0, 0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(format_rfc3339(1_767_225_600, 7), "2026-01-01T00:00:00.007Z");
+        let at = |secs: i64, nanos: i64| {
+            OffsetDateTime::from_unix_timestamp_nanos(
+                i128::from(secs) * 1_000_000_000 + i128::from(nanos),
+            )
+            .expect("in range")
+        };
+        assert_eq!(rfc3339_millis(at(0, 0)), "1970-01-01T00:00:00.000Z");
         assert_eq!(
-            format_rfc3339(951_782_400 + 86_399, 999),
+            rfc3339_millis(at(1_767_225_600, 7_000_000)),
+            "2026-01-01T00:00:00.007Z"
+        );
+        // Leap day, last millisecond, sub-millisecond digits truncated.
+        assert_eq!(
+            rfc3339_millis(at(951_782_400 + 86_399, 999_999_999)),
             "2000-02-29T23:59:59.999Z"
         );
+        // Another offset is written as the same instant in UTC.
+        let east = at(1_767_225_600, 0).to_offset(UtcOffset::from_hms(5, 30, 0).expect("offset"));
+        assert_eq!(rfc3339_millis(east), "2026-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn now_is_an_rfc3339_utc_instant_near_the_clock() {
+        use time::format_description::well_known::Rfc3339;
+        let before = OffsetDateTime::now_utc();
+        let text = now_rfc3339();
+        let after = OffsetDateTime::now_utc();
+        assert_eq!(text.len(), "YYYY-MM-DDTHH:MM:SS.mmmZ".len(), "{text}");
+        assert!(text.ends_with('Z'), "{text}");
+        let parsed = OffsetDateTime::parse(&text, &Rfc3339).expect("RFC 3339");
+        assert_eq!(parsed.offset(), UtcOffset::UTC);
+        // Truncated to the millisecond: not after `after`, within 1 ms of `before`.
+        assert!(parsed <= after, "{text}");
+        assert!(parsed > before - time::Duration::milliseconds(1), "{text}");
     }
 }

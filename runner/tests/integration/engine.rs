@@ -53,7 +53,7 @@ impl Harness for Fake {
             "AH-CTK-907" => panic!("the fake host falls over"),
             _ => {}
         }
-        let mut ctx = json!({"spec": "agent-hooks/0.1", "interception_point": "input", "timestamp": "t", "sequence": 1,
+        let mut ctx = json!({"spec": "agent-hooks/0.1", "interception_point": "input", "timestamp": "2026-01-01T00:00:00.000Z", "sequence": 1,
             "agent": {"id": "a", "framework": "f"}, "session": {"id": "s"}, "target": {"content": "hi", "role": "user"},
             "input": {"content": "hi", "role": "user"}});
         let verdict = match callbacks.intercept(0, &mut ctx).await {
