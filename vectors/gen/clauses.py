@@ -300,6 +300,7 @@ c("10.2-i", "MUST", "No identity is computed for a context whose interception_po
   "harnesses always build contexts with a valid point",
   ["reference-host/src/identity/provider.rs::unknown_or_absent_point_has_no_identity",
    "agent-hooks-suite/src/identity.rs::unknown_point_is_refused"])
+c("10.2-j", "MUST", "The context_invalid deny for a context outside the identity domain carries a message that says how to repair it (such as writing 64-bit identifiers as decimal strings).")
 c("10.3-a", "MUST", "The host writes exactly one record per emission.")
 c("10.3-b", "MUST", "A record carries no payload: no context or target content and no transform value.")
 c("10.3-c", "MUST", "The record truncates message and warnings[].message to at most 256 UTF-8 bytes on a character boundary, marking a cut with an ellipsis.",

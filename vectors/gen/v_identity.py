@@ -109,26 +109,41 @@ V(533, "min-safe-integer-at-the-seam", "An argument of -(2^53-1) stays in the id
   approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}])
 
 
+# Section 9 takes the request identity over the context as presented, after the folds before it (9-n), and the
+# jcs-sha256 provider rejects an integer beyond 2^53-1 in the projection as context_invalid (10.2-d): a fold that leaves
+# 2^53 in the arguments leaves the seam no identity to put to the resolver, so the liftable deny is not lifted, and
+# the transform the resolver would approve never reaches the tool. (That the record then says resolved_by rejection is
+# D-24's reading, not asserted here.)
+V(534, "two-pow-53-folded-before-the-seam", "A fold that puts 2^53 into the arguments before a liftable deny leaves no request identity: denied context_invalid, the approving resolver's transform never applies",
+  "9, 10.2", ["9-n", "10.2-d"], IP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": CI})],
+   "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
+  caps=MT + ["int64_json"],
+  scripts=[[rule(PT, transform("$target.q", 9007199254740992))], [rule(PT, liftable("ctk:check"))]],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target.q", "fixed")}}])
+
+
 def rejected_post_model(cap):
     return {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO, PT],
             "tool_not_invoked": ["lookup"],
             "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": CI, "input_identity": None,
                                  "enforced_identity": None, "decided_by": None, "identity_provider": "jcs-sha256"},
-                            ["verdicts"])],
+                            ["verdicts"], ["verdict.message"])],
             "final_output": None, "run_outcome": "blocked"}
 
 
 V(516, "two-pow-53-rejected", "An argument of exactly 2^53 leaves the identity domain: post_model_call is denied before dispatch",
-  "10.2, 4.4, 6.3", ["10.2-d", "10.3-m", "11-a"], IP, tool_args_scen(9007199254740992), rejected_post_model("int64_json"),
+  "10.2, 4.4, 6.3", ["10.2-d", "10.2-j", "10.3-m", "11-a"], IP, tool_args_scen(9007199254740992), rejected_post_model("int64_json"),
   caps=MT + ["int64_json"], script=[rule(PO, deny("ctk:should-not-be-asked"))])
 V(517, "neg-two-pow-53-rejected", "An argument of -2^53 leaves the identity domain: post_model_call is denied before dispatch",
-  "10.2", ["10.2-d", "10.3-m"], IP, tool_args_scen(-9007199254740992), rejected_post_model("int64_json"),
+  "10.2", ["10.2-d", "10.2-j", "10.3-m"], IP, tool_args_scen(-9007199254740992), rejected_post_model("int64_json"),
   caps=MT + ["int64_json"], script=[])
 V(518, "two-pow-64-rejected", "An integer literal of 2^64 is caught from the raw text and denied before dispatch",
-  "10.2", ["10.2-e", "10.2-d"], IP, tool_args_scen(18446744073709551616), rejected_post_model("bigint_json"),
+  "10.2", ["10.2-e", "10.2-d", "10.2-j"], IP, tool_args_scen(18446744073709551616), rejected_post_model("bigint_json"),
   caps=MT + ["bigint_json"], script=[])
 V(519, "huge-negative-literal-rejected", "A negative integer literal far beyond 64 bits is caught from the raw text and denied",
-  "10.2", ["10.2-e"], IP, tool_args_scen(-123456789012345678901234567890), rejected_post_model("bigint_json"),
+  "10.2", ["10.2-e", "10.2-j"], IP, tool_args_scen(-123456789012345678901234567890), rejected_post_model("bigint_json"),
   caps=MT + ["bigint_json"], script=[])
 V(520, "decimal-string-accepted", "A 64-bit identifier carried as a decimal string is accepted unchanged",
   "4.4", ["4.4-c", "4.4-d"], IP, tool_args_scen("9007199254740993"),

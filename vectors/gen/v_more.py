@@ -403,6 +403,13 @@ refused(1176, "document-id-first-character", "A document id whose only fault is 
         doc(G, id="Host-declaration"), ["7.7.6-i"], True)
 refused(1177, "exposure-bound-empty", "A stated exposure_bound that is the empty string breaks its 1 to 512 characters and is refused as invalid_field",
         "invalid_field", doc(G, surface={"buffered_output": False, "exposure_bound": ""}), ["7.7.6-i"], True)
+# Section 7.7.3 types $schema as a string (read by nothing, dropped from the resolved form) and section 7.7.5 gives
+# the binding kind its pattern: a value of the wrong type or breaking the pattern is refused at step 6, before the kind
+# is looked up (a kind that breaks the pattern is invalid_field, never kind_unknown).
+refused(1178, "schema-member-number", "A $schema member given as a number, not a string, is refused as invalid_field", "invalid_field",
+        doc(G, **{"$schema": 7}), ["7.7.6-i"], True)
+refused(1179, "binding-kind-without-dot", "A binding kind without a dot breaks the kind pattern and is refused as invalid_field, not kind_unknown",
+        "invalid_field", doc([{"id": "guard", "kind": "scripted"}]), ["7.7.6-i"], True)
 refused(1174, "resolver-name-pattern", "An approval resolver name with capitals breaks the name pattern: invalid_field (step 6), before any lookup",
         "invalid_field", doc(G, {"approval": {"resolver": "Nobody-Home"}}), ["7.7.6-i"], True)
 refused(1175, "extensions-namespace-hyphen", "An extensions namespace with a hyphen breaks ^[a-z][a-z0-9_]*$ and is refused as invalid_field",

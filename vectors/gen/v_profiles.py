@@ -226,9 +226,11 @@ V(336, "ps-conflict-approval-reject", "strictest with knob approval: a reject ke
   blocked(records=[rec(PT, {"verdict.reason": "ctk:operator-said-no", "resolved_by": "rejection"})]),
   caps=MT, scripts=[[rule(PT, transform("$target.q", "a"))], [rule(PT, transform("$target.q", "b"))]],
   composition=PS("approval"), approval_script=REJECT, advisory="P-7")
+# The knob synthesizes a liftable deny (section 7.5; a liftable deny is one carrying approval, section 5.1), and with no
+# resolver nothing replaces it, so it is the combined verdict; the record keeps its approval as an empty object (10.3).
 V(337, "ps-conflict-approval-no-resolver", "strictest with knob approval and no resolver: the synthesized deny stands as transform_conflict",
-  "7.5, 5.1", ["7.5-d", "5.1-e"], P_PS, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:transform_conflict"}, ["resolved_by"])]),
+  "7.5, 5.1, 10.3", ["7.5-d", "5.1-e", "10.3-d"], P_PS, tool_scenario(),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:transform_conflict", "verdict.approval": {}}, ["resolved_by"])]),
   caps=MT, scripts=[[rule(PT, transform("$target.q", "a"))], [rule(PT, transform("$target.q", "b"))]], composition=PS("approval"))
 V(338, "ps-liftable-beats-transform", "strictest: a lifted deny wins over a lower transform, which is not applied",
   "7.5", ["7.5-e", "5.1-h"], P_PS, tool_scenario(),
