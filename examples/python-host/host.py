@@ -823,11 +823,14 @@ class Emitter:
     def synthesized(self, ctx, point, reason, knob):
         """A profile-synthesized failure: denied with `reason`, or, with the
         knob at `approval`, a liftable deny the seam is consulted for."""
+        if self.composition.get(knob) != "approval":
+            return host_deny(reason, "the interceptors disagree"), None, None, []
         deny = {"decision": "deny", "reason": reason, "message": "the interceptors disagree", "approval": {}}
-        if self.composition.get(knob) == "approval" and self.can_consult(point):
+        if self.can_consult(point):
             combined, _, resolved_by, resolution = self.lift(ctx, point, deny, None)
             return combined, None, resolved_by, [resolution]
-        return host_deny(reason, "the interceptors disagree"), None, None, []
+        # Nothing can lift it, but it stays the liftable deny the knob asks for.
+        return deny, None, None, []
 
     def strictest(self, ctx, point, bound):
         """§7.5: the strictest verdict wins; two or more transforms conflict."""
