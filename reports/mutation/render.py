@@ -233,15 +233,39 @@ def rust_regex_exact(text):
     return "^" + "".join("\\" + c if c in RUST_META else c for c in text) + "$"
 
 
-def sample(n):
-    """The `--re` filters of the mutants whose key hashes to 0 mod n."""
+def sample(n, residue=0):
+    """The `--re` filters of the mutants whose key hashes to `residue` mod n."""
+    if not 0 <= residue < n:
+        sys.exit(f"--residue {residue} is not in 0..{n - 1}")
     picked = [
         name
         for name, key in KEYS.items()
-        if int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % n == 0
+        if int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % n == residue
     ]
     for name in sorted(picked):
         print(rust_regex_exact(name))
+
+
+def compare(project, upstream, equivalents):
+    """Both suites' scores over the same mutants, as a Markdown table."""
+    if set(project) != set(upstream):
+        sys.exit("the two runs did not test the same mutants")
+    print("| suite | mutants | caught | timeout | missed | equivalent | unviable | score |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, results in (("project (0.1 and draft)", project), ("upstream (AH-CTK-001..113)", upstream)):
+        c = collections.Counter()
+        for row in tally(results, equivalents).values():
+            c.update(row)
+        killed, scored = score(c)
+        print(
+            f"| {name} | {sum(c.values())} | {c['caught']} | {c['timeout']} | {c['missed']} | "
+            f"{c['equivalent']} | {c['unviable']} | {pct(killed, scored)} |"
+        )
+    only = sorted(k for k in project if project[k] in ("caught", "timeout") and upstream[k] == "missed"
+                  and k not in equivalents)
+    print(f"\ncaught by the project's vectors, missed by upstream's: {len(only)}")
+    for k in only:
+        print(f"- {k}")
 
 
 def main():
@@ -251,6 +275,10 @@ def main():
     ap.add_argument("--all", required=True, help="`cargo mutants --list --json` of the same tree")
     ap.add_argument("--equivalents")
     ap.add_argument("--sample", type=int, metavar="N", help="print the --re filters of the 1-in-N sample")
+    ap.add_argument("--residue", type=int, default=0, metavar="R",
+                    help="with --sample: the mutants whose key hashes to R mod N (default 0, CI's sample)")
+    ap.add_argument("--compare", action="store_true",
+                    help="print one --project run and the --upstream run of the same mutants side by side")
     ap.add_argument("--survivors", help="known survivors: gaps still open, never equivalents")
     ap.add_argument("--gate", action="store_true")
     ap.add_argument("--results")
@@ -258,7 +286,7 @@ def main():
     args = ap.parse_args()
     KEYS.update(keys_from_list(args.all))
     if args.sample:
-        sample(args.sample)
+        sample(args.sample, args.residue)
         return
     if not args.equivalents:
         sys.exit("--equivalents is required to score or gate")
@@ -284,6 +312,11 @@ def main():
                 + "\n"
             )
         gate([r for r, _ in runs], equivalents, survivors)
+        return
+    if args.compare:
+        if len(runs) != 1 or not args.upstream:
+            sys.exit("--compare needs one --project and the --upstream run")
+        compare(runs[0][0], read_run(args.upstream)[0], equivalents)
         return
     if len(runs) != 1 or not args.upstream or not args.results or not args.markdown:
         sys.exit("rendering needs one --project, --upstream, --results and --markdown")

@@ -234,3 +234,62 @@ fn a_file_of_the_wrong_shape_is_refused_with_its_pointer() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("s.txt:1: a known survivor needs"));
 }
+
+/// `render.py --sample 20 --residue R`: the 20 slices of one mutant list are
+/// disjoint and together name every mutant once (so slice runs add up to the
+/// full run), residue 0 is exactly CI's sample, and a residue out of range
+/// is refused.
+#[test]
+fn the_twenty_residues_partition_the_mutants_and_residue_zero_is_the_sample() {
+    let dir = std::env::temp_dir().join(format!("ctk-mutation-residues-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let list: Vec<serde_json::Value> = (0..200)
+        .map(|i| {
+            let file = format!("reference-host/src/m{}.rs", i % 7);
+            serde_json::json!({
+                "file": file,
+                "name": format!("{file}:{}:5: replace f{i} -> bool with true", i + 1),
+                "span": {"start": {"line": i + 1, "column": 5}},
+            })
+        })
+        .collect();
+    let all = dir.join("all.json");
+    std::fs::write(&all, serde_json::to_string(&list).unwrap()).unwrap();
+    let render = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/mutation/render.py");
+    let slice = |extra: &[&str]| -> Output {
+        Command::new("python3")
+            .arg(&render)
+            .arg("--all")
+            .arg(&all)
+            .args(["--sample", "20"])
+            .args(extra)
+            .output()
+            .expect("python3 runs render.py")
+    };
+    let lines = |out: Output| -> Vec<String> {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut total = 0;
+    for r in 0..20 {
+        let picks = lines(slice(&["--residue", &r.to_string()]));
+        total += picks.len();
+        seen.extend(picks);
+    }
+    assert_eq!(total, 200, "every mutant in exactly one slice");
+    assert_eq!(seen.len(), 200);
+    assert_eq!(lines(slice(&[])), lines(slice(&["--residue", "0"])));
+    let refused = slice(&["--residue", "20"]);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--residue 20 is not in 0..19"));
+    std::fs::remove_dir_all(&dir).ok();
+}
