@@ -340,8 +340,7 @@ c("12.1-c", "MUST", "An incremental host releases nothing beyond its declared bo
 c("12.1-d", "MUST", "An incremental deny ends the stream and withholds everything not yet released.")
 c("12.1-e", "MUST", "Withheld or unevaluated streamed content is never persisted.")
 c("12.1-f", "MUST", "A model call that errors is not followed by a post_model_call and nothing partial persists.",
-  "the vector grammar has no capability-gated way to make the mock model fail a call (respond.error is a reference-host scenario extension, DECISIONS D-22)",
-  ["reference-host/tests/integration/agent_loop.rs::errored_model_call_is_not_mediated"])
+  tests=["reference-host/tests/integration/agent_loop.rs::errored_model_call_is_not_mediated"])
 c("12.1-g", "MUST", "A host that cannot assemble a stream emits post_model_call with finish_reason stream_incomplete and a self-deny host_error:streaming_unsupported, and does not use the partial response.",
   "only incremental hosts receive chunked mock streams",
   ["reference-host/tests/integration/agent_loop.rs::buffered_output_fails_closed_on_a_truncated_stream"])

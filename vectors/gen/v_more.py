@@ -414,6 +414,11 @@ refused(1174, "resolver-name-pattern", "An approval resolver name with capitals 
         "invalid_field", doc(G, {"approval": {"resolver": "Nobody-Home"}}), ["7.7.6-i"], True)
 refused(1175, "extensions-namespace-hyphen", "An extensions namespace with a hyphen breaks ^[a-z][a-z0-9_]*$ and is refused as invalid_field",
         "invalid_field", doc(G, extensions={"acme-corp": {"ticket": "t-1"}}), ["7.7.6-i"], True)
+# Section 7.7.2 writes a version id agent-hooks-declaration/<major>.<minor> (the 1.0 schema's pattern for every
+# surface.declaration_versions entry): an entry with no minor breaks the pattern at step 6, before step 8 compares the
+# stated versions with the host code.
+refused(1180, "surface-version-without-minor", "A stated declaration_versions entry with no minor (agent-hooks-declaration/2) breaks the version-id pattern: invalid_field, not surface_unsupported",
+        "invalid_field", doc(G, surface=full_surface([DV, "agent-hooks-declaration/2"])), ["7.7.6-i"], True)
 refused(1147, "script-out-of-range", "A ctk.scripted binding naming a script that does not exist is refused as binding_rejected", "binding_rejected",
         doc([b("guard", 9)]), ["7.7.5-d"])
 refused(1148, "script-negative", "A ctk.scripted binding with a negative script index is refused as binding_rejected", "binding_rejected",
@@ -494,3 +499,18 @@ DEEPER = doc(G, extensions={"deep": nested(32)})
 assert depth(DEEPER) == 34, depth(DEEPER)
 refused(1171, "malformed-depth-34", "A document nested 34 levels deep, beyond the bound however the root is counted, is refused as malformed, not truncated",
         "malformed", DEEPER, ["7.7.6-h", "7.7.3-e"])
+
+
+def nested_array(levels):
+    """An array nested `levels` deep ([] is one level)."""
+    v = []
+    for _ in range(levels - 1):
+        v = [v]
+    return v
+
+
+# Arrays nest like objects: CTK-1171's 34 levels, reached through arrays inside an extension value.
+DEEPER_ARRAYS = doc(G, extensions={"deep": nested_array(32)})
+assert depth(DEEPER_ARRAYS) == 34, depth(DEEPER_ARRAYS)
+refused(1181, "malformed-depth-34-arrays", "A document nested 34 levels deep through arrays is refused as malformed on every load path, not truncated",
+        "malformed", DEEPER_ARRAYS, ["7.7.6-h", "7.7.3-e"])

@@ -319,3 +319,16 @@ V(56, "transform-args-not-object-never-dispatched", "A bare $target transform th
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
   caps=MT, script=[rule(PT, transform("$target", "not-an-object"))])
+
+# Section 12.1: a model call that itself errors is an errored action, never mediated: no post_model_call follows its
+# pre_model_call and nothing of it persists. The session still ends with agent_shutdown (section 3). `respond.error`
+# is the harness protocol's way to fail the call (harness-protocol/HOSTS.md section 4, scenario.json); that the run
+# then ends `error` is the harness protocol's convention, not the text's.
+V(58, "model-call-error-not-mediated", "A model call that fails after its pre_model_call is not mediated: no post_model_call, no output, agent_shutdown still closes the session",
+  "12.1, 3", ["12.1-f", "3-g", "3.1-b"], PART,
+  {"input": {"content": "say hello", "role": "user"},
+   "model_script": [{"respond": {"content": "PARTIAL-REPLY", "tool_calls": [], "finish_reason": "stop",
+                                 "error": {"message": "upstream unavailable"}}}]},
+  {"interceptions": ix([SU, IN, PM, SD], {3: {"summary.reason": "error"}}),
+   "interceptions_absent": [PO, OUT], "final_output": None, "run_outcome": "error"},
+  caps=M, script=[])
