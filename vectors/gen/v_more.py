@@ -419,6 +419,24 @@ refused(1175, "extensions-namespace-hyphen", "An extensions namespace with a hyp
 # stated versions with the host code.
 refused(1180, "surface-version-without-minor", "A stated declaration_versions entry with no minor (agent-hooks-declaration/2) breaks the version-id pattern: invalid_field, not surface_unsupported",
         "invalid_field", doc(G, surface=full_surface([DV, "agent-hooks-declaration/2"])), ["7.7.6-i"], True)
+refused(1184, "surface-version-pre-release-minor", "A stated declaration_versions entry whose minor carries a suffix (agent-hooks-declaration/1.0-beta) breaks the version-id pattern: invalid_field",
+        "invalid_field", doc(G, surface=full_surface([DV, "agent-hooks-declaration/1.0-beta"])), ["7.7.6-i"], True)
+# What a pattern allows loads: an extensions namespace with an underscore and a digit after its first letter
+# (section 7.7.3 keys extensions by the section 4.6 namespace rule, ^[a-z][a-z0-9_]*$).
+V(1183, "decl-extensions-namespace-underscore-digit", "An extensions namespace with an underscore and a digit after its first letter (acme_corp2) matches the namespace rule: the document loads and the run completes",
+  "7.7.3", ["7.7.3-b"], DL, plain_scenario(),
+  {"load": ACC, "interceptions": ix(FULL_PLAIN), "final_output": "hello there", "run_outcome": "completed"},
+  caps=M + HD, scripts=[[]], host_declaration=doc(G, extensions={"acme_corp2": {"ticket": "t-1"}}))
+# Section 7.7.4: a stated surface.profiles entry lists the knob values the host supports under that profile, and the
+# configured knob value must lie within it: resume, listed there, loads (an absent list would mean the default only).
+V(1182, "decl-surface-profile-knob-listed", "A surface stated in full whose sequential/first_deny lists on_approval stop and resume lets the configuration choose resume: it loads and records carry it",
+  "7.7.4", ["7.7.4-d"], DL, plain_scenario(),
+  {"load": ACC, "interceptions": ix(FULL_PLAIN),
+   "records": [rec(SU, {"declaration": DV, "composition.on_approval": "resume"})],
+   "final_output": "hello there", "run_outcome": "completed"},
+  caps=M + HD, scripts=[[]],
+  host_declaration=doc(G, {"composition": {"profile": "sequential/first_deny", "on_approval": "resume"}},
+                       surface=dict(full_surface([DV]), profiles={"sequential/first_deny": {"on_approval": ["stop", "resume"]}})))
 refused(1147, "script-out-of-range", "A ctk.scripted binding naming a script that does not exist is refused as binding_rejected", "binding_rejected",
         doc([b("guard", 9)]), ["7.7.5-d"])
 refused(1148, "script-negative", "A ctk.scripted binding with a negative script index is refused as binding_rejected", "binding_rejected",
