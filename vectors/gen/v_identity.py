@@ -323,6 +323,15 @@ V(615, "zero-interceptors-parallel-no-fold", "With no interceptor under parallel
    "records": [rec(SU, {"verdict.reason": "host_error:no_interceptor", "decided_by": None}, ["fold_truncated"])],
    "final_output": None, "run_outcome": "blocked"}, caps=MT, scripts=[],
   composition={"profile": "parallel/strictest"}, advisory="D-15")
+# A warning message longer than 256 bytes, of two-byte characters, so that a cut lands inside a character unless it
+# steps back to a boundary (10.3-c; where the ellipsis falls is not pinned, so only what 5.1 requires is asserted:
+# the warning is recorded and changes nothing).
+V(616, "warnings-message-long-multibyte", "A warning message of 300 bytes of two-byte characters is recorded (cut on a character boundary) and changes nothing in the run",
+  "10.3, 5.1", ["5.1-f", "5.1-g"], "record/projection", plain_scenario(),
+  {"interceptions": ix(FULL_PLAIN),
+   "records": [rec(OUT, {"verdict.decision": "allow", "verdict.warnings[0].reason": "ctk:long-accented"})],
+   "final_output": "hello there", "run_outcome": "completed"},
+  caps=M, script=[rule(OUT, {"decision": "allow", "warnings": [{"reason": "ctk:long-accented", "message": "\u00e9" * 150}]})])
 
 # ---------------- evaluate_only 0700
 # Ids 0700..0799.
