@@ -8,7 +8,11 @@ description that occurs more than once in a file gets ` #k`, its place in
 source order), and:
 
 * `--results FILE --markdown FILE`: writes the per-mutant results of the
-  project suite and the upstream suite side by side, and reports/mutation.md;
+  project suite and the upstream suite side by side, and reports/mutation.md,
+  from one run of both suites (`CTK_ORACLE=both`): cargo-mutants' outcomes
+  are the project suite's verdicts, and `--ledger` holds upstream's, paired
+  with cargo-mutants' mutants in run order, each pair checked to name the
+  same mutation;
 * `--gate`: exits 1 when a project-suite run missed a mutant that
   equivalents.txt does not list, naming each one;
 * `--sample N`: prints one cargo-mutants `--re` filter per line, naming
@@ -20,6 +24,7 @@ apart. An unviable mutant (it did not build) is not scored.
 """
 import argparse
 import collections
+import datetime
 import hashlib
 import json
 import re
@@ -27,6 +32,8 @@ import sys
 from pathlib import Path
 
 LINE_COL = re.compile(r":\d+:\d+:\s*")
+HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", re.M)
+DIFF_FILE = re.compile(r"^\+\+\+ b/(.+)$", re.M)
 OUTCOME = {
     "CaughtMutant": "caught",
     "MissedMutant": "missed",
@@ -92,6 +99,86 @@ def read_run(out_dir):
             sys.exit(f"{path}: mutant {scenario['Mutant'].get('name')!r} has outcome {summary!r}")
         results[key_of(scenario["Mutant"])] = OUTCOME[summary]
     return results, data
+
+
+def read_ledger(path):
+    """The `both` oracle's ledger: one group per test run, a mutation line
+    (`git diff -U0` of the mutated tree) and then each suite's verdict."""
+    try:
+        text = Path(path).read_text()
+    except OSError as e:
+        sys.exit(f"{path}: cannot read the oracle's ledger: {e}")
+    groups = []
+    for n, line in enumerate(text.splitlines(), 1):
+        try:
+            entry = json.loads(line)
+        except ValueError as e:
+            sys.exit(f"{path}:{n}: not a JSON line: {e}")
+        if isinstance(entry, dict) and isinstance(entry.get("mutation"), str):
+            groups.append({"mutation": entry["mutation"], "line": n})
+        elif (
+            isinstance(entry, dict)
+            and entry.get("suite") in ("upstream", "project")
+            and isinstance(entry.get("caught"), bool)
+        ):
+            if not groups:
+                sys.exit(f"{path}:{n}: a verdict before any mutation line")
+            if entry["suite"] in groups[-1]:
+                sys.exit(f"{path}:{n}: a second {entry['suite']} verdict for one mutation")
+            groups[-1][entry["suite"]] = entry["caught"]
+        else:
+            sys.exit(f"{path}:{n}: neither a mutation line nor a suite's verdict")
+    return groups
+
+
+def same_mutation(group, mutant):
+    """Whether the ledger's diff changes the mutant's file, on lines its
+    span covers: what keeps the pairing from drifting silently."""
+    files = DIFF_FILE.findall(group["mutation"])
+    if files != [mutant["file"]]:
+        return False
+    first, last = mutant["span"]["start"]["line"], mutant["span"]["end"]["line"]
+    for start, count in HUNK.findall(group["mutation"]):
+        a = int(start)
+        b = 1 if count == "" else int(count)
+        if a <= last and first <= a + max(b, 1) - 1:
+            return True
+    return False
+
+
+def upstream_from_ledger(path, data):
+    """Maps mutant key -> upstream's outcome word, pairing the ledger's
+    groups with the project run's tested mutants in run order (one job,
+    `--no-shuffle`: one test run per viable mutant). A mutant killed for
+    time before upstream's verdict was written is a timeout for both."""
+    groups = iter(read_ledger(path))
+    results = {}
+    for o in data.get("outcomes", []):
+        scenario = o.get("scenario")
+        if not isinstance(scenario, dict) or "Mutant" not in scenario:
+            continue
+        mutant = scenario["Mutant"]
+        key = key_of(mutant)
+        project = OUTCOME[o["summary"]]
+        if project == "unviable":
+            results[key] = "unviable"
+            continue
+        group = next(groups, None)
+        if group is None:
+            sys.exit(f"{path}: the ledger ends before {mutant['name']!r}: it is not this run's")
+        if not same_mutation(group, mutant):
+            sys.exit(
+                f"{path}:{group['line']}: this mutation is not {mutant['name']!r}, the run's next "
+                f"tested mutant: the ledger is not this run's, or the checkout was not clean"
+            )
+        said = group.get("project")
+        if said is not None and project in ("caught", "missed") and said != (project == "caught"):
+            sys.exit(f"{path}:{group['line']}: the project verdict differs from cargo-mutants' {project}")
+        results[key] = "timeout" if "upstream" not in group else ("caught" if group["upstream"] else "missed")
+    rest = next(groups, None)
+    if rest is not None:
+        sys.exit(f"{path}:{rest['line']}: a mutation past the run's last tested mutant")
+    return results
 
 
 def read_equivalents(path):
@@ -161,6 +248,21 @@ def gate(runs, equivalents, survivors):
         print(f"MISSED (in neither equivalents.txt nor survivors.txt): {key}")
     if missed or killed:
         sys.exit(1)
+
+
+def run_meta(data, machine):
+    """When the run was made, how long it took, and where."""
+    start, end = data.get("start_time"), data.get("end_time")
+    took = "?"
+    try:
+        # cargo-mutants writes nanoseconds; Python's ISO parser takes micro.
+        t = [datetime.datetime.fromisoformat(re.sub(r"(\.\d{6})\d*", r"\1", v).replace("Z", "+00:00"))
+             for v in (start, end)]
+        took = f"{(t[1] - t[0]).total_seconds() / 60:.0f} minutes"
+    except (TypeError, ValueError):
+        pass
+    where = f", on {machine}" if machine else ""
+    return f"{start} to {end} ({took}{where}), cargo-mutants {data.get('cargo_mutants_version', '?')}"
 
 
 def render(project, upstream, equivalents, meta):
@@ -271,16 +373,17 @@ def compare(project, upstream, equivalents):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--project", action="append", default=[], help="mutants.out of a project-suite run")
-    ap.add_argument("--upstream", help="mutants.out of the upstream-suite run")
+    ap.add_argument("--ledger", help="the `both` oracle's ledger of the --project run: upstream's verdicts")
     ap.add_argument("--all", required=True, help="`cargo mutants --list --json` of the same tree")
     ap.add_argument("--equivalents")
     ap.add_argument("--sample", type=int, metavar="N", help="print the --re filters of the 1-in-N sample")
     ap.add_argument("--residue", type=int, default=0, metavar="R",
                     help="with --sample: the mutants whose key hashes to R mod N (default 0, CI's sample)")
     ap.add_argument("--compare", action="store_true",
-                    help="print one --project run and the --upstream run of the same mutants side by side")
+                    help="print one --project run and its --ledger's upstream verdicts side by side")
     ap.add_argument("--survivors", help="known survivors: gaps still open, never equivalents")
     ap.add_argument("--gate", action="store_true")
+    ap.add_argument("--machine", help="the machine and commit the run was made on, for the page")
     ap.add_argument("--results")
     ap.add_argument("--markdown")
     args = ap.parse_args()
@@ -314,21 +417,20 @@ def main():
         gate([r for r, _ in runs], equivalents, survivors)
         return
     if args.compare:
-        if len(runs) != 1 or not args.upstream:
-            sys.exit("--compare needs one --project and the --upstream run")
-        compare(runs[0][0], read_run(args.upstream)[0], equivalents)
+        if len(runs) != 1 or not args.ledger:
+            sys.exit("--compare needs one --project run and its --ledger")
+        compare(runs[0][0], upstream_from_ledger(args.ledger, runs[0][1]), equivalents)
         return
-    if len(runs) != 1 or not args.upstream or not args.results or not args.markdown:
-        sys.exit("rendering needs one --project, --upstream, --results and --markdown")
-    (project, pdata), (upstream, _) = runs[0], read_run(args.upstream)
-    if set(project) != set(upstream):
-        sys.exit("the two runs did not test the same mutants: score them from one `run full`")
+    if len(runs) != 1 or not args.ledger or not args.results or not args.markdown:
+        sys.exit("rendering needs one --project run, its --ledger, --results and --markdown")
+    (project, pdata) = runs[0]
+    upstream = upstream_from_ledger(args.ledger, pdata)
     stale = sorted(k for k in equivalents if k not in project)
     for k in stale:
         print(f"equivalents.txt names a mutant cargo-mutants no longer makes: {k}", file=sys.stderr)
     if stale:
         sys.exit(1)
-    meta = f"{pdata.get('start_time', '?')} to {pdata.get('end_time', '?')}"
+    meta = run_meta(pdata, args.machine)
     results = {
         k: {"project": project[k], "upstream": upstream[k], "equivalent": equivalents.get(k)}
         for k in sorted(project)

@@ -7,14 +7,24 @@
 //! `tests/expected-failures.txt` lists `ID  reason` lines; an expected
 //! failure that passes FAILS, and so does an entry naming no vector.
 //!
-//! `CTK_ORACLE=project|upstream` makes this target the oracle of the
-//! mutation run (`reports/mutation/run`, issue 13): exactly one suite's
-//! vectors, ignored (draft) trials included, no self-check trials, and a
-//! failing trial when the suite holds no vector or a filter narrows it, so
-//! a run that checked nothing can never look like a mutant that survived.
+//! `CTK_ORACLE=project|upstream|both` makes this target the oracle of the
+//! mutation run (`reports/mutation/run`, issue 13): one suite's vectors (or
+//! both suites, one after the other), ignored (draft) trials included, no
+//! self-check trials, and a refusal when a suite holds no vector or a
+//! filter narrows it, so a run that checked nothing can never look like a
+//! mutant that survived. A suite stops at its first failing vector: the
+//! mutant is caught, and the vectors left are failed as not run rather
+//! than run for nothing (a mutation run is hours of this binary).
+//! `both` judges one build of a mutant by both suites: the exit status is
+//! the project suite's (cargo-mutants' verdict), and each suite's verdict
+//! is appended to the ledger file `CTK_ORACLE_LEDGER` names, after a line
+//! holding the mutation itself (`git diff -U0` of `reference-host/src`), so
+//! render.py can pair every verdict with cargo-mutants' mutant.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -104,10 +114,13 @@ fn run(
     }
 }
 
+/// `stop`, when given, is the oracle's first-failure flag: once a trial of
+/// the suite fails, the trials after it fail at once as not run.
 fn trials_for(
     files: Vec<(PathBuf, Result<LoadedVector, String>)>,
     options: &Arc<EngineOptions>,
     expected: &mut BTreeMap<String, String>,
+    stop: Option<&Arc<AtomicBool>>,
 ) -> Vec<Trial> {
     let mut trials = Vec::new();
     for (path, loaded) in files {
@@ -139,10 +152,20 @@ fn trials_for(
         let name = format!("{}::{}", loaded.vector.part(), loaded.vector.id);
         let entry = expected.remove(&loaded.vector.id);
         let options = options.clone();
+        let stop = stop.cloned();
         trials.push(
-            Trial::test(name, move || run(&loaded, &options, entry.as_ref()))
-                .with_kind(kind)
-                .with_ignored_flag(draft_only || not_applicable),
+            Trial::test(name, move || {
+                if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                    return Err("not run: an earlier vector of this suite failed".into());
+                }
+                let result = run(&loaded, &options, entry.as_ref());
+                if let (Err(_), Some(s)) = (&result, &stop) {
+                    s.store(true, Ordering::Relaxed);
+                }
+                result
+            })
+            .with_kind(kind)
+            .with_ignored_flag(draft_only || not_applicable),
         );
     }
     trials
@@ -180,6 +203,7 @@ fn self_check(options: &Arc<EngineOptions>) -> Result<(), Failed> {
         files(&VectorSource::Dir(dir.path().to_path_buf())),
         options,
         &mut BTreeMap::new(),
+        None,
     );
     let names: Vec<&str> = trials.iter().map(Trial::name).collect();
     let want = [
@@ -194,61 +218,185 @@ fn self_check(options: &Arc<EngineOptions>) -> Result<(), Failed> {
     }
 }
 
-/// Which suite `CTK_ORACLE` names, if any.
+/// Which suite (or suites) `CTK_ORACLE` names, if any.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Oracle {
     Project,
     Upstream,
+    Both,
 }
 
 fn oracle() -> Option<Oracle> {
     match std::env::var("CTK_ORACLE").ok()?.as_str() {
         "project" => Some(Oracle::Project),
         "upstream" => Some(Oracle::Upstream),
-        other => panic!("CTK_ORACLE={other:?}: expected `project` or `upstream`"),
+        "both" => Some(Oracle::Both),
+        other => panic!("CTK_ORACLE={other:?}: expected `project`, `upstream` or `both`"),
     }
 }
 
-/// The mutation oracle: one suite, every vector of it run, and no way for
-/// an empty or filtered selection to pass.
-fn oracle_main(mut args: Arguments, oracle: Oracle, options: &Arc<EngineOptions>) -> ! {
-    let narrowed = args.filter.is_some() || !args.skip.is_empty();
-    args.include_ignored = true;
+/// Ends the oracle process with a message: a refusal is not a trial, since
+/// a filter could hide a trial too.
+fn refuse(oracle: Oracle, why: &str) -> ! {
+    eprintln!("CTK_ORACLE={oracle:?}: {why}");
+    std::process::exit(101);
+}
+
+/// The trials of one suite, every vector of it, failing fast, in a fixed
+/// order that scatters each part's vectors: the vectors that catch a mutant
+/// are mostly of one part, and in file order they would sit together, often
+/// near the end.
+fn suite_trials(suite: Oracle, options: &Arc<EngineOptions>) -> Vec<Trial> {
+    // Expected-failure entries of the other suite are not this one's.
     let mut expected = expected_failures();
-    let trials = match oracle {
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut trials: Vec<Trial> = match suite {
         Oracle::Project => [SpecVersion::V0_1, SpecVersion::Draft]
             .into_iter()
             .flat_map(|spec| {
-                trials_for(files(&VectorSource::Embedded(spec)), options, &mut expected)
+                trials_for(
+                    files(&VectorSource::Embedded(spec)),
+                    options,
+                    &mut expected,
+                    Some(&stop),
+                )
             })
-            .collect::<Vec<_>>(),
+            .collect(),
         Oracle::Upstream => match upstream::upstream(upstream::UPSTREAM_VECTORS) {
-            Some(dir) => trials_for(files(&VectorSource::Dir(dir)), options, &mut expected),
+            Some(dir) => trials_for(
+                files(&VectorSource::Dir(dir)),
+                options,
+                &mut expected,
+                Some(&stop),
+            ),
             None => Vec::new(),
         },
+        Oracle::Both => unreachable!("a suite is project or upstream"),
     };
-    // Refused outright, not as a trial: a filter could hide a trial too.
-    if narrowed || trials.is_empty() {
-        eprintln!(
-            "CTK_ORACLE={oracle:?}: {}",
-            if narrowed {
-                "a test filter narrows the oracle's suite: run it whole"
-            } else {
-                "the oracle's suite holds no vector"
-            }
-        );
-        std::process::exit(101);
+    trials.sort_by_key(|t| scatter(t.name()));
+    trials
+}
+
+/// 64-bit FNV-1a of a trial's name: a stable, well-mixed sort key.
+fn scatter(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The `both` oracle's ledger: JSON lines appended to `CTK_ORACLE_LEDGER`.
+struct Ledger(std::fs::File);
+
+impl Ledger {
+    fn open(oracle: Oracle) -> Self {
+        let Some(path) = std::env::var_os("CTK_ORACLE_LEDGER") else {
+            refuse(oracle, "CTK_ORACLE_LEDGER names no file for the verdicts");
+        };
+        match std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+        {
+            Ok(file) => Self(file),
+            Err(e) => refuse(
+                oracle,
+                &format!("cannot append to {}: {e}", Path::new(&path).display()),
+            ),
+        }
     }
-    // Expected-failure entries of the other suite are not this oracle's.
-    libtest_mimic::run(&args, trials).exit();
+
+    /// One line, written whole and flushed at once: a mutant that spins is
+    /// killed, and the lines before that must already be on disk.
+    fn line(&mut self, value: serde_json::Value) {
+        let text = format!("{value}\n");
+        if let Err(e) = self
+            .0
+            .write_all(text.as_bytes())
+            .and_then(|()| self.0.sync_data())
+        {
+            refuse(Oracle::Both, &format!("cannot write the ledger: {e}"));
+        }
+    }
+}
+
+/// The mutation this process judges, as `git diff -U0` of the reference
+/// host's sources against the checkout's index: render.py checks that it
+/// is the mutant cargo-mutants says it ran.
+fn mutation() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&root)
+        .args([
+            "diff",
+            "-U0",
+            "--no-color",
+            "--no-ext-diff",
+            "--",
+            "reference-host/src",
+        ])
+        .output();
+    match out {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).into_owned(),
+        Ok(out) => refuse(
+            Oracle::Both,
+            &format!("git diff failed: {}", String::from_utf8_lossy(&out.stderr)),
+        ),
+        Err(e) => refuse(Oracle::Both, &format!("git does not run: {e}")),
+    }
+}
+
+/// The mutation oracle: every vector of the suite(s) run, and no way for an
+/// empty or filtered selection to pass.
+fn oracle_main(mut args: Arguments, oracle: Oracle) -> ! {
+    if args.filter.is_some() || !args.skip.is_empty() {
+        refuse(
+            oracle,
+            "a test filter narrows the oracle's suite: run it whole",
+        );
+    }
+    args.include_ignored = true;
+    // Written before any host code runs, so even a mutant that spins at
+    // once leaves its line.
+    let mut ledger = (oracle == Oracle::Both).then(|| {
+        let mut ledger = Ledger::open(oracle);
+        ledger.line(serde_json::json!({"mutation": mutation()}));
+        ledger
+    });
+    let options = Arc::new(options());
+    let suites = match oracle {
+        // Upstream's suite first: it is the shorter, and a spin in the
+        // project's then costs upstream's verdict nothing.
+        Oracle::Both => vec![Oracle::Upstream, Oracle::Project],
+        one => vec![one],
+    };
+    let mut caught = false;
+    for suite in suites {
+        let trials = suite_trials(suite, &options);
+        if trials.is_empty() {
+            refuse(oracle, &format!("the {suite:?} suite holds no vector"));
+        }
+        caught = libtest_mimic::run(&args, trials).has_failed();
+        if let Some(ledger) = ledger.as_mut() {
+            let name = if suite == Oracle::Project {
+                "project"
+            } else {
+                "upstream"
+            };
+            ledger.line(serde_json::json!({"suite": name, "caught": caught}));
+        }
+    }
+    // The last suite run is the project's (or the only one): its verdict
+    // is the exit status cargo-mutants reads.
+    std::process::exit(if caught { 101 } else { 0 });
 }
 
 fn main() {
     let args = Arguments::from_args();
-    let options = Arc::new(options());
     if let Some(oracle) = oracle() {
-        oracle_main(args, oracle, &options);
+        oracle_main(args, oracle);
     }
+    let options = Arc::new(options());
     let mut expected = expected_failures();
     let mut trials = Vec::new();
     // Upstream vectors are interop trials: a visible skip without ../shared,
@@ -258,6 +406,7 @@ fn main() {
             files(&VectorSource::Dir(dir)),
             &options,
             &mut expected,
+            None,
         ));
     }
     // An empty embedded set (the draft line today) simply adds no trial.
@@ -266,6 +415,7 @@ fn main() {
             files(&VectorSource::Embedded(spec)),
             &options,
             &mut expected,
+            None,
         ));
     }
     // `CTK_EXTRA_VECTORS=DIR` adds a folder (used to check that bad files
@@ -275,6 +425,7 @@ fn main() {
             files(&VectorSource::Dir(PathBuf::from(dir))),
             &options,
             &mut expected,
+            None,
         ));
     }
     let check_options = options.clone();

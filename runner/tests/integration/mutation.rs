@@ -293,3 +293,116 @@ fn the_twenty_residues_partition_the_mutants_and_residue_zero_is_the_sample() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--residue 20 is not in 0..19"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// One run of both suites: render.py pairs the `both` oracle's ledger with
+/// cargo-mutants' tested mutants in run order (an unviable mutant has no
+/// ledger group), reads a group without upstream's verdict as a timeout,
+/// and refuses a ledger whose mutation is not the mutant it pairs with.
+#[test]
+fn the_ledger_gives_upstreams_verdicts_and_a_ledger_of_another_run_is_refused() {
+    let dir = std::env::temp_dir().join(format!("ctk-mutation-ledger-{}", std::process::id()));
+    let out = dir.join("mutants.out");
+    std::fs::create_dir_all(&out).unwrap();
+    let mutant = |line: u64, what: &str| {
+        let file = "reference-host/src/m.rs";
+        serde_json::json!({
+            "file": file,
+            "name": format!("{file}:{line}:9: {what}"),
+            "span": {"start": {"line": line, "column": 9}, "end": {"line": line, "column": 20}},
+        })
+    };
+    let list = [
+        mutant(3, "replace f -> bool with true"),
+        mutant(7, "replace g -> bool with false"),
+        mutant(9, "replace h -> u64 with 0"),
+        mutant(12, "replace k -> u64 with 1"),
+    ];
+    std::fs::write(dir.join("all.json"), serde_json::to_string(&list).unwrap()).unwrap();
+    let outcome = |m: &serde_json::Value, summary: &str| serde_json::json!({"scenario": {"Mutant": m}, "summary": summary});
+    let outcomes = serde_json::json!({"outcomes": [
+        outcome(&list[0], "Unviable"),
+        outcome(&list[1], "CaughtMutant"),
+        outcome(&list[2], "MissedMutant"),
+        outcome(&list[3], "Timeout"),
+    ]});
+    std::fs::write(out.join("outcomes.json"), outcomes.to_string()).unwrap();
+    let group = |line: u64, verdicts: &[(&str, bool)]| {
+        let diff = format!(
+            "diff --git a/reference-host/src/m.rs b/reference-host/src/m.rs\n--- a/reference-host/src/m.rs\n\
+             +++ b/reference-host/src/m.rs\n@@ -{line} +{line} @@\n-old\n+new\n"
+        );
+        let mut lines = vec![serde_json::json!({ "mutation": diff }).to_string()];
+        for (suite, caught) in verdicts {
+            lines.push(serde_json::json!({"suite": suite, "caught": caught}).to_string());
+        }
+        lines.join("\n")
+    };
+    let ledger = dir.join("ledger.jsonl");
+    let render = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/mutation/render.py");
+    let equivalents = dir.join("equivalents.txt");
+    std::fs::write(&equivalents, "").unwrap();
+    let compare = |groups: &[String]| -> Output {
+        std::fs::write(&ledger, groups.join("\n") + "\n").unwrap();
+        Command::new("python3")
+            .arg(&render)
+            .arg("--all")
+            .arg(dir.join("all.json"))
+            .arg("--compare")
+            .arg("--project")
+            .arg(&out)
+            .arg("--ledger")
+            .arg(&ledger)
+            .arg("--equivalents")
+            .arg(&equivalents)
+            .output()
+            .expect("python3 runs render.py")
+    };
+    let good = [
+        group(7, &[("upstream", false), ("project", true)]),
+        group(9, &[("upstream", true), ("project", false)]),
+        // Killed for time while upstream's suite ran.
+        group(12, &[]),
+    ];
+    let shown = compare(&good);
+    let stdout = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    assert!(
+        stdout.contains("| project (0.1 and draft) | 4 | 1 | 1 | 1 | 0 | 1 | 66.7% |"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("| upstream (AH-CTK-001..113) | 4 | 1 | 1 | 1 | 0 | 1 | 66.7% |"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "missed by upstream's: 1\n- reference-host/src/m.rs: replace g -> bool with false"
+        ),
+        "{stdout}"
+    );
+    // The same verdicts, the first two groups swapped: another run's order.
+    let swapped = [good[1].clone(), good[0].clone(), good[2].clone()];
+    let refused = compare(&swapped);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("ledger.jsonl:1: this mutation is not 'reference-host/src/m.rs:7:9: replace g -> bool with false'"),
+        "{stderr}"
+    );
+    // A ledger one group short, and one with a group too many.
+    let short = compare(&good[..2]);
+    assert!(String::from_utf8_lossy(&short.stderr).contains("the ledger ends before"));
+    let long = compare(&[
+        good[0].clone(),
+        good[1].clone(),
+        good[2].clone(),
+        group(12, &[]),
+    ]);
+    assert!(String::from_utf8_lossy(&long.stderr)
+        .contains("a mutation past the run's last tested mutant"));
+    std::fs::remove_dir_all(&dir).ok();
+}
