@@ -224,11 +224,6 @@ impl Emitted {
     pub fn target(&self) -> Value {
         self.context.get("target").cloned().unwrap_or(Value::Null)
     }
-
-    /// The combined verdict's reason, if any.
-    pub fn reason(&self) -> Option<&str> {
-        self.verdict.reason.as_deref()
-    }
 }
 
 /// An Agent Hooks emitter for one session.

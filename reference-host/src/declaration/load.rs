@@ -55,7 +55,6 @@ pub struct Declaration {
     provider: IdentityProvider,
     resolver: Option<Arc<dyn ApprovalResolver>>,
     redactor: Option<Arc<dyn Redactor>>,
-    digest: String,
 }
 
 impl std::fmt::Debug for Declaration {
@@ -63,7 +62,6 @@ impl std::fmt::Debug for Declaration {
         f.debug_struct("Declaration")
             .field("resolved", &self.resolved)
             .field("registrations", &self.registrations)
-            .field("digest", &self.digest)
             .finish()
     }
 }
@@ -292,7 +290,6 @@ impl<'r> Loader<'r> {
             provider,
             resolver,
             redactor,
-            digest,
         })
     }
 }
@@ -306,11 +303,6 @@ impl Declaration {
     /// The RFC 8785 canonical JSON of the resolved form.
     pub fn canonical_json(&self) -> String {
         self.resolved.canonical_json()
-    }
-
-    /// `sha256:<hex>` of the document as given (RFC 8785 canonical bytes).
-    pub fn digest(&self) -> &str {
-        &self.digest
     }
 
     /// The spec version the emitter emits.
