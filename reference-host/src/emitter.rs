@@ -294,22 +294,30 @@ impl Emitter {
     }
 
     /// The spec version this emitter emits.
+    /// Only the host's own tests read it: nothing a host shows depends on it.
+    #[cfg(test)]
     pub fn version(&self) -> SpecVersion {
         self.version
     }
 
     /// Enforcement mode.
+    /// Only the host's own tests read it: nothing a host shows depends on it.
+    #[cfg(test)]
     pub fn mode(&self) -> Mode {
         self.mode
     }
 
     /// The declaration contract version stamped on every record, when a
     /// declaration built this emitter.
+    /// Only the host's own tests read it: nothing a host shows depends on it.
+    #[cfg(test)]
     pub fn declaration(&self) -> Option<&str> {
         self.declaration.as_deref()
     }
 
     /// Whether the emitter is sealed (built from a declaration, §7.7.7).
+    /// Only the host's own tests read it: nothing a host shows depends on it.
+    #[cfg(test)]
     pub fn is_sealed(&self) -> bool {
         self.sealed
     }
