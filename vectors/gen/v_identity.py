@@ -323,6 +323,22 @@ V(615, "zero-interceptors-parallel-no-fold", "With no interceptor under parallel
    "records": [rec(SU, {"verdict.reason": "host_error:no_interceptor", "decided_by": None}, ["fold_truncated"])],
    "final_output": None, "run_outcome": "blocked"}, caps=MT, scripts=[],
   composition={"profile": "parallel/strictest"}, advisory="D-15")
+# Section 10.3: verdicts "is present under sequential/run_all and the parallel profiles", and lists the invoked
+# interceptors. A no_interceptor emission is composed with nothing bound (its input identity is computed; it is not
+# an emission denied before dispatch, 10.3-m), so under a multi-verdict profile its record carries verdicts, and with
+# no interceptor invoked the list is empty.
+V(617, "zero-interceptors-run-all-verdicts-listed", "With no interceptor under sequential/run_all the no_interceptor record still carries verdicts, an empty list",
+  "10.3, 7", ["10.3-h", "7-d"], RF, tool_scenario(),
+  {"interceptions": [], "tool_not_invoked": ["lookup"],
+   "records": [rec(SU, {"verdict.reason": "host_error:no_interceptor", "decided_by": None, "verdicts": []}, present=["verdicts"])],
+   "final_output": None, "run_outcome": "blocked"}, caps=MT, scripts=[],
+  composition={"profile": "sequential/run_all"})
+V(618, "zero-interceptors-unanimous-verdicts-listed", "With no interceptor under parallel/unanimous the no_interceptor record still carries verdicts, an empty list",
+  "10.3, 7", ["10.3-h", "7-d"], RF, tool_scenario(),
+  {"interceptions": [], "tool_not_invoked": ["lookup"],
+   "records": [rec(SU, {"verdict.reason": "host_error:no_interceptor", "decided_by": None, "verdicts": []}, present=["verdicts"])],
+   "final_output": None, "run_outcome": "blocked"}, caps=MT, scripts=[],
+  composition={"profile": "parallel/unanimous"})
 # A warning message longer than 256 bytes, of two-byte characters, so that a cut lands inside a character unless it
 # steps back to a boundary (10.3-c; where the ellipsis falls is not pinned, so only what 5.1 requires is asserted:
 # the warning is recorded and changes nothing).
