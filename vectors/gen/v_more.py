@@ -437,6 +437,23 @@ V(1182, "decl-surface-profile-knob-listed", "A surface stated in full whose sequ
   caps=M + HD, scripts=[[]],
   host_declaration=doc(G, {"composition": {"profile": "sequential/first_deny", "on_approval": "resume"}},
                        surface=dict(full_surface([DV]), profiles={"sequential/first_deny": {"on_approval": ["stop", "resume"]}})))
+# Section 7.7.4: a stated surface that omits buffered_output takes the default true (section 13.1: "false MUST be
+# declared explicitly"), and exposure_bound is present exactly when buffered_output is false: a bound stated without
+# buffered_output: false beside it breaks that required-iff rule at step 6 (7.7.6-i), before any fill could make the
+# surface inconsistent at step 7.
+refused(1185, "exposure-bound-without-buffered-output", "A stated surface with an exposure_bound but no buffered_output (so buffered_output true) is refused as invalid_field",
+        "invalid_field", doc(G, surface={"exposure_bound": "one assembled response"}), ["7.7.6-i"], True)
+# Section 7.7.5: a binding id matches ^[a-z][a-z0-9_-]{0,63}$. An underscore after the first letter is allowed (the
+# document loads and the record names the binding by that id); a capital letter after the first is not.
+V(1186, "decl-binding-id-underscore", "A binding id with an underscore and a digit after its first letter (first_guard2) matches the id pattern: it loads and verdicts name it",
+  "7.7.5, 7.7.8", ["7.7.5-b", "7.7.8-a", "7.7.9-a"], DB, plain_scenario(),
+  {"load": ACC, "interceptions": ix(FULL_PLAIN),
+   "records": [rec(SU, {"verdicts[0].name": "first_guard2", "composition": {"profile": "sequential/run_all"}})],
+   "final_output": "hello there", "run_outcome": "completed"},
+  caps=M + HD, scripts=[[]],
+  host_declaration=doc([b("first_guard2", 0)], {"composition": {"profile": "sequential/run_all"}}))
+refused(1187, "binding-id-capital-inside", "A binding id whose only fault is a capital letter after its first character (gUard) breaks the id pattern: invalid_field",
+        "invalid_field", doc([b("gUard", 0)]), ["7.7.6-i"], True)
 refused(1147, "script-out-of-range", "A ctk.scripted binding naming a script that does not exist is refused as binding_rejected", "binding_rejected",
         doc([b("guard", 9)]), ["7.7.5-d"])
 refused(1148, "script-negative", "A ctk.scripted binding with a negative script index is refused as binding_rejected", "binding_rejected",
