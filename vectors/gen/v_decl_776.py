@@ -152,6 +152,12 @@ refusal(1221, "empty-array-then-beyond-64-bits-text", "A config literal beyond 6
         text='{"declaration": "%s", "spec": "agent-hooks/0.1", "bindings": [{"id": "guard", "kind": "ctk.scripted", '
              '"config": {"script": 0, "tags": [], "serial": 18446744073709551616}}]}' % DV,
         caps=["bigint_json"], advisory="D-70")
+# The same literal after an empty object: the token reading steps past an empty object like any other value.
+refusal(1222, "empty-object-then-beyond-64-bits-text", "A config literal beyond 64 bits after an empty object in the same config is still refused as invalid_field",
+        "invalid_field", ["7.7.6-i", "7.7.1-b"],
+        text='{"declaration": "%s", "spec": "agent-hooks/0.1", "bindings": [{"id": "guard", "kind": "ctk.scripted", '
+             '"config": {"script": 0, "meta": {}, "serial": 18446744073709551616}}]}' % DV,
+        caps=["bigint_json"], advisory="D-70")
 refusal(1217, "bound-before-inconsistent", "An integer beyond the bound and a duplicate binding id: step 6 comes before step 7, so invalid_field",
         "invalid_field", ["7.7.6-i"],
         doc([scripted("same", {"script": 0, "limit": SAFE + 1}), scripted("same", {"script": 0})]),
