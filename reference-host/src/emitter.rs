@@ -15,7 +15,6 @@ use crate::compose::{parallel, sequential};
 use crate::context::build::{build_context, now_rfc3339, AgentIdentity};
 use crate::context::domain::check_bounds;
 use crate::context::envelope::validate_envelope;
-use crate::declaration::error::Sealed;
 use crate::identity::provider::IdentityProvider;
 use crate::point::Point;
 use crate::reason::ReservedReason;
@@ -67,21 +66,21 @@ impl EmitterBuilder {
     }
 
     /// Bound on the records buffered and not yet drained; `None` is
-    /// unbounded. When the buffer is full the oldest record is dropped and
-    /// counted ([`Emitter::dropped_records`]); an emission never waits.
+    /// unbounded. When the buffer is full the oldest record is dropped; an
+    /// emission never waits.
     #[must_use]
     pub fn max_buffered(mut self, bound: Option<usize>) -> Self {
         self.max_buffered = bound;
         self
     }
 
-    /// Build a sealed emitter whose records carry `declaration` (the
-    /// loader's last step; code-built emitters never carry one).
+    /// Build an emitter whose records carry `declaration` (the loader's
+    /// last step; code-built emitters never carry one). It is sealed
+    /// (§7.7.7) by construction: a built emitter has no way to register or
+    /// reconfigure anything, so the declaration is all it ever does.
     pub(crate) fn build_declared(mut self, declaration: &str) -> Emitter {
         self.declaration = Some(declaration.to_owned());
-        let mut e = self.build();
-        e.sealed = true;
-        e
+        self.build()
     }
 
     /// Enforcement mode.
@@ -170,10 +169,8 @@ impl EmitterBuilder {
             records: Mutex::new(VecDeque::new()),
             gate: tokio::sync::Mutex::new(()),
             max_buffered: self.max_buffered,
-            dropped: AtomicU64::new(0),
             notices: Mutex::new(Vec::new()),
             declaration: self.declaration,
-            sealed: false,
         }
     }
 }
@@ -246,10 +243,8 @@ pub struct Emitter {
     records: Mutex<VecDeque<Value>>,
     gate: tokio::sync::Mutex<()>,
     max_buffered: Option<usize>,
-    dropped: AtomicU64,
     notices: Mutex<Vec<PrincipalNotice>>,
     declaration: Option<String>,
-    sealed: bool,
 }
 
 /// Best-effort fields of a context that may be invalid, for its record.
@@ -293,113 +288,12 @@ impl Emitter {
         EmitterBuilder::new(version, who)
     }
 
-    /// The spec version this emitter emits.
-    /// Only the host's own tests read it: nothing a host shows depends on it.
-    #[cfg(test)]
-    pub fn version(&self) -> SpecVersion {
-        self.version
-    }
-
-    /// Enforcement mode.
-    /// Only the host's own tests read it: nothing a host shows depends on it.
-    #[cfg(test)]
-    pub fn mode(&self) -> Mode {
-        self.mode
-    }
-
     /// The declaration contract version stamped on every record, when a
     /// declaration built this emitter.
     /// Only the host's own tests read it: nothing a host shows depends on it.
     #[cfg(test)]
     pub fn declaration(&self) -> Option<&str> {
         self.declaration.as_deref()
-    }
-
-    /// Whether the emitter is sealed (built from a declaration, §7.7.7).
-    /// Only the host's own tests read it: nothing a host shows depends on it.
-    #[cfg(test)]
-    pub fn is_sealed(&self) -> bool {
-        self.sealed
-    }
-
-    fn unsealed(&self, what: &'static str) -> Result<(), Sealed> {
-        if self.sealed {
-            Err(Sealed(what))
-        } else {
-            Ok(())
-        }
-    }
-
-    /// Register one more interceptor (dispatch order: last). Refused when sealed.
-    pub fn register(&mut self, registration: Registration) -> Result<(), Sealed> {
-        self.unsealed("the interceptor registrations")?;
-        self.registrations.push(registration);
-        Ok(())
-    }
-
-    /// Change the enforcement mode. Refused when sealed.
-    pub fn set_mode(&mut self, mode: Mode) -> Result<(), Sealed> {
-        self.unsealed("the mode")?;
-        self.mode = mode;
-        Ok(())
-    }
-
-    /// Change the composition profile. Refused when sealed.
-    pub fn set_composition(&mut self, composition: Composition) -> Result<(), Sealed> {
-        self.unsealed("the composition")?;
-        self.composition = composition;
-        Ok(())
-    }
-
-    /// Change the identity provider. Refused when sealed.
-    pub fn set_identity_provider(&mut self, provider: IdentityProvider) -> Result<(), Sealed> {
-        self.unsealed("the identity provider")?;
-        self.seam.provider = provider.clone();
-        self.provider = provider;
-        Ok(())
-    }
-
-    /// Change the interceptor timeout. Refused when sealed.
-    pub fn set_interceptor_timeout(&mut self, timeout: Option<Duration>) -> Result<(), Sealed> {
-        self.unsealed("the interceptor timeout")?;
-        self.interceptor_timeout = timeout;
-        Ok(())
-    }
-
-    /// Change the approval resolver timeout. Refused when sealed.
-    pub fn set_approval_timeout(&mut self, timeout: Option<Duration>) -> Result<(), Sealed> {
-        self.unsealed("the approval resolver timeout")?;
-        self.seam.timeout = timeout;
-        Ok(())
-    }
-
-    /// Replace the approval resolver. Refused when sealed.
-    pub fn set_approval_resolver(
-        &mut self,
-        resolver: Option<Arc<dyn ApprovalResolver>>,
-    ) -> Result<(), Sealed> {
-        self.unsealed("the approval resolver")?;
-        self.seam.resolver = resolver;
-        Ok(())
-    }
-
-    /// Replace the redactor. Refused when sealed.
-    pub fn set_redactor(&mut self, redactor: Option<Arc<dyn Redactor>>) -> Result<(), Sealed> {
-        self.unsealed("the redactor")?;
-        self.seam.redactor = redactor;
-        Ok(())
-    }
-
-    /// Change the record buffer bound. Refused when sealed.
-    pub fn set_max_buffered(&mut self, bound: Option<usize>) -> Result<(), Sealed> {
-        self.unsealed("the record bound")?;
-        self.max_buffered = bound;
-        Ok(())
-    }
-
-    /// Records dropped because the buffer was full.
-    pub fn dropped_records(&self) -> u64 {
-        self.dropped.load(Ordering::SeqCst)
     }
 
     /// Every notice given to the principal so far, in order (draft §6.3.1).
@@ -472,7 +366,6 @@ impl Emitter {
             if let Some(bound) = self.max_buffered {
                 while r.len() >= bound.max(1) {
                     r.pop_front();
-                    self.dropped.fetch_add(1, Ordering::SeqCst);
                 }
             }
             r.push_back(value.clone());

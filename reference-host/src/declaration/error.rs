@@ -191,8 +191,3 @@ pub enum HostRegistryError {
     #[error(transparent)]
     Provider(#[from] crate::errors::RegistryError),
 }
-
-/// Why a sealed emitter refused a change (§7.7.7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the emitter was built from a host declaration and is sealed: {0} cannot change")]
-pub struct Sealed(pub &'static str);

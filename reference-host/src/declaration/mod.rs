@@ -32,7 +32,7 @@ pub mod text;
 mod tests;
 
 pub use builder::{BindingBuilder, DeclarationBuilder};
-pub use error::{DeclarationError, Finding, HostRegistryError, RefusalClass, Sealed};
+pub use error::{DeclarationError, Finding, HostRegistryError, RefusalClass};
 pub use load::{Declaration, Loader};
 pub use registry::{BindingContext, HostRegistry, HostSurface, KindResolver};
 pub use resolved::{OnError, Resolved, ResolvedBinding, ResolvedSurface};
