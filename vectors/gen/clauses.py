@@ -232,7 +232,8 @@ c("7.7.6-h", "MUST", "Text that is not one JSON object, or has duplicate keys, t
 c("7.7.6-i", "MUST", "A wrong type, enum value, pattern, range or required-iff member is refused with declaration_error:invalid_field.")
 c("7.7.7-a", "MUST", "The file, text, value and builder paths resolve an equal document to the same resolved form or the same refusal class.")
 c("7.7.7-b", "MUST", "A declaration-built emitter is sealed: later registration or reconfiguration is refused.",
-  "vectors have no step after construction to attempt it", ["reference-host/src/declaration/tests.rs::sealed_emitter_refuses_registration"])
+  "vectors have no step after construction to attempt it; the reference host holds it by construction, with no method that changes a built emitter (D-44)",
+  ["reference-host/src/declaration/tests.rs::declared_emitters_carry_the_declaration_and_code_built_ones_do_not"])
 c("7.7.8-a", "MUST", "With bindings, interceptors_registered counts the bindings at the point and verdicts[].name is the binding id; no other declaration content reaches records.")
 c("7.7.8-b", "SHOULD", "The loader logs the contract version, document id and document digest once at load, outside the record stream.")
 c("7.7.9-a", "MUST", "A host_declaration host builds its emitter from the CTK document and registry and reports a refusal as a load outcome, never as a run.")
