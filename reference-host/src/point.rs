@@ -1,7 +1,5 @@
 //! The eight interception points (§3) and what each one may rewrite (§4.3).
 
-use std::fmt;
-
 /// One of the eight interception points; the set is closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Point {
@@ -101,12 +99,6 @@ impl Point {
     }
 }
 
-impl fmt::Display for Point {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,7 +124,11 @@ mod tests {
     fn target_alias_is_a_conditional_member() {
         for p in Point::ALL {
             let head = p.target_path()[0];
-            assert!(p.conditional().iter().any(|(k, _)| *k == head), "{p}");
+            assert!(
+                p.conditional().iter().any(|(k, _)| *k == head),
+                "{}",
+                p.as_str()
+            );
         }
     }
 }

@@ -1,8 +1,6 @@
 //! The fourteen reserved `host_error:*` reasons (§11): only the host
 //! synthesizes them, and the verdict gate refuses them from interceptors.
 
-use std::fmt;
-
 /// Prefix of every reserved reason.
 pub const HOST_ERROR_PREFIX: &str = "host_error:";
 
@@ -102,12 +100,6 @@ pub fn is_reserved_under(reason: &str, version: crate::spec_version::SpecVersion
             && reason.starts_with(HOST_WARNING_PREFIX))
 }
 
-impl fmt::Display for ReservedReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,7 +109,7 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for r in ReservedReason::ALL {
             assert!(is_reserved(r.as_str()));
-            assert!(seen.insert(r.as_str()), "{r} listed twice");
+            assert!(seen.insert(r.as_str()), "{} listed twice", r.as_str());
         }
     }
 

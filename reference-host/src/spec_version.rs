@@ -3,8 +3,6 @@
 //! There is no default: whoever builds an emitter names the version it
 //! emits, and the emitter refuses a context stamped with any other version.
 
-use std::fmt;
-
 /// Wire string of the released specification.
 pub const SPEC_VERSION_0_1: &str = "agent-hooks/0.1";
 /// Wire string of the working draft; never claimed.
@@ -31,12 +29,6 @@ impl SpecVersion {
     }
 }
 
-impl fmt::Display for SpecVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.wire())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,6 +37,6 @@ mod tests {
     fn wire_strings_are_the_released_and_draft_lines() {
         assert_eq!(SpecVersion::V0_1.wire(), SPEC_VERSION_0_1);
         assert_eq!(SpecVersion::Draft.wire(), SPEC_VERSION_DRAFT);
-        assert_eq!(SpecVersion::V0_1.to_string(), "agent-hooks/0.1");
+        assert_eq!(SpecVersion::V0_1.wire(), "agent-hooks/0.1");
     }
 }
