@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::errors::{LoadError, Location};
 use crate::json_path::pointer_token;
 use crate::vector::embedded;
+use crate::vector::generate;
 use crate::vector::model::{SpecVersion, Vector};
 use crate::vector::rules;
 use ctk_core::catalog::Catalogs;
@@ -119,7 +120,9 @@ fn validator() -> &'static jsonschema::Validator {
     })
 }
 
-/// Parse, schema-check and digest one vector's text.
+/// Parse, check the generated values of ([`generate::find`]), schema-check,
+/// expand ([`generate`]) and digest one vector's text. The digest and
+/// [`LoadedVector::text`] are those of the file as written.
 pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> {
     let loc = |pointer: &str| Location {
         file: file.to_path_buf(),
@@ -134,6 +137,11 @@ pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> 
         .and_then(Value::as_str)
         .unwrap_or("?")
         .to_owned();
+    let generated = generate::find(&value).map_err(|(pointer, detail)| LoadError::Schema {
+        location: loc(&pointer),
+        vector: id.clone(),
+        detail,
+    })?;
     if let Some(error) = validator().iter_errors(&value).next() {
         return Err(LoadError::Schema {
             location: loc(error.instance_path().as_str()),
@@ -141,11 +149,18 @@ pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> 
             detail: error.to_string(),
         });
     }
-    let vector: Vector = serde_json::from_str(text).map_err(|e| LoadError::Schema {
+    let mut vector: Vector = serde_json::from_str(text).map_err(|e| LoadError::Schema {
         location: loc(""),
         vector: id.clone(),
         detail: e.to_string(),
     })?;
+    if !generated.is_empty() {
+        expand(&mut vector, &generated).map_err(|(pointer, detail)| LoadError::Schema {
+            location: loc(&pointer),
+            vector: id.clone(),
+            detail,
+        })?;
+    }
     let sha256 = digest::digest_value(&value).map_err(|e| LoadError::Schema {
         location: loc(""),
         vector: id,
@@ -162,6 +177,27 @@ pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> 
         sha256,
         text: text.to_owned(),
     })
+}
+
+/// Expand the generated values (`$ctk.generate`, [`generate`]) found at
+/// `targets` in a parsed vector: in the scenario's raw text and in the
+/// scripted interceptors' return values.
+fn expand(vector: &mut Vector, targets: &[String]) -> Result<(), generate::Refusal> {
+    if targets.iter().any(|t| t.starts_with("/scenario/")) {
+        let text = generate::expand_raw(&vector.scenario, "/scenario", targets)?;
+        vector.scenario = serde_json::value::RawValue::from_string(text)
+            .map_err(|e| ("/scenario".to_owned(), e.to_string()))?;
+    }
+    let rules = vector
+        .interceptor_script
+        .iter_mut()
+        .chain(vector.interceptor_scripts.iter_mut().flatten());
+    for rule in rules.flatten() {
+        if let Some(value) = rule.return_.as_mut() {
+            generate::expand_value(value);
+        }
+    }
+    Ok(())
 }
 
 /// Read one vector file.
@@ -553,6 +589,147 @@ mod tests {
         assert!(dup.contains("d.json at /id: duplicate vector id"), "{dup}");
         let first = load(&VectorSource::Dir(dir.path().into())).expect_err("load refuses");
         assert!(first.to_string().contains("b.json"), "{first}");
+    }
+
+    /// `$ctk.generate` (`vector::generate`): expanded where a host reads
+    /// scenario data and in a transform's value, everything else of the
+    /// scenario kept token for token, the digest that of the file as
+    /// written; refused elsewhere, with bad parameters and beyond the cap,
+    /// each refusal naming the file and the pointer.
+    #[test]
+    fn generated_values_are_expanded_refused_with_their_pointer_and_capped() {
+        let vector = |content: &str, value: &str| {
+            format!(
+                r#"{{"id":"CTK-0001","title":"t","spec_clause":"12.3","capabilities":["model_calls","tool_calls"],
+            "scenario":{{"input":{{"content":{content},"role":"user"}},"tools":[{{"name":"t","behavior":[{{"return":{{"$ctk.generate":{{"keys":"k","count":3,"value":null}}}}}}]}}],
+            "model_script":[{{"respond":{{"content":null,"tool_calls":[{{"id":"c","name":"t","args":{{"n":18446744073709551616,"q":{{"$ctk.generate":{{"repeat":"xy","count":2}}}}}}}}],"finish_reason":"tool_calls"}}}}]}},
+            "interceptor_script":[{{"at":"pre_tool_call","return":{{"decision":"transform","transform":{{"path":"$target.q","value":{value}}}}}}}],
+            "expect":{{"interceptions":[],"run_outcome":"completed","final_output":null}}}}"#
+            )
+        };
+        let text = vector(
+            r#"{"$ctk.generate":{"repeat":"ab","count":3000000}}"#,
+            r#"[{"$ctk.generate":{"repeat":"z","count":3}}]"#,
+        );
+        let v = parse_vector(Path::new("g.json"), &text).expect("expands");
+        let scenario: Value = serde_json::from_str(v.vector.scenario.get()).expect("json");
+        let content = scenario["input"]["content"].as_str().expect("a string");
+        assert_eq!(content.len(), 6_000_000);
+        assert!(content.starts_with("abab") && content.ends_with("ab"));
+        assert_eq!(
+            scenario["tools"][0]["behavior"][0]["return"],
+            serde_json::json!({"k0": null, "k1": null, "k2": null})
+        );
+        assert_eq!(
+            scenario["model_script"][0]["respond"]["tool_calls"][0]["args"]["q"],
+            "xyxy"
+        );
+        assert!(
+            v.vector.scenario.get().contains("18446744073709551616"),
+            "integer literals stay as written"
+        );
+        let rule = &v.vector.scripts()[0][0];
+        assert_eq!(
+            rule.return_.as_ref().expect("return")["transform"]["value"],
+            serde_json::json!(["zzz"])
+        );
+        assert_eq!(v.text, text, "the lint reads the file as written");
+        let digest = digest::digest_value(&serde_json::from_str(&text).expect("json")).expect("d");
+        assert_eq!(v.sha256, digest, "the digest is the written file's");
+        // Refusals, each at its pointer.
+        let plain = r#""x""#;
+        for (content, value, at, says) in [
+            (
+                r#"{"$ctk.generate":{"repeat":"ab"}}"#,
+                plain,
+                "/scenario/input/content",
+                "count is missing",
+            ),
+            (
+                r#"{"$ctk.generate":{"repeat":"ab","count":-1}}"#,
+                plain,
+                "/scenario/input/content",
+                "count must be an integer",
+            ),
+            (
+                r#"{"$ctk.generate":{"repeat":1,"count":1}}"#,
+                plain,
+                "/scenario/input/content",
+                "repeat must be a string",
+            ),
+            (
+                r#"{"$ctk.generate":{"repeat":"a","count":1,"times":2}}"#,
+                plain,
+                "/scenario/input/content",
+                "unknown parameter \"times\"",
+            ),
+            (
+                r#"{"$ctk.generate":{"repeat":"a","count":1},"x":1}"#,
+                plain,
+                "/scenario/input/content",
+                "only member",
+            ),
+            (
+                r#"{"$ctk.generate":{"keys":"k","count":1,"value":{"$ctk.generate":{"repeat":"a","count":1}}}}"#,
+                plain,
+                "/scenario/input/content",
+                "cannot hold another",
+            ),
+            (
+                r#"{"$ctk.generate":{"repeat":"a","count":67108865}}"#,
+                plain,
+                "/scenario/input/content",
+                "more than 67108864 bytes",
+            ),
+            (
+                r#"{"$ctk.generate":{"repeat":"ab","count":18446744073709551615}}"#,
+                plain,
+                "/scenario/input/content",
+                "expands beyond 67108864 bytes",
+            ),
+            // Two that fit the cap alone and not together: the second is named.
+            (
+                r#"{"$ctk.generate":{"repeat":"a","count":40000000}}"#,
+                r#"{"$ctk.generate":{"repeat":"a","count":40000000}}"#,
+                "/interceptor_script/0/return/transform/value",
+                "more than 67108864 bytes",
+            ),
+        ] {
+            let err = parse_vector(Path::new("g.json"), &vector(content, value))
+                .expect_err(says)
+                .to_string();
+            assert!(err.contains(&format!("g.json at {at}: ")), "{err}");
+            assert!(err.contains(says), "{err}");
+            assert!(err.contains("(vector CTK-0001)"), "{err}");
+        }
+        parse_vector(Path::new("g.json"), &vector(plain, plain)).expect("no generated value");
+        for (from, to, at) in [
+            (
+                r#""role":"user""#,
+                r#""role":{"$ctk.generate":{"repeat":"a","count":1}}"#,
+                "/scenario/input/role",
+            ),
+            (
+                r#""final_output":null"#,
+                r#""final_output":{"$ctk.generate":{"repeat":"a","count":1}}"#,
+                "/expect/final_output",
+            ),
+            (
+                r#""args":{"n""#,
+                r#""args":{"$ctk.generate":{"keys":"k","count":1,"value":1}},"x":{"n""#,
+                "/scenario/model_script/0/respond/tool_calls/0/args",
+            ),
+        ] {
+            let text = vector(plain, plain).replacen(from, to, 1);
+            assert_ne!(text, vector(plain, plain), "{from}");
+            let err = parse_vector(Path::new("g.json"), &text)
+                .expect_err(at)
+                .to_string();
+            assert!(
+                err.contains(&format!("g.json at {at}: $ctk.generate is allowed only in")),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Vectors: the parsed model, the loader and the embedded project set.
 
 pub mod embedded;
+pub mod generate;
 pub mod load;
 pub mod model;
 pub mod plan;

@@ -1,0 +1,415 @@
+//! Generated values: `{"$ctk.generate": {...}}` states a large value in a
+//! few bytes of a vector file, so a vector can carry a context beyond the
+//! §12.3 size bound (5 MiB in the reference host) without a 5 MiB file.
+//!
+//! The loader expands every generated value right after the file is parsed
+//! (and before the schema check, so that a misplaced or malformed one is
+//! refused with its own message), and nothing after it ever sees the form:
+//! the host gets the expanded value (on the stdio wire too), the
+//! assertions and the engine work on it. The file's digest and the text the
+//! lint reads stay those of the file as written.
+//!
+//! Two forms, each an object whose only member is `$ctk.generate`:
+//!
+//! * `{"repeat": S, "count": N}`: the string S repeated N times;
+//! * `{"keys": P, "count": N, "value": V}`: the object
+//!   `{"P0": V, "P1": V, ..., "P<N-1>": V}`, members in that order (V any
+//!   JSON value without a generated value in it).
+//!
+//! They are allowed only in scenario data a host receives ([`allowed`]) and
+//! in the value of a scripted transform; the expanded size of all the
+//! generated values of one file (a string's UTF-8 bytes, an object's compact
+//! JSON text) is at most [`MAX_GENERATED_BYTES`].
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::json_path::pointer_token;
+
+/// The member that marks a generated value.
+pub const KEY: &str = "$ctk.generate";
+
+/// The most bytes the generated values of one vector file may expand to.
+pub const MAX_GENERATED_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A refusal: the JSON pointer of the offending value and what is wrong.
+pub type Refusal = (String, String);
+
+/// Whether a generated value may stand at `pointer` (a JSON pointer into
+/// the vector file): at or below an input's or a model response's
+/// `content`, a tool behaviour's `return` or a scripted transform's
+/// `value`, or below a tool call's `args` (which must stay an object).
+pub fn allowed(pointer: &str) -> bool {
+    let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
+    let n = |t: &&str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    match tokens.as_slice() {
+        ["scenario", "input", "content", ..] => true,
+        ["scenario", "turns", i, "input", "content", ..] => n(i),
+        ["scenario", "model_script", i, "respond", "content", ..] => n(i),
+        ["scenario", "model_script", i, "respond", "tool_calls", j, "args", _, ..] => n(i) && n(j),
+        ["scenario", "tools", i, "behavior", j, "return", ..] => n(i) && n(j),
+        ["interceptor_script", j, "return", "transform", "value", ..] => n(j),
+        ["interceptor_scripts", k, j, "return", "transform", "value", ..] => n(k) && n(j),
+        _ => false,
+    }
+}
+
+/// The parameters of the generated value `node` (an object with the
+/// [`KEY`] member), or `None` when `node` is no generated value.
+fn params(node: &Value) -> Option<&Value> {
+    node.as_object().and_then(|m| m.get(KEY))
+}
+
+/// Whether `value` holds a generated value anywhere.
+fn holds_generated(value: &Value) -> bool {
+    match value {
+        Value::Object(m) => m.contains_key(KEY) || m.values().any(holds_generated),
+        Value::Array(a) => a.iter().any(holds_generated),
+        _ => false,
+    }
+}
+
+/// The number of decimal digits written by `0, 1, ..., count - 1`.
+fn index_digits(count: u64) -> u64 {
+    let (mut total, mut low, mut digits) = (0u64, 0u64, 1u64);
+    while low < count {
+        let high = if low == 0 { 10 } else { low * 10 }.min(count);
+        total += (high - low) * digits;
+        low = high;
+        digits += 1;
+    }
+    total
+}
+
+/// Check one generated value's parameters; its expanded size.
+fn check(node: &Map<String, Value>) -> Result<u64, String> {
+    if node.len() != 1 {
+        return Err(format!(
+            "a generated value is an object whose only member is {KEY:?}"
+        ));
+    }
+    let Some(Value::Object(p)) = node.get(KEY) else {
+        return Err(format!("{KEY} takes an object of parameters"));
+    };
+    let count = || match p.get("count") {
+        Some(c) => c
+            .as_u64()
+            .ok_or_else(|| format!("{KEY}: count must be an integer from 0, not {c}")),
+        None => Err(format!("{KEY}: count is missing")),
+    };
+    let only = |names: &[&str]| match p.keys().find(|k| !names.contains(&k.as_str())) {
+        Some(k) => Err(format!(
+            "{KEY}: unknown parameter {k:?} (with {:?}: {})",
+            names[0],
+            names.join(", ")
+        )),
+        None => Ok(()),
+    };
+    let too_big = || format!("{KEY}: the value expands beyond {MAX_GENERATED_BYTES} bytes");
+    match (p.get("repeat"), p.get("keys")) {
+        (Some(Value::String(s)), None) => {
+            only(&["repeat", "count"])?;
+            (s.len() as u64).checked_mul(count()?).ok_or_else(too_big)
+        }
+        (None, Some(Value::String(prefix))) => {
+            only(&["keys", "count", "value"])?;
+            let count = count()?;
+            let value = p
+                .get("value")
+                .ok_or_else(|| format!("{KEY}: keys needs a value"))?;
+            if holds_generated(value) {
+                return Err(format!("{KEY}: a generated value cannot hold another"));
+            }
+            // `{"P0":V,...}`: per member the quoted key and its index, a
+            // colon and the value; a comma between members; the braces.
+            let key = serde_json::to_string(prefix).map_err(|e| e.to_string())?;
+            let value = serde_json::to_string(value).map_err(|e| e.to_string())?;
+            let per = (key.len() as u64) + (value.len() as u64) + 1;
+            per.checked_mul(count)
+                .and_then(|b| b.checked_add(index_digits(count)))
+                .and_then(|b| b.checked_add(2 + count.saturating_sub(1)))
+                .ok_or_else(too_big)
+        }
+        (Some(Value::String(_)), Some(_)) => Err(format!("{KEY}: repeat or keys, not both")),
+        (Some(_), _) => Err(format!("{KEY}: repeat must be a string")),
+        (_, Some(_)) => Err(format!("{KEY}: keys must be a string")),
+        (None, None) => Err(format!(
+            "{KEY}: no form named (repeat and count, or keys, count and value)"
+        )),
+    }
+}
+
+/// Every generated value of a parsed vector file, by JSON pointer, in
+/// document order; a refusal names the pointer of the first one that is
+/// misplaced or malformed, or of the one that takes the file beyond
+/// [`MAX_GENERATED_BYTES`].
+pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
+    fn walk(
+        v: &Value,
+        pointer: &mut String,
+        total: &mut u64,
+        out: &mut Vec<String>,
+    ) -> Result<(), Refusal> {
+        let len = pointer.len();
+        match v {
+            Value::Object(m) if m.contains_key(KEY) => {
+                if !allowed(pointer) {
+                    return Err((
+                        pointer.clone(),
+                        format!(
+                            "{KEY} is allowed only in scenario data a host receives (input and response content, tool call args, tool returns) and in a scripted transform's value"
+                        ),
+                    ));
+                }
+                let size = check(m).map_err(|e| (pointer.clone(), e))?;
+                *total = total.saturating_add(size);
+                if *total > MAX_GENERATED_BYTES {
+                    return Err((
+                        pointer.clone(),
+                        format!(
+                            "{KEY}: the file's generated values expand to more than {MAX_GENERATED_BYTES} bytes"
+                        ),
+                    ));
+                }
+                out.push(pointer.clone());
+            }
+            Value::Object(m) => {
+                for (k, child) in m {
+                    pointer.push('/');
+                    pointer.push_str(&pointer_token(k));
+                    walk(child, pointer, total, out)?;
+                    pointer.truncate(len);
+                }
+            }
+            Value::Array(a) => {
+                for (i, child) in a.iter().enumerate() {
+                    pointer.push('/');
+                    pointer.push_str(&i.to_string());
+                    walk(child, pointer, total, out)?;
+                    pointer.truncate(len);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(doc, &mut String::new(), &mut 0, &mut out)?;
+    Ok(out)
+}
+
+/// The value a checked generated value stands for.
+fn expand_one(params: &Value) -> Value {
+    let count = params.get("count").and_then(Value::as_u64).unwrap_or(0);
+    let count = usize::try_from(count).unwrap_or(0);
+    match (params.get("repeat"), params.get("keys")) {
+        (Some(Value::String(s)), _) => Value::String(s.repeat(count)),
+        (_, Some(Value::String(prefix))) => {
+            let value = params.get("value").cloned().unwrap_or(Value::Null);
+            let mut m = Map::with_capacity(count);
+            for i in 0..count {
+                m.insert(format!("{prefix}{i}"), value.clone());
+            }
+            Value::Object(m)
+        }
+        _ => Value::Null,
+    }
+}
+
+/// Replace every generated value inside `value` by what it stands for
+/// (`value` was checked by [`find`] as part of its file).
+pub fn expand_value(value: &mut Value) {
+    match value {
+        Value::Object(m) => {
+            if let Some(p) = m.get(KEY) {
+                *value = expand_one(p);
+            } else {
+                m.values_mut().for_each(expand_value);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(expand_value),
+        _ => {}
+    }
+}
+
+/// An object's members as written, in order, duplicates kept, each value
+/// raw.
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Members<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                    out.push(entry);
+                }
+                Ok(Members(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// An array's items as written, each raw.
+struct Items<'a>(Vec<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Items<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Items<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(item) = seq.next_element::<&'de RawValue>()? {
+                    out.push(item);
+                }
+                Ok(Items(out))
+            }
+        }
+        d.deserialize_seq(V(std::marker::PhantomData))
+    }
+}
+
+/// The raw text `raw` (the value at `pointer`) with the generated values
+/// at `targets` expanded: subtrees that hold none are copied as written,
+/// token for token, so integer literals stay exact (AH-CTK-091). A target
+/// is checked again from the raw text itself (a duplicate member the
+/// parsed value dropped cannot slip through).
+pub fn expand_raw(raw: &RawValue, pointer: &str, targets: &[String]) -> Result<String, Refusal> {
+    let refuse = |e: String| (pointer.to_owned(), e);
+    if targets.iter().any(|t| t == pointer) {
+        let value: Value = serde_json::from_str(raw.get()).map_err(|e| refuse(e.to_string()))?;
+        let Value::Object(m) = &value else {
+            return Err(refuse(format!("{KEY} is not an object here")));
+        };
+        check(m).map_err(refuse)?;
+        let p = params(&value).unwrap_or(&Value::Null);
+        return serde_json::to_string(&expand_one(p)).map_err(|e| refuse(e.to_string()));
+    }
+    let prefix = format!("{pointer}/");
+    if !targets.iter().any(|t| t.starts_with(&prefix)) {
+        return Ok(raw.get().to_owned());
+    }
+    let text = raw.get().trim_start();
+    let mut out = String::with_capacity(text.len());
+    if text.starts_with('{') {
+        let Members(members) = serde_json::from_str(text).map_err(|e| refuse(e.to_string()))?;
+        if members.iter().any(|(k, _)| k == KEY) {
+            // A generated value whose pointer was not among the targets:
+            // only a duplicate member can hide one from the parsed value.
+            return Err(refuse(format!("{KEY} under a duplicate member")));
+        }
+        out.push('{');
+        for (i, (k, v)) in members.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(k).map_err(|e| refuse(e.to_string()))?);
+            out.push(':');
+            out.push_str(&expand_raw(
+                v,
+                &format!("{prefix}{}", pointer_token(k)),
+                targets,
+            )?);
+        }
+        out.push('}');
+    } else if text.starts_with('[') {
+        let Items(items) = serde_json::from_str(text).map_err(|e| refuse(e.to_string()))?;
+        out.push('[');
+        for (i, v) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&expand_raw(v, &format!("{prefix}{i}"), targets)?);
+        }
+        out.push(']');
+    } else {
+        return Ok(raw.get().to_owned());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn positions() {
+        for p in [
+            "/scenario/input/content",
+            "/scenario/input/content/a/0",
+            "/scenario/turns/1/input/content",
+            "/scenario/model_script/0/respond/content",
+            "/scenario/model_script/2/respond/tool_calls/0/args/q",
+            "/scenario/model_script/2/respond/tool_calls/0/args/q/r",
+            "/scenario/tools/0/behavior/3/return",
+            "/scenario/tools/0/behavior/3/return/hits",
+            "/interceptor_script/0/return/transform/value",
+            "/interceptor_scripts/1/0/return/transform/value/x",
+        ] {
+            assert!(allowed(p), "{p}");
+        }
+        for p in [
+            "",
+            "/title",
+            "/scenario/input",
+            "/scenario/input/role",
+            "/scenario/model_script/0/respond/tool_calls/0/args",
+            "/scenario/model_script/0/respond/stream/0",
+            "/scenario/model_script/x/respond/content",
+            "/scenario/tools/0/behavior/0/when_args/q",
+            "/interceptor_script/0/match/target.content",
+            "/interceptor_script/0/return_raw/transform/value",
+            "/interceptor_script/0/return/reason",
+            "/expect/final_output",
+            "/host_declaration_text",
+        ] {
+            assert!(!allowed(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn sizes_are_exact() {
+        for n in [0u64, 1, 9, 10, 11, 99, 100, 101, 1234] {
+            let spec = json!({KEY: {"keys": "m", "count": n, "value": [1, "x"]}});
+            let size = check(spec.as_object().expect("object")).expect("valid");
+            let mut v = spec.clone();
+            expand_value(&mut v);
+            assert_eq!(
+                size,
+                serde_json::to_string(&v).expect("json").len() as u64,
+                "{n}"
+            );
+            assert_eq!(v.as_object().expect("object").len() as u64, n);
+        }
+        let spec = json!({KEY: {"repeat": "ab", "count": 3}});
+        assert_eq!(check(spec.as_object().expect("object")), Ok(6));
+        let mut v = spec;
+        expand_value(&mut v);
+        assert_eq!(v, json!("ababab"));
+    }
+
+    #[test]
+    fn raw_expansion_keeps_everything_else_as_written() {
+        let text = r#"{"input": {"content": [18446744073709551616, {"$ctk.generate": {"keys": "k", "count": 2, "value": 1.0}}], "role": "user"},
+            "tools": [{"name": "t", "behavior": [{"return": 1e400}]}]}"#;
+        let raw: Box<RawValue> = serde_json::from_str(text).expect("raw");
+        let targets = vec!["/scenario/input/content/1".to_owned()];
+        let out = expand_raw(&raw, "/scenario", &targets).expect("expands");
+        assert_eq!(
+            out,
+            r#"{"input":{"content":[18446744073709551616,{"k0":1.0,"k1":1.0}],"role":"user"},"tools":[{"name": "t", "behavior": [{"return": 1e400}]}]}"#
+        );
+    }
+}
