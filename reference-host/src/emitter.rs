@@ -336,15 +336,8 @@ impl Emitter {
         self.emit_self_denied(context, reason).await
     }
 
-    /// Every record written so far, in order.
-    pub fn records(&self) -> Vec<Value> {
-        self.records
-            .lock()
-            .map(|r| r.iter().cloned().collect())
-            .unwrap_or_default()
-    }
-
-    /// Drain the records written so far (a record sink that hands them on).
+    /// Drain the records written so far, in order (a record sink that hands
+    /// them on).
     pub fn take_records(&self) -> Vec<Value> {
         self.records
             .lock()

@@ -597,7 +597,7 @@ impl Harness for ReferenceHost {
             .into_iter()
             .map(|(name, args)| ToolInvocation { name, args })
             .collect();
-        record.records = emitter.records();
+        record.records = emitter.take_records();
         record.released_output = outcome.released_output.map(Value::String);
         record.persisted = Some(outcome.persisted);
         record.error = outcome.error;

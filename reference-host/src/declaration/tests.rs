@@ -1235,7 +1235,7 @@ async fn records_of(d: &Declaration) -> Vec<String> {
         );
         e.emit(ctx).await;
     }
-    e.records()
+    e.take_records()
         .iter()
         .map(|r| serde_json::to_string(r).expect("json"))
         .collect()
@@ -1348,8 +1348,9 @@ async fn the_record_bound_drops_the_oldest() {
         )
         .await;
     }
-    assert_eq!(e.records().len(), 2);
-    assert_eq!(e.records()[0]["sequence"], 1);
+    let records = e.take_records();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0]["sequence"], 1);
 }
 
 // ---- registries and kinds ----

@@ -19,7 +19,7 @@ async fn run(b: EmitterBuilder, scenario: &str, config: LoopConfig) -> (LoopOutc
     let e = Arc::new(b.build());
     let s = Scenario::parse(scenario).expect("scenario");
     let out = run_scenario(e.clone(), &s, config).await;
-    let records = Emitter::records(&e);
+    let records = Emitter::take_records(&e);
     (out, records)
 }
 

@@ -620,7 +620,7 @@ async fn a_context_that_cannot_be_read_still_leaves_a_record() {
     assert_eq!(out.record["input_identity"], Value::Null);
     assert_eq!(out.record["session_id"], "");
     assert_eq!(out.record["sequence"], -1);
-    assert_eq!(e.records().len(), 1);
+    assert_eq!(e.take_records().len(), 1);
 }
 
 #[tokio::test]
@@ -633,7 +633,7 @@ async fn only_the_projection_reaches_the_record_sink() {
     let e = b.build();
     let out = e.emit_fields(Point::Output).await;
     assert_eq!(out.context["output"]["content"], "SECRET-REWRITE");
-    let sink = serde_json::to_string(&e.records()).expect("json");
+    let sink = serde_json::to_string(&e.take_records()).expect("json");
     assert!(!sink.contains("SECRET-REWRITE"));
     assert!(!sink.contains("\"done\""), "no context content in records");
     let e = returning(
@@ -643,7 +643,7 @@ async fn only_the_projection_reaches_the_record_sink() {
     .build();
     let out = e.emit_fields(Point::Output).await;
     assert_eq!(out.record["verdict"]["approval"], json!({}));
-    assert!(!serde_json::to_string(&e.records())
+    assert!(!serde_json::to_string(&e.take_records())
         .expect("json")
         .contains("SECRET-TICKET"));
 }
