@@ -262,3 +262,19 @@ V(168, "gate-reason-not-string-still-denies", "A deny whose reason is a number k
 V(169, "gate-approval-not-object-still-denies", "A deny whose approval member is not an object keeps the turn from starting, whether or not the gate refuses it",
   "5, 6", ["5.1-c", "6-a"], GP, plain_scenario(), at_input(), caps=M,
   script=[rule(IN, raw={"decision": "deny", "reason": "ctk:x", "approval": True}, raw_set=True)])
+# CTK-0165 under the other profiles (D-29, advisory): when every verdict allows, the combined verdict is the
+# lowest-index allow under sequential/run_all and both parallel profiles too, so its reason and evidence reach the
+# record. The text names the decision and decided_by null, not whose reason the allow carries (ruling R-2).
+for num, profile, title in [
+        (172, "sequential/run_all", "Under sequential/run_all, when every interceptor allows, the record's combined allow is the lowest-index allow with its reason and evidence"),
+        (173, "parallel/strictest", "Under parallel/strictest, when every interceptor allows, the record's combined allow is the lowest-index allow with its reason and evidence"),
+        (174, "parallel/unanimous", "Under parallel/unanimous, when every interceptor allows, the record's combined allow is the lowest-index allow with its reason and evidence")]:
+    V(num, "gate-all-allow-keeps-first-evidence-" + profile.replace("/", "-").replace("_", "-"), title,
+      "5.3, 7.3, 10.3", ["5.3-b", "7.3-a", "10.3-b"], GP, tool_scenario(),
+      {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
+       "records": [rec(PT, {"verdict.decision": "allow", "verdict.reason": "ctk:first-allow", "verdict.evidence": EV,
+                            "decided_by": None, "verdicts[1].decision": "allow"})],
+       "run_outcome": "completed"},
+      caps=MT, scripts=[[rule(PT, {"decision": "allow", "reason": "ctk:first-allow", "evidence": EV})],
+                        [rule(PT, {"decision": "allow", "reason": "ctk:second-allow", "evidence": {"artefact": "second"}})]],
+      composition={"profile": profile}, advisory="D-29")
