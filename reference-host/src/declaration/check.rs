@@ -1143,25 +1143,8 @@ pub fn resolve(
             ),
         ));
     }
-    if !buffered_output && !code.streams_unbuffered {
-        out.push(Finding::new(
-            "/surface/buffered_output",
-            "the host code cannot release output unbuffered",
-        ));
-    }
     let interceptor_ms = t.interceptor_ms.unwrap_or(Some(DEFAULT_TIMEOUT_MS));
     let approval_resolver_ms = t.approval_resolver_ms.unwrap_or(interceptor_ms);
-    let numeric = interceptor_ms.is_some()
-        || approval_resolver_ms.is_some()
-        || t.bindings
-            .iter()
-            .any(|b| matches!(b.timeout_ms, Some(Some(_))));
-    if numeric && !code.bounded_timeouts {
-        out.push(Finding::new(
-            "/configuration/timeouts",
-            "this build cannot bound execution time; state null timeouts",
-        ));
-    }
     refuse(RefusalClass::SurfaceUnsupported, out)?;
 
     let bindings = t

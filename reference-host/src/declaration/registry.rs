@@ -48,12 +48,8 @@ pub struct HostSurface {
     pub buffered_output: bool,
     /// The exposure bound the host states when it streams unbuffered.
     pub exposure_bound: Option<String>,
-    /// Whether the code can stream output unbuffered (incremental).
-    pub streams_unbuffered: bool,
     /// The one tool-seam posture the code implements.
     pub posture: ToolSeamPosture,
-    /// Whether the build can bound an interceptor's execution time.
-    pub bounded_timeouts: bool,
 }
 
 /// The four profiles: wire name, the knob it consults, that knob's values
@@ -93,7 +89,9 @@ pub fn profile_knob(
 
 impl HostSurface {
     /// Every point, profile and knob value, buffered output, the continue
-    /// posture, bounded timeouts, and the given capabilities.
+    /// posture, and the given capabilities. (Every build of this host can
+    /// stream unbuffered and bound an interceptor's time, so the surface
+    /// has no switch for either.)
     pub fn full(capabilities: &[&str]) -> HostSurface {
         HostSurface {
             interception_points: Point::ALL.into_iter().collect(),
@@ -109,9 +107,7 @@ impl HostSurface {
                 .collect(),
             buffered_output: true,
             exposure_bound: None,
-            streams_unbuffered: false,
             posture: ToolSeamPosture::Continue,
-            bounded_timeouts: true,
         }
     }
 
@@ -123,7 +119,6 @@ impl HostSurface {
         HostSurface {
             buffered_output: false,
             exposure_bound: Some(REFERENCE_EXPOSURE_BOUND.to_owned()),
-            streams_unbuffered: true,
             ..HostSurface::full(&CAPABILITIES)
         }
     }

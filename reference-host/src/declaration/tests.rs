@@ -911,7 +911,6 @@ fn more_than_the_code_has_is_surface_unsupported() {
         ]
         .into_iter()
         .collect(),
-        bounded_timeouts: false,
         ..HostSurface::full(&["model_calls"])
     })
     .kind(ALLOW_ALL, allow_kind())
@@ -964,22 +963,6 @@ fn more_than_the_code_has_is_surface_unsupported() {
                 json!("terminate"),
             ),
             "posture",
-        ),
-        (
-            with(
-                with(base.clone(), "/surface/buffered_output", json!(false)),
-                "/surface/exposure_bound",
-                json!("b"),
-            ),
-            "unbuffered",
-        ),
-        (
-            with(
-                base.clone(),
-                "/configuration/timeouts/interceptor_ms",
-                json!(100),
-            ),
-            "numeric timeout",
         ),
     ] {
         let e = Loader::new(&narrow).load_value(&doc).expect_err(why);
