@@ -14,12 +14,16 @@
 //! * `{"repeat": S, "count": N}`: the string S repeated N times;
 //! * `{"keys": P, "count": N, "value": V}`: the object
 //!   `{"P0": V, "P1": V, ..., "P<N-1>": V}`, members in that order (V any
-//!   JSON value without a generated value in it).
+//!   JSON value without a generated value in it);
+//! * `{"json": V}`: the compact JSON text of V, generated values in V
+//!   expanded first; only as `host_declaration_text`, so that a vector can
+//!   state a declaration text beyond the §7.7.3 bound of 1 MiB.
 //!
-//! They are allowed only in scenario data a host receives ([`allowed`]) and
-//! in the value of a scripted transform; the expanded size of all the
-//! generated values of one file (a string's UTF-8 bytes, an object's compact
-//! JSON text) is at most [`MAX_GENERATED_BYTES`].
+//! They are allowed only in scenario data a host receives ([`allowed`]), in
+//! the value of a scripted transform and as the declaration text; the
+//! expanded size of all the generated values of one file (a string's UTF-8
+//! bytes, an object's compact JSON text, a `json` text's bound with each
+//! string inside it escaped at worst) is at most [`MAX_GENERATED_BYTES`].
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -39,7 +43,8 @@ pub type Refusal = (String, String);
 /// Whether a generated value may stand at `pointer` (a JSON pointer into
 /// the vector file): at or below an input's or a model response's
 /// `content`, a tool behaviour's `return` or a scripted transform's
-/// `value`, or below a tool call's `args` (which must stay an object).
+/// `value`, below a tool call's `args` (which must stay an object), or as
+/// `host_declaration_text` (a `repeat` or `json` form: a string).
 pub fn allowed(pointer: &str) -> bool {
     let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
     let n = |t: &&str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
@@ -51,6 +56,7 @@ pub fn allowed(pointer: &str) -> bool {
         ["scenario", "tools", i, "behavior", j, "return", ..] => n(i) && n(j),
         ["interceptor_script", j, "return", "transform", "value", ..] => n(j),
         ["interceptor_scripts", k, j, "return", "transform", "value", ..] => n(k) && n(j),
+        ["host_declaration_text"] => true,
         _ => false,
     }
 }
@@ -107,6 +113,14 @@ fn check(node: &Map<String, Value>) -> Result<u64, String> {
         None => Ok(()),
     };
     let too_big = || format!("{KEY}: the value expands beyond {MAX_GENERATED_BYTES} bytes");
+    if let Some(json) = p.get("json") {
+        only(&["json"])?;
+        // The text as written; the generated values inside it are counted
+        // by the caller.
+        return serde_json::to_string(json)
+            .map(|t| t.len() as u64)
+            .map_err(|e| e.to_string());
+    }
     match (p.get("repeat"), p.get("keys")) {
         (Some(Value::String(s)), None) => {
             only(&["repeat", "count"])?;
@@ -135,7 +149,7 @@ fn check(node: &Map<String, Value>) -> Result<u64, String> {
         (Some(_), _) => Err(format!("{KEY}: repeat must be a string")),
         (_, Some(_)) => Err(format!("{KEY}: keys must be a string")),
         (None, None) => Err(format!(
-            "{KEY}: no form named (repeat and count, or keys, count and value)"
+            "{KEY}: no form named (repeat and count; keys, count and value; or json)"
         )),
     }
 }
@@ -145,40 +159,76 @@ fn check(node: &Map<String, Value>) -> Result<u64, String> {
 /// misplaced or malformed, or of the one that takes the file beyond
 /// [`MAX_GENERATED_BYTES`].
 pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
+    /// `in_json`: inside a `json` form, where a generated value may stand
+    /// anywhere (but another `json` form nowhere) and counts seven times:
+    /// once itself, six times over for the most JSON escaping can grow it.
     fn walk(
         v: &Value,
         pointer: &mut String,
         total: &mut u64,
         out: &mut Vec<String>,
+        in_json: bool,
     ) -> Result<(), Refusal> {
         let len = pointer.len();
+        let refuse = |pointer: &String, detail: String| Err((pointer.clone(), detail));
         match v {
             Value::Object(m) if m.contains_key(KEY) => {
-                if !allowed(pointer) {
-                    return Err((
-                        pointer.clone(),
+                if !in_json && !allowed(pointer) {
+                    return refuse(
+                        pointer,
                         format!(
-                            "{KEY} is allowed only in scenario data a host receives (input and response content, tool call args, tool returns) and in a scripted transform's value"
+                            "{KEY} is allowed only in scenario data a host receives (input and response content, tool call args, tool returns), in a scripted transform's value and as host_declaration_text"
                         ),
-                    ));
+                    );
+                }
+                let json = params(v).and_then(|p| p.get("json"));
+                let text_position = !in_json && pointer == "/host_declaration_text";
+                if json.is_some() && !text_position {
+                    return refuse(
+                        pointer,
+                        format!("{KEY}: the json form stands only as host_declaration_text"),
+                    );
+                }
+                if json.is_none()
+                    && text_position
+                    && params(v).is_some_and(|p| p.get("repeat").is_none())
+                {
+                    return refuse(
+                        pointer,
+                        format!(
+                            "{KEY}: host_declaration_text is a string: the repeat or the json form"
+                        ),
+                    );
                 }
                 let size = check(m).map_err(|e| (pointer.clone(), e))?;
+                let size = if in_json {
+                    size.saturating_mul(7)
+                } else {
+                    size
+                };
                 *total = total.saturating_add(size);
                 if *total > MAX_GENERATED_BYTES {
-                    return Err((
-                        pointer.clone(),
+                    return refuse(
+                        pointer,
                         format!(
                             "{KEY}: the file's generated values expand to more than {MAX_GENERATED_BYTES} bytes"
                         ),
-                    ));
+                    );
                 }
-                out.push(pointer.clone());
+                if let Some(json) = json {
+                    pointer.push_str(&format!("/{}/json", pointer_token(KEY)));
+                    walk(json, pointer, total, out, true)?;
+                    pointer.truncate(len);
+                }
+                if !in_json {
+                    out.push(pointer.clone());
+                }
             }
             Value::Object(m) => {
                 for (k, child) in m {
                     pointer.push('/');
                     pointer.push_str(&pointer_token(k));
-                    walk(child, pointer, total, out)?;
+                    walk(child, pointer, total, out, in_json)?;
                     pointer.truncate(len);
                 }
             }
@@ -186,7 +236,7 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
                 for (i, child) in a.iter().enumerate() {
                     pointer.push('/');
                     pointer.push_str(&i.to_string());
-                    walk(child, pointer, total, out)?;
+                    walk(child, pointer, total, out, in_json)?;
                     pointer.truncate(len);
                 }
             }
@@ -195,12 +245,17 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
         Ok(())
     }
     let mut out = Vec::new();
-    walk(doc, &mut String::new(), &mut 0, &mut out)?;
+    walk(doc, &mut String::new(), &mut 0, &mut out, false)?;
     Ok(out)
 }
 
 /// The value a checked generated value stands for.
 fn expand_one(params: &Value) -> Value {
+    if let Some(json) = params.get("json") {
+        let mut json = json.clone();
+        expand_value(&mut json);
+        return Value::String(serde_json::to_string(&json).unwrap_or_default());
+    }
     let count = params.get("count").and_then(Value::as_u64).unwrap_or(0);
     let count = usize::try_from(count).unwrap_or(0);
     match (params.get("repeat"), params.get("keys")) {
@@ -230,6 +285,15 @@ pub fn expand_value(value: &mut Value) {
         }
         Value::Array(a) => a.iter_mut().for_each(expand_value),
         _ => {}
+    }
+}
+
+/// The string a checked generated value at `host_declaration_text` stands
+/// for; `None` when `value` is no generated string.
+pub fn expand_text(value: &Value) -> Option<String> {
+    match expand_one(params(value)?) {
+        Value::String(s) => Some(s),
+        _ => None,
     }
 }
 
@@ -357,6 +421,7 @@ mod tests {
             "/scenario/tools/0/behavior/3/return/hits",
             "/interceptor_script/0/return/transform/value",
             "/interceptor_scripts/1/0/return/transform/value/x",
+            "/host_declaration_text",
         ] {
             assert!(allowed(p), "{p}");
         }
@@ -373,7 +438,8 @@ mod tests {
             "/interceptor_script/0/return_raw/transform/value",
             "/interceptor_script/0/return/reason",
             "/expect/final_output",
-            "/host_declaration_text",
+            "/host_declaration",
+            "/host_declaration_text/x",
         ] {
             assert!(!allowed(p), "{p}");
         }
@@ -398,6 +464,44 @@ mod tests {
         let mut v = spec;
         expand_value(&mut v);
         assert_eq!(v, json!("ababab"));
+    }
+
+    /// The json form: a text, only as `host_declaration_text`, its
+    /// generated values expanded and counted seven times towards the cap.
+    #[test]
+    fn json_texts() {
+        let doc = |text: Value| json!({"id": "x", "host_declaration_text": text});
+        let inner = json!({KEY: {"repeat": "ab", "count": 2}});
+        let form = json!({KEY: {"json": {"a": [inner, 1], "b": null}}});
+        assert_eq!(
+            find(&doc(form.clone())),
+            Ok(vec!["/host_declaration_text".to_owned()])
+        );
+        assert_eq!(
+            expand_text(&form).as_deref(),
+            Some(r#"{"a":["abab",1],"b":null}"#)
+        );
+        assert_eq!(
+            expand_text(&json!({KEY: {"repeat": "ab", "count": 2}})).as_deref(),
+            Some("abab")
+        );
+        let refused = |v: Value| find(&v).expect_err("refused");
+        let (at, why) = refused(doc(json!({KEY: {"keys": "k", "count": 1, "value": 0}})));
+        assert_eq!(at, "/host_declaration_text");
+        assert!(why.contains("the repeat or the json form"), "{why}");
+        let (at, why) = refused(json!({"scenario": {"input": {"content": form}}}));
+        assert_eq!(at, "/scenario/input/content");
+        assert!(why.contains("only as host_declaration_text"), "{why}");
+        let nested = json!({KEY: {"json": {"a": {KEY: {"json": 1}}}}});
+        let (at, why) = refused(doc(nested));
+        assert_eq!(at, "/host_declaration_text/$ctk.generate/json/a");
+        assert!(why.contains("only as host_declaration_text"), "{why}");
+        // 10 MiB inside a json text counts 70 MiB.
+        let big = json!({KEY: {"json": {"a": {KEY: {"repeat": "a", "count": 10 << 20}}}}});
+        let (_, why) = refused(doc(big));
+        assert!(why.contains("more than 67108864 bytes"), "{why}");
+        let fits = json!({KEY: {"json": {"a": {KEY: {"repeat": "a", "count": 9 << 20}}}}});
+        assert!(find(&doc(fits)).is_ok());
     }
 
     #[test]

@@ -732,6 +732,40 @@ mod tests {
         }
     }
 
+    /// A generated declaration text (the json form) reaches the vector as
+    /// the text it stands for, which the lint checks like any other.
+    #[test]
+    fn a_generated_declaration_text_is_expanded_and_linted() {
+        let text = r#"{"id":"CTK-0001","title":"t","spec_clause":"7.7.3","part":"declaration/refusal",
+            "capabilities":["host_declaration"],"scenario":{"input":{"content":"x","role":"user"}},"interceptor_scripts":[[]],
+            "host_declaration_text":{"$ctk.generate":{"json":{"declaration":"agent-hooks-declaration/1.0","spec":"agent-hooks/0.1","bindings":[],
+              "extensions":{"pad":{"note":{"$ctk.generate":{"repeat":"ab","count":3}}}}}}},
+            "expect":{"load":{"outcome":"refused"},"interceptions":[],"run_outcome":"error"}}"#;
+        let v = parse_vector(Path::new("d.json"), text).expect("vector");
+        assert_eq!(
+            v.vector.host_declaration_text.as_deref(),
+            Some(
+                r#"{"declaration":"agent-hooks-declaration/1.0","spec":"agent-hooks/0.1","bindings":[],"extensions":{"pad":{"note":"ababab"}}}"#
+            )
+        );
+        assert!(v.vector.is_declaration());
+        assert_eq!(
+            lint(&[v], &Catalogs::default())
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            Vec::<String>::new()
+        );
+        let keys = text.replace(
+            r#"{"json":{"declaration""#,
+            r#"{"keys":"k","count":1,"value":{"declaration""#,
+        );
+        let err = parse_vector(Path::new("d.json"), &keys)
+            .expect_err("an object is no text")
+            .to_string();
+        assert!(err.contains("d.json at /host_declaration_text: "), "{err}");
+    }
+
     #[test]
     fn empty_folder_is_an_error() {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -11,6 +11,17 @@ fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
     Value::deserialize(d).map(Some)
 }
 
+/// A string, or a generated one the loader has checked.
+fn text_or_generated<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    match Value::deserialize(d)? {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s)),
+        other => crate::vector::generate::expand_text(&other)
+            .map(Some)
+            .ok_or_else(|| serde::de::Error::custom("host_declaration_text is not a string")),
+    }
+}
+
 /// Section → part, for vectors that name no part: the part the project's
 /// own vectors use for that section (the one place this mapping lives). A
 /// section matches its own number and every subsection of it; the longest
@@ -329,8 +340,10 @@ pub struct Vector {
     pub host_declaration: Option<Value>,
     /// Declaration document under test as raw text (project extension), for
     /// documents a parsed value cannot carry: duplicate keys, trailing
-    /// content, text that is not JSON. Never with `host_declaration`.
-    #[serde(default)]
+    /// content, text that is not JSON. Never with `host_declaration`. A
+    /// generated text (`$ctk.generate`, [`crate::vector::generate`]) is
+    /// expanded here, checked by the loader before.
+    #[serde(default, deserialize_with = "text_or_generated")]
     pub host_declaration_text: Option<String>,
     /// A file fault the host loads through its file path only (project
     /// extension); the file's bytes, where the fault has some, come from
