@@ -124,6 +124,35 @@ V(534, "two-pow-53-folded-before-the-seam", "A fold that puts 2^53 into the argu
   approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target.q", "fixed")}}])
 
 
+# Section 9 identifies the context as presented to the seam with the jcs-sha256 provider, whose domain (10.2-d) stops
+# at 2^53-1 in magnitude and covers the whole projection, arrays included: an argument of 2^53-1 (CTK-0533's positive
+# twin), a small negative integer, and arrays nested several levels deep all stay in the domain, so the approval lifts
+# the deny and the tool runs with the arguments as given.
+for num, slug, title, args in [
+        (535, "max-safe-integer-at-the-seam", "An argument of 2^53-1 stays in the identity domain for the approval request too: the approval lifts the deny",
+         {"id": 9007199254740991}),
+        (536, "negative-integer-at-the-seam", "A small negative integer argument stays in the identity domain for the approval request: the approval lifts the deny",
+         {"id": -3}),
+        (537, "nested-arrays-at-the-seam", "Arguments holding arrays nested eight levels deep stay in the identity domain for the approval request: the approval lifts the deny",
+         {"grid": [[[[[[[[1, -2]]]]]]]]})]:
+    V(num, slug, title, "10.2, 9", ["10.2-d", "9-n"], IP, tool_scenario(args=args),
+      {"sequence_strict": False, "interceptions": ix([PT]), "tool_invocations": [{"name": "lookup", "args": args}],
+       "records": [rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "decided_by": 0})],
+       "final_output": "done", "run_outcome": "completed"},
+      caps=MT, script=[rule(PT, liftable("ctk:check"))],
+      approval_script=[{"resolve": {"outcome": "approve", "verdict": {"decision": "allow"}}}])
+# CTK-0534 with the integer inside an array: the domain covers array elements too (10.2-d, "anywhere in the
+# projection"), so the seam has no request identity and the liftable deny is not lifted.
+V(538, "two-pow-53-in-array-folded-before-the-seam", "A fold that puts 2^53 inside an array argument before a liftable deny leaves no request identity: denied context_invalid, the approving resolver's transform never applies",
+  "9, 10.2", ["9-n", "10.2-d"], IP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": CI})],
+   "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
+  caps=MT + ["int64_json"],
+  scripts=[[rule(PT, transform("$target.q", [1, 9007199254740992]))], [rule(PT, liftable("ctk:check"))]],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target.q", "fixed")}}])
+
+
 def rejected_post_model(cap):
     return {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO, PT],
             "tool_not_invoked": ["lookup"],
