@@ -243,37 +243,39 @@ fn refuse(oracle: Oracle, why: &str) -> ! {
 }
 
 /// The trials of one suite, every vector of it, failing fast, in a fixed
-/// order that scatters each part's vectors: the vectors that catch a mutant
+/// order that scatters each part's vectors (the vectors that catch a mutant
 /// are mostly of one part, and in file order they would sit together, often
-/// near the end.
+/// near the end), the few that carry a scenario of a MiB or more last: a
+/// caught mutant seldom waits for them.
 fn suite_trials(suite: Oracle, options: &Arc<EngineOptions>) -> Vec<Trial> {
     // Expected-failure entries of the other suite are not this one's.
     let mut expected = expected_failures();
     let stop = Arc::new(AtomicBool::new(false));
-    let mut trials: Vec<Trial> = match suite {
-        Oracle::Project => [SpecVersion::V0_1, SpecVersion::Draft]
+    let sources = match suite {
+        Oracle::Project => vec![
+            VectorSource::Embedded(SpecVersion::V0_1),
+            VectorSource::Embedded(SpecVersion::Draft),
+        ],
+        Oracle::Upstream => upstream::upstream(upstream::UPSTREAM_VECTORS)
+            .map(VectorSource::Dir)
             .into_iter()
-            .flat_map(|spec| {
-                trials_for(
-                    files(&VectorSource::Embedded(spec)),
-                    options,
-                    &mut expected,
-                    Some(&stop),
-                )
-            })
             .collect(),
-        Oracle::Upstream => match upstream::upstream(upstream::UPSTREAM_VECTORS) {
-            Some(dir) => trials_for(
-                files(&VectorSource::Dir(dir)),
-                options,
-                &mut expected,
-                Some(&stop),
-            ),
-            None => Vec::new(),
-        },
         Oracle::Both => unreachable!("a suite is project or upstream"),
     };
-    trials.sort_by_key(|t| scatter(t.name()));
+    let mut heavy = std::collections::BTreeSet::new();
+    let mut trials = Vec::new();
+    for source in sources {
+        let each = files(&source);
+        for (_, loaded) in &each {
+            if let Ok(l) = loaded {
+                if l.vector.scenario.get().len() >= 1 << 20 {
+                    heavy.insert(format!("{}::{}", l.vector.part(), l.vector.id));
+                }
+            }
+        }
+        trials.extend(trials_for(each, options, &mut expected, Some(&stop)));
+    }
+    trials.sort_by_key(|t| (heavy.contains(t.name()), scatter(t.name())));
     trials
 }
 
