@@ -153,6 +153,21 @@ V(538, "two-pow-53-in-array-folded-before-the-seam", "A fold that puts 2^53 insi
   approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target.q", "fixed")}}])
 
 
+# Section 4.4 carries a 64-bit identifier as a decimal string, and 10.2-d/10.2-e judge integral numbers only: digits
+# inside a string, an escaped quote before them included, are no integer literal, and integers within 2^53-1 stay in
+# the domain whatever their digits (95 sorts above 9007199254740991 as text; 1234567890123456 has as many digits). A
+# tool result holding them reaches post_tool_call, which is dispatched and allowed.
+for num, slug, title, ret in [
+        (540, "digit-strings-in-tool-result", "Decimal strings of 20 digits in a tool result, one behind an escaped quote, are strings: post_tool_call is dispatched and allowed",
+         {"serial": "18446744073709551616", "note": 'call "18446744073709551616" now'}),
+        (541, "safe-integers-in-tool-result", "Integers within 2^53-1 in a tool result (95, and the 16-digit 1234567890123456) stay in the domain: post_tool_call is dispatched and allowed",
+         {"count": 95, "ticket": 1234567890123456})]:
+    V(num, slug, title, "4.4, 10.2", ["4.4-c", "4.4-d", "10.2-d"], IP, tool_scenario(ret=ret),
+      {"interceptions": ix(FULL_TOOL), "records": [rec(PTT, {"verdict.decision": "allow"})],
+       "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}], "final_output": "done", "run_outcome": "completed"},
+      caps=MT, script=[])
+
+
 def rejected_post_model(cap):
     return {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO, PT],
             "tool_not_invoked": ["lookup"],
