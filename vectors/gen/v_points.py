@@ -324,6 +324,14 @@ V(56, "transform-args-not-object-never-dispatched", "A bare $target transform th
 # pre_model_call and nothing of it persists. The session still ends with agent_shutdown (section 3). `respond.error`
 # is the harness protocol's way to fail the call (harness-protocol/HOSTS.md section 4, scenario.json); that the run
 # then ends `error` is the harness protocol's convention, not the text's.
+# D-35 on a single member (advisory, like CTK-0051..0055): a transform of input.role to a value outside its closed
+# set leaves input.content valid; the composed context fails the section 4.2 types, so the emission is denied
+# host_error:context_invalid.
+V(59, "transform-input-role-outside-set", "A transform that sets input.role to admin, outside user, system and external, is not applied: the turn never begins",
+  "4.2, 4.3, 5.2", ["4.3-e", "4.2-b", "6.1-b"], TP, plain_scenario(),
+  {"interceptions": ix([SU, IN, SD]), "interceptions_absent": [PM],
+   "records": [rec(IN, {"verdict.decision": "deny", "verdict.reason": CI})], "final_output": None, "run_outcome": "blocked"},
+  caps=M, script=[rule(IN, transform("$target.role", "admin"))], advisory="D-35")
 V(58, "model-call-error-not-mediated", "A model call that fails after its pre_model_call is not mediated: no post_model_call, no output, agent_shutdown still closes the session",
   "12.1, 3", ["12.1-f", "3-g", "3.1-b"], PART,
   {"input": {"content": "say hello", "role": "user"},
