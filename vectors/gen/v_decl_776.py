@@ -85,6 +85,10 @@ refusal(1202, "spec-minor-ten", "agent-hooks/0.10 names minor 10, not 0.1 writte
         "spec_unsupported", ["7.7.6-d"], doc(GUARD, spec="agent-hooks/0.10"), invalid=True)
 refusal(1203, "spec-next-major-lower-minor", "agent-hooks/1.0 has another major even though its minor is lower: refused as spec_unsupported",
         "spec_unsupported", ["7.7.6-d"], doc(GUARD, spec="agent-hooks/1.0"), invalid=True)
+# Step 4's form agent-hooks/<major>.<minor> has digits on both sides of the dot: a spec with an empty minor is
+# malformed and refused, though an empty minor would compare as no greater than the loader's.
+refusal(1223, "spec-empty-minor", "agent-hooks/0. has no minor digits: it is not of the form agent-hooks/<major>.<minor> and is refused as spec_unsupported",
+        "spec_unsupported", ["7.7.6-d"], doc(GUARD, spec="agent-hooks/0."), invalid=True)
 refusal(1204, "spec-before-unknown-member", "A newer-minor spec and an unknown root member: step 4 comes first, so spec_unsupported",
         "spec_unsupported", ["7.7.6-d"], doc(GUARD, spec="agent-hooks/0.2", colour="red"), invalid=True)
 refusal(1205, "spec-older-minor-passes-step-4", "agent-hooks/0.0 passes step 4, so an unknown root member beside it is what refuses the document: unknown_field",
