@@ -443,6 +443,14 @@ V(1182, "decl-surface-profile-knob-listed", "A surface stated in full whose sequ
 # surface inconsistent at step 7.
 refused(1185, "exposure-bound-without-buffered-output", "A stated surface with an exposure_bound but no buffered_output (so buffered_output true) is refused as invalid_field",
         "invalid_field", doc(G, surface={"exposure_bound": "one assembled response"}), ["7.7.6-i"], True)
+# The same required-iff rule from its other sides (section 7.7.4: exposure_bound "present iff buffered_output false"),
+# and its 1 to 512 characters broken by one: each is refused at step 6.
+refused(1188, "buffered-false-without-exposure-bound", "A stated surface with buffered_output false and no exposure_bound is refused as invalid_field",
+        "invalid_field", doc(G, surface={"buffered_output": False}), ["7.7.6-i"], True)
+refused(1189, "buffered-true-with-exposure-bound", "A stated surface with buffered_output true beside an exposure_bound is refused as invalid_field",
+        "invalid_field", doc(G, surface={"buffered_output": True, "exposure_bound": "one assembled response"}), ["7.7.6-i"], True)
+refused(1190, "exposure-bound-513-characters", "A stated exposure_bound of 513 characters breaks its 1 to 512 and is refused as invalid_field, not truncated",
+        "invalid_field", doc(G, surface={"buffered_output": False, "exposure_bound": "w" * 513}), ["7.7.6-i", "7.7.3-e"], True)
 # Section 7.7.5: a binding id matches ^[a-z][a-z0-9_-]{0,63}$. An underscore after the first letter is allowed (the
 # document loads and the record names the binding by that id); a capital letter after the first is not.
 V(1186, "decl-binding-id-underscore", "A binding id with an underscore and a digit after its first letter (first_guard2) matches the id pattern: it loads and verdicts name it",
