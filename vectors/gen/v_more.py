@@ -451,6 +451,17 @@ refused(1189, "buffered-true-with-exposure-bound", "A stated surface with buffer
         "invalid_field", doc(G, surface={"buffered_output": True, "exposure_bound": "one assembled response"}), ["7.7.6-i"], True)
 refused(1190, "exposure-bound-513-characters", "A stated exposure_bound of 513 characters breaks its 1 to 512 and is refused as invalid_field, not truncated",
         "invalid_field", doc(G, surface={"buffered_output": False, "exposure_bound": "w" * 513}), ["7.7.6-i", "7.7.3-e"], True)
+# Section 7.7.3's identity_provider: null, jcs-sha256, or a custom provider name, which section 10.1 forbids to begin
+# with jcs. jcs-sha256 written out loads and every record names it; jcs-custom is no provider name at all (step 6),
+# so it is invalid_field before any lookup could call it unregistered.
+V(1191, "decl-identity-provider-jcs-stated", "A declaration that states identity_provider jcs-sha256 loads and every record names jcs-sha256",
+  "7.7.3, 10.1", ["7.7.3-b", "10.1-a", "7.7.9-a"], DL, plain_scenario(),
+  {"load": ACC, "interceptions": ix(FULL_PLAIN),
+   "records": [rec(p, {"identity_provider": "jcs-sha256", "declaration": DV}) for p in FULL_PLAIN],
+   "final_output": "hello there", "run_outcome": "completed"},
+  caps=M + HD, scripts=[[]], host_declaration=doc(G, {"identity_provider": "jcs-sha256"}))
+refused(1192, "provider-name-jcs-prefix", "A custom identity provider name beginning with jcs (jcs-custom) is refused as invalid_field, not looked up",
+        "invalid_field", doc(G, {"identity_provider": "jcs-custom"}), ["7.7.6-i"], True)
 # Section 7.7.5: a binding id matches ^[a-z][a-z0-9_-]{0,63}$. An underscore after the first letter is allowed (the
 # document loads and the record names the binding by that id); a capital letter after the first is not.
 V(1186, "decl-binding-id-underscore", "A binding id with an underscore and a digit after its first letter (first_guard2) matches the id pattern: it loads and verdicts name it",
@@ -464,6 +475,9 @@ refused(1187, "binding-id-capital-inside", "A binding id whose only fault is a c
         "invalid_field", doc([b("gUard", 0)]), ["7.7.6-i"], True)
 refused(1147, "script-out-of-range", "A ctk.scripted binding naming a script that does not exist is refused as binding_rejected", "binding_rejected",
         doc([b("guard", 9)]), ["7.7.5-d"])
+# One past the last: the vector has one interceptor script (index 0), so script 1 names none either.
+refused(1193, "script-one-past-end", "A ctk.scripted binding naming script 1 of a vector with one script (index 0) is refused as binding_rejected", "binding_rejected",
+        doc([b("guard", 1)]), ["7.7.5-d"])
 refused(1148, "script-negative", "A ctk.scripted binding with a negative script index is refused as binding_rejected", "binding_rejected",
         doc([b("guard", 0), b("broken", -1)]), ["7.7.5-d", "7.7.1-b"])
 refused(1149, "order-unknown-before-invalid", "A document with both an unknown member and a bad enum is refused for the earlier step: unknown_field",
