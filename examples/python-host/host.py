@@ -622,6 +622,8 @@ class Emitter:
             combined = host_deny("host_error:context_invalid", str(e))
             record.update(verdict=project_verdict(combined), input_identity=None,
                           enforced_identity=None, decided_by=None)
+            if self.profile != "sequential/first_deny":
+                record["verdicts"] = []  # the record schema requires it (10.3-h); nothing ran
             self.records.append(record)
             return self.permitted(combined), ctx
 
@@ -661,7 +663,9 @@ class Emitter:
                       enforced_identity=enforced_identity, decided_by=decided_by)
         if sequential:
             record["fold_truncated"] = bool(truncated)
-        if verdicts:
+        # Required under run_all and the parallel profiles (10.3-h), empty
+        # when nothing was invoked; first_deny carries it when non-empty.
+        if verdicts or self.profile != "sequential/first_deny":
             record["verdicts"] = verdicts
         if resolved_by is not None:
             record["resolved_by"] = resolved_by
