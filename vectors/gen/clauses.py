@@ -334,8 +334,7 @@ c("11-d", "MUST", "declaration_error:* classes are load refusals and never verdi
 
 # §12 streaming, concurrency, bounds
 c("12.1-a", "MUST", "By default a streamed response is assembled in full before post_model_call.",
-  "the buffered assembly path is internal to the host",
-  ["reference-host/tests/integration/agent_loop.rs::buffered_output_assembles_a_stream_into_one_emission"])
+  tests=["reference-host/tests/integration/agent_loop.rs::buffered_output_assembles_a_stream_into_one_emission"])
 c("12.1-b", "MUST", "Content that no emission evaluated fails closed at end of stream with host_error:streaming_unsupported and is not used.")
 c("12.1-c", "MUST", "An incremental host releases nothing beyond its declared bound ahead of a verdict that covers it.")
 c("12.1-d", "MUST", "An incremental deny ends the stream and withholds everything not yet released.")
@@ -343,8 +342,7 @@ c("12.1-e", "MUST", "Withheld or unevaluated streamed content is never persisted
 c("12.1-f", "MUST", "A model call that errors is not followed by a post_model_call and nothing partial persists.",
   tests=["reference-host/tests/integration/agent_loop.rs::errored_model_call_is_not_mediated"])
 c("12.1-g", "MUST", "A host that cannot assemble a stream emits post_model_call with finish_reason stream_incomplete and a self-deny host_error:streaming_unsupported, and does not use the partial response.",
-  "only incremental hosts receive chunked mock streams",
-  ["reference-host/tests/integration/agent_loop.rs::buffered_output_fails_closed_on_a_truncated_stream"])
+  tests=["reference-host/tests/integration/agent_loop.rs::buffered_output_fails_closed_on_a_truncated_stream"])
 c("12.1a-a", "MUST", "Caller-bound output is held until the output verdict permits it, unless the host declares buffered_output false.")
 c("12.1a-b", "MUST", "Released content is exactly the verdicted content, after any transform.")
 c("12.1a-c", "MUST", "A host with buffered_output false states in its claim that an output deny cannot retract streamed content.",
@@ -365,7 +363,7 @@ c("12.2-d", "MUST", "Interceptors tolerate concurrent calls.",
   ["reference-host/tests/integration/composition.rs::parallel_profiles_dispatch_concurrently",
    "reference-host/tests/integration/agent_loop.rs::parallel_tool_calls_get_their_own_pairs_and_unique_sequences"])
 c("12.3-a", "MUST", "A context beyond the size or depth bound is denied with host_error:context_invalid, never crashed on or truncated.",
-  "5 MiB contexts do not fit vector files",
+  "the bound is host-tunable (R-13): CTK-1261 and CTK-1262 pin the reference host's 5 MiB, advisory (D-13)",
   ["reference-host/src/context/domain.rs::size_beyond_bound_is_refused",
    "reference-host/src/context/domain.rs::depth_beyond_bound_is_refused",
    "reference-host/tests/integration/composition.rs::oversized_contexts_are_refused_before_dispatch",
