@@ -265,7 +265,7 @@ def run_meta(data, machine):
     return f"{start} to {end} ({took}{where}), cargo-mutants {data.get('cargo_mutants_version', '?')}"
 
 
-def render(project, upstream, equivalents, survivors, meta, notes):
+def render(project, upstream, equivalents, survivors, meta, notes, gone=frozenset()):
     """The page: both suites' scores from one run, by module, the project
     suite's misses (known survivors marked), then the hand-written notes."""
     p_rows, u_rows = tally(project, equivalents), tally(upstream, equivalents)
@@ -332,15 +332,23 @@ def render(project, upstream, equivalents, survivors, meta, notes):
         )
     missed = sorted(k for k, o in project.items() if o == "missed" and k not in equivalents)
     known = [k for k in missed if k in survivors]
+    deleted = [k for k in missed if k in gone]
     out += [
         "",
         "## Missed by the project suite",
         "",
         f"{len(missed)} mutants, {len(known)} of them known survivors",
-        "([`mutation/survivors.txt`](mutation/survivors.txt), each saying what a vector needs).",
+        "([`mutation/survivors.txt`](mutation/survivors.txt), each saying what a vector needs)"
+        + (f", {len(deleted)} in code deleted since the run" if gone else "") + ".",
         "",
     ]
-    out += [f"- `{k}`" + (" (known survivor)" if k in survivors else "") for k in missed] or ["None."]
+
+    def note(k):
+        if k in gone:
+            return " (code deleted since)"
+        return " (known survivor)" if k in survivors else ""
+
+    out += [f"- `{k}`" + note(k) for k in missed] or ["None."]
     if notes:
         out += ["", notes.rstrip()]
     out.append("")
@@ -405,6 +413,8 @@ def main():
     ap.add_argument("--survivors", help="known survivors: gaps still open, never equivalents")
     ap.add_argument("--gate", action="store_true")
     ap.add_argument("--notes", help="hand-written Markdown appended to the page")
+    ap.add_argument("--now", help="`cargo mutants --list --json` of the published tree, when the run is older: "
+                    "its missed mutants in code deleted since are marked")
     ap.add_argument("--machine", help="the machine and commit the run was made on, for the page")
     ap.add_argument("--results")
     ap.add_argument("--markdown")
@@ -459,7 +469,10 @@ def main():
     }
     Path(args.results).write_text(json.dumps(results, indent=1) + "\n")
     notes = Path(args.notes).read_text() if args.notes else ""
-    Path(args.markdown).write_text(render(project, upstream, equivalents, survivors, meta, notes))
+    # Mutants of the run that the tree's own list (--now) no longer makes:
+    # code deleted since, shown as such.
+    gone = frozenset(set(project) - set(keys_from_list(args.now).values())) if args.now else frozenset()
+    Path(args.markdown).write_text(render(project, upstream, equivalents, survivors, meta, notes, gone))
 
 
 if __name__ == "__main__":
