@@ -1,0 +1,4 @@
+"""Ids 1300-1329: vectors that close mutation-run gaps (issue 13) in the declaration text reader and its refusals (declaration/text.rs, load.rs, resolved.rs, error.rs).
+Each vector cites the text its expectation follows from; the mutant it kills is named in the comment above it."""
+from lib import *  # noqa: F401,F403
+from v_more import *  # noqa: F401,F403
