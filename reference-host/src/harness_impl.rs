@@ -28,7 +28,6 @@ use crate::declaration::{
 use crate::emitter::{Emitter, DEFAULT_INTERCEPTOR_TIMEOUT};
 use crate::identity::provider::{IdentityProvider, ProviderRegistry};
 use crate::output::OutputMode;
-use crate::propagate::ToolSeamPosture;
 use crate::seam::approval::{ApprovalResolver, ResolverAnswer};
 use crate::seam::redaction::{Redactor, RedactorAnswer};
 use crate::spec_version::{SpecVersion, SPEC_VERSION_0_1, SPEC_VERSION_DRAFT};
@@ -542,7 +541,6 @@ impl Harness for ReferenceHost {
                 // host.json declares buffered_output false and
                 // incremental_output, with the continue posture.
                 LoopConfig {
-                    posture: ToolSeamPosture::Continue,
                     output: OutputMode::Incremental,
                 },
             ),
@@ -577,7 +575,6 @@ impl Harness for ReferenceHost {
                         (
                             Arc::new(declared.emitter(next_session())),
                             LoopConfig {
-                                posture: declared.posture(),
                                 output: declared.output_mode(),
                             },
                         )

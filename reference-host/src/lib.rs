@@ -11,7 +11,7 @@
 //! | §4.4 value domain, §12.3 bounds | [`context::domain`] |
 //! | §5 verdict gate, evidence cap, response envelope | [`verdict::gate`], [`verdict::model`] |
 //! | §5.2 path grammar and transforms | [`verdict::path`], [`compose::fold`] |
-//! | §6 propagation, tool-seam posture | [`propagate`] |
+//! | §6 propagation | [`agent_loop`]; the tool-seam posture and blocked-call message: [`propagate`] |
 //! | §6.3 failures, timeouts | [`compose::dispatch`] |
 //! | §7 composition profiles, §8 modes | [`compose`] |
 //! | §9 approval and redaction seams | [`seam`] |

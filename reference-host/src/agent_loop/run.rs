@@ -11,17 +11,16 @@ use crate::agent_loop::tools::ToolBox;
 use crate::emitter::{Emitted, Emitter};
 use crate::output::{OutputMode, Watermark};
 use crate::point::Point;
-use crate::propagate::{after_deny, blocked_message, AfterDeny, ToolSeamPosture};
+use crate::propagate::blocked_message;
 use crate::reason::ReservedReason;
 
 /// Model id of the scripted model.
 pub const MODEL_ID: &str = "mock";
 
-/// How the loop is configured.
+/// How the loop is configured. (Host errors at the tool seam follow the
+/// `continue` posture, the only one the code implements: D-41.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LoopConfig {
-    /// Posture for host errors at the tool seam.
-    pub posture: ToolSeamPosture,
     /// Buffered or incremental model output.
     pub output: OutputMode,
 }
@@ -62,7 +61,6 @@ enum TurnEnd {
 
 enum ToolEnd {
     Message(Value, Vec<Value>),
-    Terminate,
     Error(String),
 }
 
@@ -232,14 +230,12 @@ impl Session {
             } else {
                 self.tools_sequential(calls).await
             };
-            let mut terminate = false;
             for end in ends {
                 match end {
                     ToolEnd::Message(m, labels) => {
                         self.history.push(m);
                         self.labels.extend(labels);
                     }
-                    ToolEnd::Terminate => terminate = true,
                     ToolEnd::Error(e) => return TurnEnd::Error(e),
                 }
             }
@@ -250,9 +246,6 @@ impl Session {
             };
             self.history
                 .push(json!({"role": "assistant", "content": assistant}));
-            if terminate {
-                return TurnEnd::Blocked;
-            }
         };
         if final_output.is_null() {
             return TurnEnd::Completed(Value::Null);
@@ -398,13 +391,7 @@ impl Session {
     async fn tools_sequential(&self, calls: Vec<Value>) -> Vec<ToolEnd> {
         let mut ends = Vec::with_capacity(calls.len());
         for call in calls {
-            let end = tool_step(
-                self.emitter.clone(),
-                self.tools.clone(),
-                self.config.posture,
-                call,
-            )
-            .await;
+            let end = tool_step(self.emitter.clone(), self.tools.clone(), call).await;
             let stop = !matches!(end, ToolEnd::Message(..));
             ends.push(end);
             if stop {
@@ -417,14 +404,7 @@ impl Session {
     async fn tools_parallel(&self, calls: Vec<Value>) -> Vec<ToolEnd> {
         let handles: Vec<_> = calls
             .into_iter()
-            .map(|call| {
-                tokio::spawn(tool_step(
-                    self.emitter.clone(),
-                    self.tools.clone(),
-                    self.config.posture,
-                    call,
-                ))
-            })
+            .map(|call| tokio::spawn(tool_step(self.emitter.clone(), self.tools.clone(), call)))
             .collect();
         let mut ends = Vec::with_capacity(handles.len());
         for h in handles {
@@ -437,23 +417,17 @@ impl Session {
     }
 }
 
-fn denied(e: &Emitted, point: Point, posture: ToolSeamPosture) -> ToolEnd {
-    match after_deny(point, &e.verdict, posture) {
-        AfterDeny::EndRun => ToolEnd::Terminate,
-        _ => ToolEnd::Message(
-            json!({"role": "tool", "content": blocked_message(&e.verdict)}),
-            Vec::new(),
-        ),
-    }
+/// A tool-seam deny: the model is told the call was blocked, and the loop
+/// goes on (§6.2, under the `continue` posture, for host errors too).
+fn denied(e: &Emitted) -> ToolEnd {
+    ToolEnd::Message(
+        json!({"role": "tool", "content": blocked_message(&e.verdict)}),
+        Vec::new(),
+    )
 }
 
 /// One tool call's `pre_tool_call` / invoke / `post_tool_call` pair.
-async fn tool_step(
-    emitter: Arc<Emitter>,
-    tools: Arc<ToolBox>,
-    posture: ToolSeamPosture,
-    call: Value,
-) -> ToolEnd {
+async fn tool_step(emitter: Arc<Emitter>, tools: Arc<ToolBox>, call: Value) -> ToolEnd {
     let id = call.get("id").cloned().unwrap_or(Value::Null);
     let name = call.get("name").cloned().unwrap_or(Value::Null);
     let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
@@ -465,10 +439,7 @@ async fn tool_step(
         .emit_point(Point::PreToolCall, pre_fields, false)
         .await;
     if !pre.proceed {
-        return match denied(&pre, Point::PreToolCall, posture) {
-            ToolEnd::Message(m, _) => ToolEnd::Message(m, Vec::new()),
-            other => other,
-        };
+        return denied(&pre);
     }
     let args = pre.target();
     let tool_name = name.as_str().unwrap_or_default();
@@ -485,7 +456,7 @@ async fn tool_step(
         .emit_point(Point::PostToolCall, post_fields, raw_unsafe)
         .await;
     if !post.proceed {
-        return denied(&post, Point::PostToolCall, posture);
+        return denied(&post);
     }
     let labels = labels_of(&pre)
         .into_iter()

@@ -20,7 +20,6 @@ use crate::emitter::{Emitter, EmitterBuilder};
 use crate::identity::jcs::hash_canonical;
 use crate::identity::provider::IdentityProvider;
 use crate::output::OutputMode;
-use crate::propagate::ToolSeamPosture;
 use crate::seam::approval::ApprovalResolver;
 use crate::seam::redaction::Redactor;
 use crate::spec_version::SpecVersion;
@@ -308,11 +307,6 @@ impl Declaration {
     /// The spec version the emitter emits.
     pub fn spec(&self) -> SpecVersion {
         self.resolved.spec
-    }
-
-    /// The tool-seam posture the loop follows.
-    pub fn posture(&self) -> ToolSeamPosture {
-        self.resolved.posture
     }
 
     /// The caller-output mode the loop follows.

@@ -37,7 +37,9 @@ pub fn gate(answer: &Value) -> Result<Verdict, ReservedReason> {
 /// reason or as a warning reason.
 pub fn gate_for(answer: &Value, version: SpecVersion) -> Result<Verdict, ReservedReason> {
     let obj = answer.as_object().ok_or(ReservedReason::VerdictInvalid)?;
-    if obj.contains_key("verdict") && !obj.contains_key("decision") {
+    // A `verdict` member means the §5 response envelope; a verdict object
+    // has no such member (an object with both is invalid either way).
+    if obj.contains_key("verdict") {
         return gate_envelope(obj, version);
     }
     gate_verdict(obj, version)

@@ -133,13 +133,6 @@ impl Verdict {
         self.decision == Decision::Deny && self.approval.is_some()
     }
 
-    /// Whether the reason lies in the reserved namespace.
-    pub fn is_host_error(&self) -> bool {
-        self.reason
-            .as_deref()
-            .is_some_and(crate::reason::is_reserved)
-    }
-
     /// Fixed severity (§5.1): deny > liftable deny > transform > allow.
     pub fn severity(&self) -> u8 {
         match self.decision {
