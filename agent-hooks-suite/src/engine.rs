@@ -137,11 +137,13 @@ pub async fn run_vector<H: Harness>(
         (Ok(record), Ok(())) => record,
     };
     let recorded = callbacks.recorded();
+    let approval_requests = callbacks.approval_requests();
     let failures = assert::assert_vector(
         &vector.expect,
         Observed {
             record: &record,
             recorded: &recorded,
+            approval_requests: &approval_requests,
             posture: options.surface.posture,
             interceptor_zero_first: !vector.is_declaration(),
         },

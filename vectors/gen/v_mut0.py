@@ -12,3 +12,18 @@ V(1280, "ra-failed-fold-at-last-not-truncated", "run_all: a transform that canno
   hostdeny(records=[rec(PT, {"verdict.reason": "host_error:transform_invalid", "decided_by": None, "fold_truncated": False,
                              "verdicts[1].decision": "transform"})]),
   caps=MT, scripts=[A(), [rule(PT, transform("$target.missing.leaf", "x"))]], composition=RA, advisory="D-15")
+
+# Section 9 (9-a): the seam is consulted only for a liftable deny, and only when a resolver is registered; section
+# 7.4 (7.4-i) says the same of run_all. A transform that stands is no deny: a resolver that would reject everything
+# is never asked, and the tool runs with the rewritten args. Kills run_all's `v.is_liftable() && ...` -> `||`, which
+# consults the resolver on the transform (and the reject then blocks the call).
+V(1281, "ra-transform-never-consults-resolver", "run_all with a resolver that rejects everything: a transform that stands is no deny, so the resolver is never consulted; the tool runs with the rewritten args and no resolved_by is recorded",
+  "7.4, 9", ["9-a", "7.4-i"], P_RA, tool_scenario(),
+  ran({"q": "rewritten"}, records=[rec(PT, {"verdict.decision": "transform"}, ["resolved_by"])]),
+  caps=MT, scripts=[[rule(PT, transform("$target.q", "rewritten"))]], composition=RA, approval_script=REJECT)
+# The same rule from its other side: with no resolver registered, a liftable deny stands as it was returned (its own
+# reason), and nothing records a consultation.
+V(1282, "ra-liftable-without-resolver-stands", "run_all with no resolver registered: a liftable deny is never sent to a seam; it stands with its own reason and no resolved_by is recorded",
+  "7.4, 9", ["9-a", "7.4-i"], P_RA, tool_scenario(),
+  blocked(records=[rec(PT, {"verdict.decision": "deny", "verdict.reason": "ctk:soft", "decided_by": 1}, ["resolved_by"])]),
+  caps=MT, scripts=[A(), [rule(PT, liftable("ctk:soft"))]], composition=RA)

@@ -3,7 +3,7 @@
 use ctk_harness_protocol::RunRecord;
 use serde_json::Value;
 
-use crate::assert::{interceptions, load, records, run};
+use crate::assert::{approval, interceptions, load, records, run};
 use crate::declaration::Posture;
 use crate::vector::model::Expect;
 
@@ -70,6 +70,8 @@ pub struct Observed<'a> {
     pub record: &'a RunRecord,
     /// Contexts interceptor 0 received.
     pub recorded: &'a [Value],
+    /// Approval requests the kit's resolver received, in arrival order.
+    pub approval_requests: &'a [Value],
     /// The declared tool-seam posture.
     pub posture: Posture,
     /// Whether interceptor 0 runs first at every point (the setup's
@@ -93,5 +95,6 @@ pub fn assert_vector(expect: &Expect, observed: Observed<'_>) -> Vec<AssertionFa
     if observed.interceptor_zero_first {
         records::check_input_identities(observed.record, observed.recorded, &mut failures);
     }
+    approval::check_requests(observed.approval_requests, &mut failures);
     failures
 }

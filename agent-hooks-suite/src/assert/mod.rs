@@ -6,8 +6,10 @@
 //! `run_outcome_by_posture`, `final_output`, `tool_invocations`,
 //! `tool_not_invoked`, `released_output`, `persisted_must_not_contain`, `principal_notices`) →
 //! `records` → the implicit sequence check → `identities_equal` → the implicit
-//! recomputation of `jcs-sha256` input identities.
+//! recomputation of `jcs-sha256` input identities → the implicit check of
+//! every approval request's shape.
 
+pub mod approval;
 mod check;
 pub use ctk_core::diff;
 pub mod interceptions;

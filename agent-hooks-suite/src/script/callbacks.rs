@@ -15,6 +15,7 @@ pub struct ScriptedCallbacks {
     approval: Vec<ApprovalRule>,
     redact: Vec<String>,
     recorded: Mutex<Vec<Value>>,
+    approval_requests: Mutex<Vec<Value>>,
 }
 
 impl ScriptedCallbacks {
@@ -25,6 +26,7 @@ impl ScriptedCallbacks {
             approval: vector.approval_script.clone(),
             redact: vector.redact_for_approval.clone(),
             recorded: Mutex::new(Vec::new()),
+            approval_requests: Mutex::new(Vec::new()),
         })
     }
 
@@ -39,6 +41,7 @@ impl ScriptedCallbacks {
             approval,
             redact,
             recorded: Mutex::new(Vec::new()),
+            approval_requests: Mutex::new(Vec::new()),
         }
     }
 
@@ -50,11 +53,24 @@ impl ScriptedCallbacks {
             .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
     }
 
+    /// Copies of the approval requests the resolver received, in arrival
+    /// order (the assertions check their §9 shape).
+    pub fn approval_requests(&self) -> Vec<Value> {
+        self.approval_requests
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+    }
+
     fn record(&self, context: &Value) {
-        match self.recorded.lock() {
-            Ok(mut r) => r.push(context.clone()),
-            Err(poisoned) => poisoned.into_inner().push(context.clone()),
-        }
+        push(&self.recorded, context);
+    }
+}
+
+fn push(list: &Mutex<Vec<Value>>, value: &Value) {
+    match list.lock() {
+        Ok(mut r) => r.push(value.clone()),
+        Err(poisoned) => poisoned.into_inner().push(value.clone()),
     }
 }
 
@@ -81,7 +97,10 @@ impl Callbacks for ScriptedCallbacks {
     }
 
     fn resolve_approval<'a>(&'a self, request: &'a Value) -> BoxFuture<'a, ResolverReply> {
-        Box::pin(async move { resolver::resolve(&self.approval, request) })
+        Box::pin(async move {
+            push(&self.approval_requests, request);
+            resolver::resolve(&self.approval, request)
+        })
     }
 
     fn redact<'a>(&'a self, context: &'a Value) -> BoxFuture<'a, RedactorReply> {

@@ -71,6 +71,7 @@ fn check_with(
         Observed {
             record: &record,
             recorded,
+            approval_requests: &[],
             posture,
             interceptor_zero_first: false,
         },
