@@ -416,6 +416,10 @@ def main():
     ap.add_argument("--now", help="`cargo mutants --list --json` of the published tree, when the run is older: "
                     "its missed mutants in code deleted since are marked")
     ap.add_argument("--machine", help="the machine and commit the run was made on, for the page")
+    ap.add_argument("--from-results", metavar="RESULTS_JSON",
+                    help="render from a committed results.json (each mutant's verdicts) instead of a --project run "
+                    "and its --ledger, with the lists as they are now; needs --meta")
+    ap.add_argument("--meta", help="with --from-results: the run line of the page (when, how long, where)")
     ap.add_argument("--results")
     ap.add_argument("--markdown")
     args = ap.parse_args()
@@ -453,16 +457,30 @@ def main():
             sys.exit("--compare needs one --project run and its --ledger")
         compare(runs[0][0], upstream_from_ledger(args.ledger, runs[0][1]), equivalents)
         return
-    if len(runs) != 1 or not args.ledger or not args.results or not args.markdown:
-        sys.exit("rendering needs one --project run, its --ledger, --results and --markdown")
-    (project, pdata) = runs[0]
-    upstream = upstream_from_ledger(args.ledger, pdata)
-    stale = sorted(k for k in equivalents if k not in project)
+    if args.from_results:
+        # The verdicts of a run already published, re-read so that the page
+        # shows the lists as they are now (a mutant listed since, code deleted
+        # since); the run itself is not repeated.
+        if runs or args.ledger or not args.meta or not args.results or not args.markdown:
+            sys.exit("--from-results needs --meta, --results and --markdown, and no --project or --ledger")
+        published = json.loads(Path(args.from_results).read_text())
+        project = {k: v["project"] for k, v in published.items()}
+        upstream = {k: v["upstream"] for k, v in published.items()}
+        meta = args.meta
+    else:
+        if len(runs) != 1 or not args.ledger or not args.results or not args.markdown:
+            sys.exit("rendering needs one --project run, its --ledger, --results and --markdown")
+        (project, pdata) = runs[0]
+        upstream = upstream_from_ledger(args.ledger, pdata)
+        meta = run_meta(pdata, args.machine)
+    now = set(keys_from_list(args.now).values()) if args.now else set()
+    # A listed mutant the run did not make is stale, unless the tree makes it
+    # now (code added since the run).
+    stale = sorted(k for k in equivalents if k not in project and k not in now)
     for k in stale:
         print(f"equivalents.txt names a mutant cargo-mutants no longer makes: {k}", file=sys.stderr)
     if stale:
         sys.exit(1)
-    meta = run_meta(pdata, args.machine)
     results = {
         k: {"project": project[k], "upstream": upstream[k], "equivalent": equivalents.get(k)}
         for k in sorted(project)
@@ -471,7 +489,7 @@ def main():
     notes = Path(args.notes).read_text() if args.notes else ""
     # Mutants of the run that the tree's own list (--now) no longer makes:
     # code deleted since, shown as such.
-    gone = frozenset(set(project) - set(keys_from_list(args.now).values())) if args.now else frozenset()
+    gone = frozenset(set(project) - now) if args.now else frozenset()
     Path(args.markdown).write_text(render(project, upstream, equivalents, survivors, meta, notes, gone))
 
 

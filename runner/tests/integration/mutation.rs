@@ -406,3 +406,85 @@ fn the_ledger_gives_upstreams_verdicts_and_a_ledger_of_another_run_is_refused() 
         .contains("a mutation past the run's last tested mutant"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `render.py --from-results`: a published run's verdicts re-read with the
+/// lists as they are now. A miss listed equivalent since counts as
+/// equivalent, a miss in code deleted since is marked so, and an
+/// equivalents entry for a mutant neither the run nor the tree makes is
+/// refused as stale.
+#[test]
+fn a_published_run_rerenders_with_todays_lists_and_refuses_a_stale_entry() {
+    let dir = std::env::temp_dir().join(format!("ctk-mutation-rerender-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = "reference-host/src/m.rs";
+    let results = serde_json::json!({
+        format!("{file}: replace f -> bool with true"): {"project": "caught", "upstream": "missed", "equivalent": null},
+        format!("{file}: replace g -> bool with false"): {"project": "missed", "upstream": "missed", "equivalent": null},
+        format!("{file}: replace h -> u64 with 0"): {"project": "missed", "upstream": "caught", "equivalent": null},
+    });
+    std::fs::write(dir.join("results.json"), results.to_string()).unwrap();
+    // Today's tree: f and g are still made, h's code is gone.
+    let mutant = |line: u64, what: &str| {
+        serde_json::json!({"file": file, "name": format!("{file}:{line}:9: {what}"),
+            "span": {"start": {"line": line, "column": 9}, "end": {"line": line, "column": 20}}})
+    };
+    let now = [
+        mutant(3, "replace f -> bool with true"),
+        mutant(7, "replace g -> bool with false"),
+    ];
+    std::fs::write(dir.join("now.json"), serde_json::to_string(&now).unwrap()).unwrap();
+    let render = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/mutation/render.py");
+    let rerender = |equivalents: &str| -> Output {
+        std::fs::write(dir.join("equivalents.txt"), equivalents).unwrap();
+        Command::new("python3")
+            .arg(&render)
+            .args([
+                "--all",
+                "now.json",
+                "--now",
+                "now.json",
+                "--from-results",
+                "results.json",
+            ])
+            .args([
+                "--meta",
+                "a run of the past",
+                "--equivalents",
+                "equivalents.txt",
+            ])
+            .args(["--results", "out.json", "--markdown", "page.md"])
+            .current_dir(&dir)
+            .output()
+            .expect("python3 runs render.py")
+    };
+    let shown = rerender(&format!(
+        "{file}: replace g -> bool with false  # changes nothing\n"
+    ));
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    let page = std::fs::read_to_string(dir.join("page.md")).unwrap();
+    assert!(page.contains("Run: a run of the past"), "{page}");
+    assert!(
+        page.contains("| project (0.1 and draft) | 3 | 1 | 0 | 1 | 1 | 0 | 50.0% |"),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!(
+            "- `{file}: replace h -> u64 with 0` (code deleted since)"
+        )),
+        "{page}"
+    );
+    let out: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out.json")).unwrap()).unwrap();
+    assert_eq!(
+        out[format!("{file}: replace g -> bool with false")]["equivalent"],
+        "changes nothing"
+    );
+    let stale = rerender(&format!("{file}: replace k -> u64 with 1  # gone\n"));
+    assert!(!stale.status.success());
+    assert!(String::from_utf8_lossy(&stale.stderr).contains("no longer makes"));
+    std::fs::remove_dir_all(&dir).ok();
+}
