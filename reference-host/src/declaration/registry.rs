@@ -342,9 +342,4 @@ impl HostRegistry {
     pub(crate) fn redactor(&self, name: &str) -> Option<&Arc<dyn Redactor>> {
         self.redactors.get(name)
     }
-
-    /// Registered kind names, sorted.
-    pub fn kinds(&self) -> Vec<String> {
-        self.kinds.keys().cloned().collect()
-    }
 }
