@@ -64,8 +64,10 @@ impl RefusalClass {
         }
     }
 
-    /// The pipeline step, 1 to 11.
-    pub fn step(self) -> usize {
+    /// The pipeline step, 1 to 11. Only the loader's own tests read it (a
+    /// refusal names its class, never its step number).
+    #[cfg(test)]
+    pub(crate) fn step(self) -> usize {
         RefusalClass::ALL
             .iter()
             .position(|c| *c == self)
