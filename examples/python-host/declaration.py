@@ -642,7 +642,9 @@ class Loader:
     def load_value(self, value):
         check_value_shape(value)
         try:
-            text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+            # Compact, as a text of the same document can be: a spaced
+            # serialization would refuse a value whose text loads (7.7.7-a).
+            text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         except ValueError as e:
             raise Refusal("malformed", [("", "the document holds a non-finite number")]) from e
         if len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
@@ -685,4 +687,5 @@ class Builder:
         doc = dict(self.members)
         if self.bindings is not None:
             doc["bindings"] = self.bindings
-        return json.dumps(doc, ensure_ascii=False)
+        # Compact, like the value path: the builder's text is measured.
+        return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))

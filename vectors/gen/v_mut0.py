@@ -9,8 +9,7 @@ from v_profiles import *  # noqa: F401,F403
 # reading (D-15), so this is advisory. Kills run_all's `i + 1 < n` mutants (`<=`, `*`), which mark it truncated.
 V(1280, "ra-failed-fold-at-last-not-truncated", "run_all: a transform that cannot be applied at the last interceptor denies with host_error:transform_invalid; every interceptor ran, so fold_truncated is false",
   "7.4, 10.3", ["7.4-d", "10.3-i"], P_RA, tool_scenario(),
-  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:transform_invalid", "decided_by": None, "fold_truncated": False,
-                             "verdicts[1].decision": "transform"})]),
+  hostdeny(records=[rec(PT, {"verdict.reason": "host_error:transform_invalid", "decided_by": None, "fold_truncated": False})]),
   caps=MT, scripts=[A(), [rule(PT, transform("$target.missing.leaf", "x"))]], composition=RA, advisory="D-15")
 
 # Section 9 (9-a): the seam is consulted only for a liftable deny, and only when a resolver is registered; section

@@ -88,15 +88,11 @@ V(1362, "depth-one-past-bound-folded-permit-fails-closed",
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
   caps=MT, script=[rule(PT, transform(DEEP_PATH, DEEP_VALUE))], advisory="D-13")
 
-# The same under the null provider: the bounds are checked by the host's own count-only walk (check_bounds). Kills
-# (jcs.rs) `+ with *` in Scanner::value #2 (a count-only object no longer counts a level: 0 at 67) and #1.
-V(1363, "depth-one-past-bound-folded-permit-null-provider-fails-closed",
-  "With the null provider a transform that leaves the composed pre_tool_call context one level past the 128-level depth bound fails closed: denied context_invalid with decided_by null, the tool never runs",
-  "12.3, 10.1, 10.2", ["12.3-b", "10.1-c", "10.2-h"], IP, tool_scenario(args=DEEP_ARGS),
-  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
-   "records": [rec(PT, {"verdict.reason": CI, "decided_by": None, "identity_provider": None})],
-   "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
-  caps=MT, identity_provider=None, script=[rule(PT, transform(DEEP_PATH, DEEP_VALUE))], advisory="D-13")
+# CTK-1363 (the same under the null provider, which killed `+ with *` in Scanner::value #2) is withdrawn: a host
+# without the reference host's depth bound (R-13 lets a host tune it) dispatches the 129-level context to
+# interceptor 0, and the runner cannot read a ctk-harness/1 line nested past serde_json's 128 levels, so such a host
+# got a harness error rather than a verdict (the upstream Rust SDK did). The id stays unused until the kit reads
+# deeper lines; the mutant is a listed survivor.
 
 # 1362's deepest level sits in tool_call, a member with a subfield whitelist, which the one-pass scan measures by its
 # count-only walk; pre_model_call's messages (and target, which aliases them) are projected whole, so their levels are
