@@ -199,6 +199,11 @@ fn text_and_file_vectors_reach_the_host_verbatim_and_are_judged_by_class() {
             continue;
         }
         let class = class_of(v);
+        if class.is_empty() {
+            // A text that loads (CTK-1300, at the 1 MiB bound) is judged by
+            // its whole run, like any accepted document.
+            continue;
+        }
         let right = json!({"outcome": "refused", "class": class, "paths_equivalent": true});
         assert_eq!(outcome(v, right).0, Status::Pass, "{}", v.vector.id);
         let other = if class.ends_with("malformed") {
