@@ -82,7 +82,7 @@ DEEP_VALUE = arrays(65, 0)
 # bound is host-tunable.
 V(1362, "depth-one-past-bound-folded-permit-fails-closed",
   "A transform that leaves the composed pre_tool_call context one level past the 128-level depth bound (objects, then arrays) fails closed: denied context_invalid, enforced identity and decided_by null, the tool never runs",
-  "12.3, 10.2", ["12.3-b", "10.2-h"], IP, tool_scenario(args=DEEP_ARGS),
+  "12.3, 10.2", ["12.3-b", "10.2-h", "10.2-f"], IP, tool_scenario(args=DEEP_ARGS),
   {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
    "records": [rec(PT, {"verdict.reason": CI, "enforced_identity": None, "decided_by": None})],
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
@@ -104,7 +104,7 @@ V(1362, "depth-one-past-bound-folded-permit-fails-closed",
 # 128). Advisory, as the depth bound is host-tunable.
 V(1368, "depth-one-past-bound-folded-messages-fails-closed",
   "A transform that leaves the composed pre_model_call context one level past the 128-level depth bound inside the messages fails closed: denied context_invalid, enforced identity and decided_by null, the model is never called",
-  "12.3, 10.2", ["12.3-b", "10.2-h"], IP,
+  "12.3, 10.2", ["12.3-b", "10.2-h", "10.2-f"], IP,
   {"input": {"content": objects(60, "leaf"), "role": "user"},
    "model_script": [{"respond": {"content": "done", "tool_calls": [], "finish_reason": "stop"}}]},
   {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO, OUT],

@@ -4,7 +4,8 @@
 //! Pass order (all failures are collected): `load` → `interceptions`
 //! (+ `interceptions_absent`, context checks) → run record (`run_outcome` /
 //! `run_outcome_by_posture`, `final_output`, `tool_invocations`,
-//! `tool_not_invoked`, `released_output`, `persisted_must_not_contain`, `principal_notices`) →
+//! `tool_not_invoked`, `released_output`, `persisted_must_not_contain`,
+//! `persisted_must_contain`, `principal_notices`) →
 //! `records` → the implicit sequence check → `identities_equal` → the implicit
 //! recomputation of `jcs-sha256` input identities → the implicit check of
 //! every approval request's shape.

@@ -1,6 +1,6 @@
 //! Run-record keys: `run_outcome`, `run_outcome_by_posture`, `final_output`,
 //! `tool_invocations`, `tool_not_invoked`, `released_output`,
-//! `persisted_must_not_contain`, `principal_notices`.
+//! `persisted_must_not_contain`, `persisted_must_contain`, `principal_notices`.
 
 use ctk_harness_protocol::RunRecord;
 use serde_json::{json, Value};
@@ -166,23 +166,41 @@ pub fn check(expect: &Expect, observed: Observed<'_>, failures: &mut Vec<Asserti
             )),
         }
     }
-    if !expect.persisted_must_not_contain.is_empty() {
+    for (key, needles, must_occur) in [
+        (
+            "persisted_must_not_contain",
+            &expect.persisted_must_not_contain,
+            false,
+        ),
+        (
+            "persisted_must_contain",
+            &expect.persisted_must_contain,
+            true,
+        ),
+    ] {
+        if needles.is_empty() {
+            continue;
+        }
         // An absent `persisted` is not "nothing persisted": it is nothing
         // reported, and a pass would mean nothing was checked. A host that
         // keeps nothing reports `persisted: {}`.
         let Some(persisted) = record.persisted.as_ref() else {
             failures.push(AssertionFailure::message(
-                "persisted_must_not_contain",
+                key,
                 "the host reported no `persisted` (a host that keeps nothing reports `persisted: {}`), so nothing could be checked",
             ));
-            return;
+            continue;
         };
         let text = serde_json::to_string(persisted).unwrap_or_default();
-        for needle in &expect.persisted_must_not_contain {
-            if text.contains(needle.as_str()) {
+        for needle in needles {
+            if text.contains(needle.as_str()) != must_occur {
                 failures.push(AssertionFailure::message(
-                    "persisted_must_not_contain",
-                    format!("{needle:?} was persisted"),
+                    key,
+                    if must_occur {
+                        format!("{needle:?} was not persisted")
+                    } else {
+                        format!("{needle:?} was persisted")
+                    },
                 ));
             }
         }

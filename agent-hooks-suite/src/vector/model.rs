@@ -260,6 +260,10 @@ pub struct Expect {
     /// Substrings the persisted state must not contain.
     #[serde(default)]
     pub persisted_must_not_contain: Vec<String>,
+    /// Substrings the persisted state must contain (labels kept with
+    /// permitted data, §5.4).
+    #[serde(default)]
+    pub persisted_must_contain: Vec<String>,
     /// The exact ordered tool invocations.
     #[serde(default)]
     pub tool_invocations: Option<Vec<ExpectedInvocation>>,

@@ -29,7 +29,7 @@ const HOST_CHOSEN: [&str; 5] = [
 
 /// Expectation members that assert something of their own beyond the run
 /// outcome.
-const ASSERTING: [&str; 10] = [
+const ASSERTING: [&str; 11] = [
     "load",
     "records",
     "final_output",
@@ -39,6 +39,7 @@ const ASSERTING: [&str; 10] = [
     "identities_equal",
     "interceptions_absent",
     "persisted_must_not_contain",
+    "persisted_must_contain",
     "principal_notices",
 ];
 
@@ -133,6 +134,7 @@ fn asserting(expect: &Map<String, Value>, strict: bool, out: &mut Vec<Finding>) 
         "interceptions_absent",
         "tool_not_invoked",
         "persisted_must_not_contain",
+        "persisted_must_contain",
     ] {
         if expect
             .get(key)

@@ -397,6 +397,46 @@ fn persisted_must_not_contain() {
 }
 
 #[test]
+fn persisted_must_contain() {
+    passes(json!({"persisted_must_contain": ["done", "hi"]}));
+    let f = check_with(
+        json!({"persisted_must_contain": ["hi", "ctk-label"]}),
+        record(),
+        &contexts(),
+        Posture::Continue,
+    );
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].key, "persisted_must_contain", "{f:#?}");
+    assert!(
+        f[0].message.contains("\"ctk-label\" was not persisted"),
+        "{f:#?}"
+    );
+    // Neither an absent `persisted` nor an empty one holds a label.
+    let mut silent = record();
+    silent.as_object_mut().map(|o| o.remove("persisted"));
+    let f = check_with(
+        json!({"persisted_must_contain": ["hi"]}),
+        silent,
+        &contexts(),
+        Posture::Continue,
+    );
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert!(f[0].message.contains("reported no `persisted`"), "{f:#?}");
+    let mut empty = record();
+    empty["persisted"] = json!({});
+    assert_eq!(
+        check_with(
+            json!({"persisted_must_contain": ["hi"]}),
+            empty,
+            &contexts(),
+            Posture::Continue,
+        )
+        .len(),
+        1
+    );
+}
+
+#[test]
 fn load() {
     let mut accepted = record();
     accepted["load"] = json!({"outcome": "accepted", "paths_equivalent": true});
