@@ -202,6 +202,7 @@ c("7.7.2-b", "MUST", "Declaration major version 0 is never accepted.")
 c("7.7.2-c", "MUST", "A higher minor of an accepted major is refused even when no new member is used.",
   "which minors a loader accepts depends on the host build", ["reference-host/src/declaration/tests.rs::higher_minor_refused"])
 c("7.7.2-d", "MUST", "Records of a declaration-built emitter carry the document's own declaration version.")
+c("7.7.2-e", "MUST", "A version_unsupported refusal names the loader's accepted set of declaration versions (spec/declaration-errors.json).")
 c("7.7.3-a", "MUST", "The members declaration and bindings are required.")
 c("7.7.3-b", "MUST", "Every member left out takes the default the specification names.")
 c("7.7.3-c", "MUST", "A knob the configured profile does not consult is refused with declaration_error:inconsistent, never silently dropped.")

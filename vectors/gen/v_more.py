@@ -292,7 +292,8 @@ V(1112, "decl-redactor", "A declared redactor shapes the approval request while 
   host_declaration=doc([b("pin-guard", 0)], {"approval": {"resolver": "ctk-scripted", "redactor": "ctk-redact"}}))
 
 
-def refused(num, slug, title, cls, document, covers, invalid=False, text=None, file=None, advisory=None):
+def refused(num, slug, title, cls, document, covers, invalid=False, text=None, file=None, advisory=None,
+            detail_contains=None):
     """A refusal vector. `document` is the parsed value (None: none), `text` the raw text
     (host_declaration_text), `file` a file fault (host_declaration_file)."""
     kw = {}
@@ -306,7 +307,8 @@ def refused(num, slug, title, cls, document, covers, invalid=False, text=None, f
     if invalid or cls in ("version_unsupported", "spec_unsupported", "unknown_field", "invalid_field", "inconsistent"):
         kw["host_declaration_invalid"] = True
     V(num, "decl-refuse-" + slug, title, "7.7.6", covers + ["7.7.6-a", "7.7.6-b", "7.7.1-a", "11-d"], DR, plain_scenario(),
-      {"load": {"outcome": "refused", "class": "declaration_error:" + cls, "paths_equivalent": True},
+      {"load": dict({"outcome": "refused", "class": "declaration_error:" + cls, "paths_equivalent": True},
+                    **({"detail_contains": detail_contains} if detail_contains else {})),
        "interceptions": [], "run_outcome": "error"},
       caps=HD, scripts=[[]], advisory=advisory, **kw)
 
@@ -320,6 +322,12 @@ refused(1115, "version-bare", "A declaration version without the contract prefix
         dict(doc(G), declaration="1.0"), ["7.7.2-a"], True)
 refused(1116, "version-major-zero", "A declaration version of major 0 is refused as version_unsupported", "version_unsupported",
         dict(doc(G), declaration="agent-hooks-declaration/0.9"), ["7.7.2-a", "7.7.2-b"], True)
+# A 0.1 loader's accepted set is agent-hooks-declaration/1.0, the one version 0.1 defines; the
+# refused version is chosen so that no echo of it contains that identifier.
+refused(1224, "version-names-accepted-set", "A version_unsupported refusal of agent-hooks-declaration/3.0 names the accepted "
+        "version agent-hooks-declaration/1.0 in its error", "version_unsupported",
+        dict(doc(G), declaration="agent-hooks-declaration/3.0"), ["7.7.2-a", "7.7.2-e"], True,
+        detail_contains=["agent-hooks-declaration/1.0"])
 refused(1117, "spec-other-major", "A spec member naming another major (agent-hooks/2.1) is refused as spec_unsupported", "spec_unsupported",
         dict(doc(G), spec="agent-hooks/2.1"), ["7.7.6-d"], True)
 refused(1118, "spec-number", "A spec member given as a number is refused as spec_unsupported", "spec_unsupported",

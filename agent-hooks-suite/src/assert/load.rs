@@ -89,6 +89,26 @@ pub fn check(
         }
     }
     if actual.outcome == LoadOutcome::Refused {
+        // A detail the host left out cannot name anything: each wanted
+        // string is then missing, never assumed.
+        let detail = actual.detail.as_deref().unwrap_or("");
+        let missing: Vec<&String> = want
+            .detail_contains
+            .iter()
+            .filter(|s| !detail.contains(s.as_str()))
+            .collect();
+        if !missing.is_empty() {
+            failures.push(AssertionFailure::mismatch(
+                "load.detail_contains",
+                if actual.detail.is_none() {
+                    "the host reported no refusal detail to search".to_owned()
+                } else {
+                    "the refusal's detail does not name what its class requires".to_owned()
+                },
+                &json!(missing),
+                actual.detail.as_ref().map(|d| json!(d)).as_ref(),
+            ));
+        }
         if !observed.recorded.is_empty() {
             failures.push(AssertionFailure::message(
                 "load",

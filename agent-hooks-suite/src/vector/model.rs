@@ -163,6 +163,11 @@ pub struct ExpectLoad {
     /// Expected path equivalence.
     #[serde(default)]
     pub paths_equivalent: Option<bool>,
+    /// Strings the refusal's `detail` (the loader's error text) must each
+    /// contain: what a refusal class's catalog entry says its error names,
+    /// such as `version_unsupported`'s accepted set.
+    #[serde(default)]
+    pub detail_contains: Vec<String>,
 }
 
 fn accepted() -> String {

@@ -101,8 +101,11 @@ fn a_host_that_gets_the_load_outcome_wrong_fails_every_declaration_vector() {
             let class = want.class.clone().expect("refusal vectors name the class");
             (
                 json!({"outcome": "accepted", "paths_equivalent": true}),
+                // The honest refusal's error text names what the vector
+                // wants named, as a loader's would.
                 Some(
-                    json!({"outcome": "refused", "class": class, "paths_equivalent": want.paths_equivalent}),
+                    json!({"outcome": "refused", "class": class, "paths_equivalent": want.paths_equivalent,
+                           "detail": format!("refused; names: {}", want.detail_contains.join(", "))}),
                 ),
             )
         } else {

@@ -489,6 +489,52 @@ fn load() {
 }
 
 #[test]
+fn load_detail_contains() {
+    let refusal = |detail: Option<&str>| {
+        let mut r = record();
+        r["records"] = json!([]);
+        r["load"] = json!({"outcome": "refused", "class": "declaration_error:version_unsupported"});
+        if let Some(d) = detail {
+            r["load"]["detail"] = json!(d);
+        }
+        r
+    };
+    let expect = json!({"load": {"outcome": "refused", "detail_contains": ["agent-hooks-declaration/1.0", "$.declaration"]}, "run_outcome": "blocked"});
+    let run = |r: Value| check_with(expect.clone(), r, &[], Posture::Continue);
+    assert!(run(refusal(Some(
+        "version_unsupported at $.declaration; accepted: agent-hooks-declaration/1.0"
+    )))
+    .is_empty());
+    let partial = run(refusal(Some("version_unsupported at $.declaration")));
+    assert_eq!(partial.len(), 1, "{partial:#?}");
+    assert_eq!(partial[0].key, "load.detail_contains");
+    assert_eq!(
+        partial[0].expected,
+        Some(json!(["agent-hooks-declaration/1.0"])),
+        "only the missing string is named"
+    );
+    let silent = run(refusal(None));
+    assert_eq!(silent[0].key, "load.detail_contains");
+    assert!(
+        silent[0].message.contains("no refusal detail"),
+        "{silent:#?}"
+    );
+    // A load the host accepted fails on its outcome, not on a detail it had
+    // no reason to give.
+    let mut accepted = record();
+    accepted["load"] = json!({"outcome": "accepted", "paths_equivalent": true});
+    let keys: Vec<String> = check_with(expect.clone(), accepted, &contexts(), Posture::Continue)
+        .into_iter()
+        .map(|f| f.key)
+        .collect();
+    assert!(keys.contains(&"load.outcome".to_owned()), "{keys:?}");
+    assert!(
+        !keys.contains(&"load.detail_contains".to_owned()),
+        "{keys:?}"
+    );
+}
+
+#[test]
 fn principal_notices() {
     let mut r = record();
     r["principal_notices"] = json!([
