@@ -1,4 +1,5 @@
-"""Ids 1390-1399: vectors that close mutation-run gaps (issue 13) in what a session persists (section 5.4).
+"""Ids 1390-1399: vectors that close mutation-run gaps (issue 13) in what a session persists (section 5.4) and what a
+run reports it released (section 12.1a).
 Each vector cites the text its expectation follows from; the mutants it kills are named in the comment above it."""
 from lib import *  # noqa: F401,F403
 
@@ -28,3 +29,16 @@ V(1391, "labels-entries-only-where-labelled", "persisted.labels has an entry onl
    "persisted_must_contain": ["ctk-kept-input-label"], "persisted_must_not_contain": ["\"labels\":[]"],
    "final_output": "done", "run_outcome": "completed"},
   caps=MT, script=[rule(IN, {"decision": "allow", "result_labels": ["ctk-kept-input-label"]})], advisory="D-30")
+
+
+# D-19 (advisory): `released_output` is reported only when the run streamed. A response scripted without `stream` is
+# delivered whole: its post_model_call, then the output verdict, then the caller (12.1a-a), so no segment is released
+# incrementally and the host leaves the member out; a buffered host never reports it. The spec fixes no harness
+# report, so a host that reports `""` here (it released nothing either) fails only this advisory vector. Kills
+# (output.rs) Watermark::streamed -> true, which reports `released_output: ""` for every run that released nothing.
+V(1392, "unstreamed-run-reports-no-released-output",
+  "A run whose model response is not streamed releases nothing incrementally: the host reports no released_output",
+  "12.1a", ["12.1a-a"], "streaming/incremental", plain_scenario(),
+  {"interceptions": ix(FULL_PLAIN, {4: {"output.content": "hello there"}}),
+   "released_output": None, "final_output": "hello there", "run_outcome": "completed"},
+  caps=M, script=[], advisory="D-19")

@@ -153,13 +153,18 @@ pub fn check(expect: &Expect, observed: Observed<'_>, failures: &mut Vec<Asserti
     }
     if let Some(want) = &expect.released_output {
         match &record.released_output {
+            // `null`: the run streamed nothing, so the host reports no
+            // released output at all (D-19); a host can never report null.
+            None if want.is_null() => {}
             Some(got) if json_eq(want, got) => {}
             got => failures.push(AssertionFailure::mismatch(
                 "released_output",
-                if got.is_some() {
-                    "released output differs"
-                } else {
-                    "the host reported no released_output"
+                match got {
+                    Some(_) if want.is_null() => {
+                        "the host reported a released_output, but the run streamed nothing"
+                    }
+                    Some(_) => "released output differs",
+                    None => "the host reported no released_output",
                 },
                 want,
                 got.as_ref(),

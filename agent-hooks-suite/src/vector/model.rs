@@ -259,7 +259,8 @@ pub struct Expect {
     /// Exact final output (presence matters).
     #[serde(default, deserialize_with = "present")]
     pub final_output: Option<Value>,
-    /// Exact released output (presence matters).
+    /// Exact released output (presence matters); `null` asks that the host
+    /// report none, as for a run that streamed nothing (D-19).
     #[serde(default, deserialize_with = "present")]
     pub released_output: Option<Value>,
     /// Substrings the persisted state must not contain.

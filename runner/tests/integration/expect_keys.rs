@@ -368,6 +368,42 @@ fn released_output() {
 }
 
 #[test]
+fn released_output_null_asks_for_none() {
+    // A run that streamed nothing: the member is absent, or null on the wire.
+    let mut none = record();
+    none.as_object_mut().map(|o| o.remove("released_output"));
+    let mut null = record();
+    null["released_output"] = Value::Null;
+    for silent in [none, null] {
+        assert!(check_with(
+            json!({"released_output": null}),
+            silent,
+            &contexts(),
+            Posture::Continue
+        )
+        .is_empty());
+    }
+    // Any string, the empty one included, says the run streamed.
+    for got in ["part one", ""] {
+        let mut streamed = record();
+        streamed["released_output"] = json!(got);
+        let f = check_with(
+            json!({"released_output": null}),
+            streamed,
+            &contexts(),
+            Posture::Continue,
+        );
+        assert_eq!(f.len(), 1, "{f:#?}");
+        assert_eq!(f[0].key, "released_output");
+        assert_eq!(
+            f[0].message,
+            "the host reported a released_output, but the run streamed nothing"
+        );
+        assert_eq!(f[0].actual, Some(json!(got)));
+    }
+}
+
+#[test]
 fn persisted_must_not_contain() {
     passes(json!({"persisted_must_not_contain": ["SECRET"]}));
     fails(
