@@ -27,6 +27,16 @@ pub enum LoadError {
         /// Parser message.
         detail: String,
     },
+    /// The file nests deeper than the kit reads
+    /// (`ctk_harness_protocol::wire::depth::MAX_NESTING`); never parsed.
+    #[error("{location}: {source}")]
+    TooDeep {
+        /// Where (the file's root).
+        location: Location,
+        /// The bound and the byte where it was passed.
+        #[source]
+        source: ctk_harness_protocol::wire::depth::TooDeep,
+    },
     /// The vector breaks `schemas/vector.schema.json`.
     #[error("{location}: {detail} (vector {vector})")]
     Schema {

@@ -68,6 +68,10 @@ pub enum HarnessErrorKind {
     /// Reading or writing the link failed.
     #[error("i/o on the host link failed: {0}")]
     Io(String),
+    /// The runner's own message would break the wire's rules (a vector
+    /// whose data nests deeper than a line may), so it was not sent.
+    #[error("the runner cannot send this message: {0}")]
+    Unsendable(String),
 }
 
 /// A host or link failure during one phase of one vector; it makes that

@@ -27,6 +27,7 @@ use crate::harness::{
 };
 use crate::model::setup::VectorSetup;
 use crate::wire::codec::{write_line, CodecError, LineReader, DEFAULT_MAX_LINE_BYTES};
+use crate::wire::depth::{self, ReadError};
 use crate::wire::jsonrpc::{
     self, encode_error, encode_request, encode_result, ErrorObject, Id, Message, WireError,
 };
@@ -388,9 +389,15 @@ fn envelope_id(value: &Value) -> Option<Id> {
 /// the scenario replaced by `{}` (when it is an object): the scenario stays
 /// raw text for the host, so integers no `Value` can hold (beyond u64, or
 /// beyond f64's range) never fail parsing or validation here.
-fn parse_for_check(line: &str) -> Result<Value, serde_json::Error> {
-    let Ok(members) = serde_json::from_str::<BTreeMap<String, &RawValue>>(line) else {
-        return serde_json::from_str(line);
+/// A line may nest up to [`depth::MAX_NESTING`] levels (PROTOCOL.md §1).
+fn parse_for_check(line: &str) -> Result<Value, ReadError> {
+    depth::check(line)?;
+    Ok(parse_checked_for_check(line)?)
+}
+
+fn parse_checked_for_check(line: &str) -> Result<Value, serde_json::Error> {
+    let Ok(members) = depth::parse_checked::<BTreeMap<String, &RawValue>>(line) else {
+        return depth::parse_checked(line);
     };
     let is_setup = members
         .get("method")
@@ -400,7 +407,7 @@ fn parse_for_check(line: &str) -> Result<Value, serde_json::Error> {
         let value = if is_setup && key == "params" {
             setup_params_for_check(raw)?
         } else {
-            serde_json::from_str(raw.get())?
+            depth::parse_checked(raw.get())?
         };
         message.insert(key, value);
     }
@@ -408,15 +415,15 @@ fn parse_for_check(line: &str) -> Result<Value, serde_json::Error> {
 }
 
 fn setup_params_for_check(raw: &RawValue) -> Result<Value, serde_json::Error> {
-    let Ok(members) = serde_json::from_str::<BTreeMap<String, &RawValue>>(raw.get()) else {
-        return serde_json::from_str(raw.get());
+    let Ok(members) = depth::parse_checked::<BTreeMap<String, &RawValue>>(raw.get()) else {
+        return depth::parse_checked(raw.get());
     };
     let mut params = serde_json::Map::new();
     for (key, raw) in members {
         let value = if key == "scenario" && raw.get().starts_with('{') {
             json!({})
         } else {
-            serde_json::from_str(raw.get())?
+            depth::parse_checked(raw.get())?
         };
         params.insert(key, value);
     }
@@ -429,7 +436,7 @@ fn raw_params(line: &str) -> Result<&RawValue, WireError> {
         #[serde(borrow)]
         params: &'a RawValue,
     }
-    serde_json::from_str::<Raw<'_>>(line)
+    depth::parse_checked::<Raw<'_>>(line)
         .map(|r| r.params)
         .map_err(|e| WireError::Decode {
             what: "params of vector/setup".into(),
@@ -517,7 +524,7 @@ async fn initialize<H: Harness>(harness: &mut H, params: Value) -> Result<Value,
 
 fn decode_setup(line: &str) -> Result<VectorSetup, WireError> {
     let raw = raw_params(line)?;
-    serde_json::from_str(raw.get()).map_err(|e| WireError::Decode {
+    depth::parse_checked(raw.get()).map_err(|e| WireError::Decode {
         what: "params of vector/setup".into(),
         detail: e.to_string(),
     })
@@ -749,6 +756,52 @@ mod tests {
             Message::Error { error, .. } => error.code,
             other => panic!("expected an error, got {other:?}"),
         }
+    }
+
+    /// A runner line nested up to the kit's bound is read (a scenario
+    /// past serde_json's own limit reaches the host as written); one level
+    /// more, or 100,000, is a parse error naming the bound, and serving
+    /// goes on.
+    #[tokio::test]
+    async fn lines_nest_up_to_the_kits_bound() {
+        let mut r = Runner::start();
+        let m = r
+            .call(1, "initialize", json!({"protocol": PROTOCOL_VERSION}))
+            .await;
+        assert!(matches!(m, Message::Response { .. }), "{m:?}");
+        // The scenario's arrays sit inside the message, params and scenario.
+        let setup = |id: usize, arrays: usize| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"vector/setup","params":{{"vector_id":"v","spec":"agent-hooks/0.1","scenario":{{"d":{}0{}}},"interceptors":[],"identity_provider":null}}}}"#,
+                "[".repeat(arrays),
+                "]".repeat(arrays)
+            )
+        };
+        let at = setup(2, depth::MAX_NESTING - 3);
+        r.send(&at).await;
+        let m = r.recv().await;
+        assert_eq!(
+            m,
+            Message::Response {
+                id: Id::Int(2),
+                result: json!({})
+            }
+        );
+        for line in [setup(3, depth::MAX_NESTING - 2), setup(4, 100_000)] {
+            r.send(&line).await;
+            let Message::Error { error, .. } = r.recv().await else {
+                panic!("a line past the bound must be refused");
+            };
+            assert_eq!(error.code, jsonrpc::PARSE_ERROR);
+            assert!(
+                error.message.contains("nested deeper than 256 levels"),
+                "{}",
+                error.message
+            );
+        }
+        let m = r.call(5, "shutdown", json!({})).await;
+        assert!(matches!(m, Message::Response { .. }), "{m:?}");
+        r.served.await.unwrap().unwrap();
     }
 
     #[tokio::test]

@@ -114,6 +114,9 @@ pub enum ScenarioError {
     /// The text is not a scenario.
     #[error("scenario is malformed: {0}")]
     Malformed(#[from] serde_json::Error),
+    /// The text nests deeper than `ctk-harness/1` lines may.
+    #[error("scenario is too deep: {0}")]
+    TooDeep(#[from] ctk_harness_protocol::wire::depth::TooDeep),
 }
 
 /// Why a tool could not produce a result.

@@ -16,6 +16,13 @@ def gen_keys(prefix, n, value):
     return {"$ctk.generate": {"keys": prefix, "count": n, "value": value}}
 
 
+def gen_nest(depth, leaf, key=None):
+    """depth nested one-member objects {key: ...} around leaf, or one-element arrays when key is None (D-76)."""
+    if key is None:
+        return {"$ctk.generate": {"nest": "array", "depth": depth, "leaf": leaf}}
+    return {"$ctk.generate": {"nest": "object", "key": key, "depth": depth, "leaf": leaf}}
+
+
 def objects(levels, leaf):
     """{"n": {"n": ... leaf}} with `levels` objects."""
     return {"n": objects(levels - 1, leaf)} if levels else leaf
@@ -88,11 +95,18 @@ V(1362, "depth-one-past-bound-folded-permit-fails-closed",
    "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
   caps=MT, script=[rule(PT, transform(DEEP_PATH, DEEP_VALUE))], advisory="D-13")
 
-# CTK-1363 (the same under the null provider, which killed `+ with *` in Scanner::value #2) is withdrawn: a host
-# without the reference host's depth bound (R-13 lets a host tune it) dispatches the 129-level context to
-# interceptor 0, and the runner cannot read a ctk-harness/1 line nested past serde_json's 128 levels, so such a host
-# got a harness error rather than a verdict (the upstream Rust SDK did). The id stays unused until the kit reads
-# deeper lines; the mutant is a listed survivor.
+# The same under the null provider: the bounds are checked by the host's own count-only walk (check_bounds). Kills
+# (jcs.rs) `+ with *` in Scanner::value #2 (a count-only object no longer counts a level: 0 at 67) and #1. A host
+# without the reference host's depth bound (R-13 lets a host tune it) lets the tool run and dispatches the 129-level
+# context to interceptor 0 at post_tool_call, in a ctk-harness/1 line nested about 131 levels: the kit reads lines up
+# to 256 (harness-protocol/PROTOCOL.md section 1), so such a host fails this advisory vector rather than erroring.
+V(1363, "depth-one-past-bound-folded-permit-null-provider-fails-closed",
+  "With the null provider a transform that leaves the composed pre_tool_call context one level past the 128-level depth bound fails closed: denied context_invalid with decided_by null, the tool never runs",
+  "12.3, 10.1, 10.2", ["12.3-b", "10.1-c", "10.2-h"], IP, tool_scenario(args=DEEP_ARGS),
+  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.reason": CI, "decided_by": None, "identity_provider": None})],
+   "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
+  caps=MT, identity_provider=None, script=[rule(PT, transform(DEEP_PATH, DEEP_VALUE))], advisory="D-13")
 
 # 1362's deepest level sits in tool_call, a member with a subfield whitelist, which the one-pass scan measures by its
 # count-only walk; pre_model_call's messages (and target, which aliases them) are projected whole, so their levels are
@@ -130,6 +144,54 @@ V(1364, "depth-one-past-bound-folded-into-deny-no-enforced-identity",
    "final_output": None, "run_outcome": "blocked"},
   caps=M, composition={"profile": "sequential/run_all"},
   scripts=[[rule(IN, deny("ctk:stop"))], [rule(IN, transform("$target.content.d" + ".n" * 60, DEEP_VALUE))]],
+  advisory="D-13")
+
+
+# ---------------------------------------------------------------- §12.3 depth bound at the approval seam
+# Section 9: the request's context_identity is the provider's identity of the context as it stands at consultation
+# (D-24: computed over the presented context; failing to compute it rejects with context_invalid). Under jcs-sha256
+# that computation takes section 10.2's domain checks, the depth bound with them (D-13: the context object is level
+# 1, each member or element one below its parent; 128 is within, 129 is not). Under first_deny, interceptor 0's
+# transform folds 124 nested objects around "leaf" (a generated value, D-76) into the tool call's q, so the context
+# interceptor 1 receives and the seam consults holds "leaf" at level 128 (tool_call 2, args 3, the objects 4..127; in
+# target one level higher). Nothing before the seam walks it with check_domain: the dispatch and the finalisation
+# measure through the one-pass scan. Over ctk-harness/1 the deepest lines nest about 130 levels (the context inside
+# callback/intercept and callback/resolve_approval), which the kit reads (PROTOCOL.md section 1). Advisory: the bound is
+# host-tunable (R-13).
+SEAM_LIFT = [rule(PT, liftable("ctk:needs-sign-off"))]
+SEAM_PATH = "target.q" + ".n" * 124
+
+# At the bound the request is made and the approval applies: the approver sees the folded value (its rule matches
+# "leaf" 124 objects down), its echo of the recomputed identity matches, and the tool runs with the folded args, which
+# post_tool_call's context still holds at level 128. Kills (domain.rs) `> with >=` and `> with ==` in check_domain #1:
+# either refuses the value at level 128, so the seam rejects with context_invalid and the tool never runs.
+V(1369, "depth-at-bound-at-approval-seam-approved",
+  "A context exactly at the 128-level depth bound at the approval seam (a fold, then a liftable deny) is presented to the resolver, whose approval applies: the tool runs with the folded value",
+  "12.3, 9", ["12.3-b", "9-b", "9-n", "9-c"], IP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT, PTT], {1: {"tool_call.args.q" + ".n" * 124: "leaf"}}),
+   "records": [rec(PT, {"verdict.decision": "allow", "resolved_by": "approval", "decided_by": 1})],
+   "final_output": "done", "run_outcome": "completed"},
+  caps=MT, scripts=[[rule(PT, transform("$target.q", gen_nest(124, "leaf", "n")))], SEAM_LIFT],
+  approval_script=[{"match": {SEAM_PATH: "leaf"}, "resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}],
+  advisory="D-13")
+
+# One level more (125 objects, "leaf" at level 129): the request identity cannot be computed, so the seam rejects with
+# context_invalid before asking the resolver (D-24; resolved_by rejection), the composed context has no identity
+# (enforced_identity null, D-17), and the tool never runs. Which slot decided_by names then is D-09's question (the
+# upstream Rust SDK says null), not asserted here. A host that asked the resolver
+# anyway would fold its approval into a context beyond the bound and fail closed at finalisation instead (decided_by
+# null, resolved_by approval), which D-13's reading does not take. (The Python example host does: its identity check
+# counts the projection object as level 0, a bound of 129 there, as CTK-1364 shows too.) The resolver echoes the
+# request's identity as sent.
+V(1370, "depth-one-past-bound-at-approval-seam-rejected",
+  "A context one level past the 128-level depth bound at the approval seam (a fold, then a liftable deny) has no request identity: the seam rejects with context_invalid, the tool never runs",
+  "12.3, 9, 10.2", ["12.3-b", "10.2-f", "9-b", "9-l"], IP, tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT], "tool_not_invoked": ["lookup"],
+   "records": [rec(PT, {"verdict.decision": "deny", "verdict.reason": CI, "resolved_by": "rejection",
+                        "enforced_identity": None})],
+   "run_outcome": "completed", "run_outcome_by_posture": POSTURE},
+  caps=MT, scripts=[[rule(PT, transform("$target.q", gen_nest(125, "leaf", "n")))], SEAM_LIFT],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": ALLOW}}],
   advisory="D-13")
 
 

@@ -9,12 +9,20 @@
 //! assertions and the engine work on it. The file's digest and the text the
 //! lint reads stay those of the file as written.
 //!
-//! Two forms, each an object whose only member is `$ctk.generate`:
+//! Four forms, each an object whose only member is `$ctk.generate`:
 //!
 //! * `{"repeat": S, "count": N}`: the string S repeated N times;
 //! * `{"keys": P, "count": N, "value": V}`: the object
 //!   `{"P0": V, "P1": V, ..., "P<N-1>": V}`, members in that order (V any
 //!   JSON value without a generated value in it);
+//! * `{"nest": "object", "key": K, "depth": N, "leaf": V}`: N nested
+//!   one-member objects `{"K": {"K": ... V}}`, and `{"nest": "array",
+//!   "depth": N, "leaf": V}`: N nested one-element arrays `[[... V]]`, so a
+//!   vector can state a value nested past the §12.3 depth bound (128 levels
+//!   in the reference host) in a file that nests a few levels; V as for
+//!   `keys`, N from 0 to [`MAX_NESTING`]; expanded where it stands, the
+//!   value (with the arrays and objects around it) must nest at most
+//!   [`MAX_NESTING`] levels, the bound the kit reads;
 //! * `{"json": V}`: the compact JSON text of V, generated values in V
 //!   expanded first; only as `host_declaration_text`, so that a vector can
 //!   state a declaration text beyond the §7.7.3 bound of 1 MiB.
@@ -30,6 +38,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::json_path::pointer_token;
+use ctk_harness_protocol::wire::depth::{self, MAX_NESTING};
 
 /// The member that marks a generated value.
 pub const KEY: &str = "$ctk.generate";
@@ -113,6 +122,39 @@ fn check(node: &Map<String, Value>) -> Result<u64, String> {
         None => Ok(()),
     };
     let too_big = || format!("{KEY}: the value expands beyond {MAX_GENERATED_BYTES} bytes");
+    if let Some(nest) = p.get("nest") {
+        let per_level = match nest.as_str() {
+            Some("object") => {
+                only(&["nest", "key", "depth", "leaf"])?;
+                let Some(Value::String(key)) = p.get("key") else {
+                    return Err(format!("{KEY}: nest \"object\" needs a key, a string"));
+                };
+                // `{"K":` and `}` around each level.
+                serde_json::to_string(key).map_err(|e| e.to_string())?.len() as u64 + 3
+            }
+            Some("array") => {
+                only(&["nest", "depth", "leaf"])?;
+                2
+            }
+            _ => {
+                return Err(format!(
+                    "{KEY}: nest must be \"object\" or \"array\", not {nest}"
+                ))
+            }
+        };
+        let levels = nest_depth(p)?;
+        let leaf = p
+            .get("leaf")
+            .ok_or_else(|| format!("{KEY}: nest needs a leaf"))?;
+        if holds_generated(leaf) {
+            return Err(format!("{KEY}: a generated value cannot hold another"));
+        }
+        let leaf = serde_json::to_string(leaf).map_err(|e| e.to_string())?;
+        return per_level
+            .checked_mul(levels as u64)
+            .and_then(|b| b.checked_add(leaf.len() as u64))
+            .ok_or_else(too_big);
+    }
     if let Some(json) = p.get("json") {
         only(&["json"])?;
         // The text as written; the generated values inside it are counted
@@ -149,8 +191,38 @@ fn check(node: &Map<String, Value>) -> Result<u64, String> {
         (Some(_), _) => Err(format!("{KEY}: repeat must be a string")),
         (_, Some(_)) => Err(format!("{KEY}: keys must be a string")),
         (None, None) => Err(format!(
-            "{KEY}: no form named (repeat and count; keys, count and value; or json)"
+            "{KEY}: no form named (repeat and count; keys, count and value; nest, depth and leaf; or json)"
         )),
+    }
+}
+
+/// A nest form's `depth`: an integer from 0 to [`MAX_NESTING`].
+fn nest_depth(p: &Map<String, Value>) -> Result<usize, String> {
+    match p.get("depth") {
+        Some(d) => d
+            .as_u64()
+            .and_then(|d| usize::try_from(d).ok())
+            .filter(|d| *d <= MAX_NESTING)
+            .ok_or_else(|| {
+                format!("{KEY}: depth must be an integer from 0 to {MAX_NESTING}, not {d}")
+            }),
+        None => Err(format!("{KEY}: depth is missing")),
+    }
+}
+
+/// How many levels of arrays and objects a checked generated value's
+/// expansion nests (a string's none).
+fn expanded_nesting(p: &Value) -> usize {
+    let leaf = |name| p.get(name).map_or(0, depth::nesting);
+    match (p.get("nest"), p.get("keys")) {
+        (Some(_), _) => {
+            let levels = p.get("depth").and_then(Value::as_u64).unwrap_or(0);
+            usize::try_from(levels)
+                .unwrap_or(usize::MAX)
+                .saturating_add(leaf("leaf"))
+        }
+        (None, Some(_)) => 1 + leaf("value"),
+        (None, None) => 0,
     }
 }
 
@@ -162,9 +234,12 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
     /// `in_json`: inside a `json` form, where a generated value may stand
     /// anywhere (but another `json` form nowhere) and counts seven times:
     /// once itself, six times over for the most JSON escaping can grow it.
+    /// `level`: the arrays and objects around `v` once expanded (in the
+    /// file, or in a `json` form's text).
     fn walk(
         v: &Value,
         pointer: &mut String,
+        level: usize,
         total: &mut u64,
         out: &mut Vec<String>,
         in_json: bool,
@@ -201,6 +276,15 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
                     );
                 }
                 let size = check(m).map_err(|e| (pointer.clone(), e))?;
+                let nesting = level.saturating_add(expanded_nesting(params(v).unwrap_or(v)));
+                if nesting > MAX_NESTING {
+                    return refuse(
+                        pointer,
+                        format!(
+                            "{KEY}: expanded here the value nests {nesting} levels (arrays and objects, those around it included), beyond the {MAX_NESTING} the kit reads"
+                        ),
+                    );
+                }
                 let size = if in_json {
                     size.saturating_mul(7)
                 } else {
@@ -217,7 +301,7 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
                 }
                 if let Some(json) = json {
                     pointer.push_str(&format!("/{}/json", pointer_token(KEY)));
-                    walk(json, pointer, total, out, true)?;
+                    walk(json, pointer, 0, total, out, true)?;
                     pointer.truncate(len);
                 }
                 if !in_json {
@@ -228,7 +312,7 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
                 for (k, child) in m {
                     pointer.push('/');
                     pointer.push_str(&pointer_token(k));
-                    walk(child, pointer, total, out, in_json)?;
+                    walk(child, pointer, level + 1, total, out, in_json)?;
                     pointer.truncate(len);
                 }
             }
@@ -236,7 +320,7 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
                 for (i, child) in a.iter().enumerate() {
                     pointer.push('/');
                     pointer.push_str(&i.to_string());
-                    walk(child, pointer, total, out, in_json)?;
+                    walk(child, pointer, level + 1, total, out, in_json)?;
                     pointer.truncate(len);
                 }
             }
@@ -245,7 +329,7 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
         Ok(())
     }
     let mut out = Vec::new();
-    walk(doc, &mut String::new(), &mut 0, &mut out, false)?;
+    walk(doc, &mut String::new(), 0, &mut 0, &mut out, false)?;
     Ok(out)
 }
 
@@ -255,6 +339,19 @@ fn expand_one(params: &Value) -> Value {
         let mut json = json.clone();
         expand_value(&mut json);
         return Value::String(serde_json::to_string(&json).unwrap_or_default());
+    }
+    if let Some(nest) = params.get("nest") {
+        let levels = params.get("depth").and_then(Value::as_u64).unwrap_or(0);
+        let key = params.get("key").and_then(Value::as_str).unwrap_or("");
+        let mut value = params.get("leaf").cloned().unwrap_or(Value::Null);
+        // From the leaf outwards: no recursion, whatever the depth.
+        for _ in 0..levels {
+            value = match nest.as_str() {
+                Some("object") => Value::Object(Map::from_iter([(key.to_owned(), value)])),
+                _ => Value::Array(vec![value]),
+            };
+        }
+        return value;
     }
     let count = params.get("count").and_then(Value::as_u64).unwrap_or(0);
     let count = usize::try_from(count).unwrap_or(0);
@@ -352,7 +449,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Items<'a> {
 pub fn expand_raw(raw: &RawValue, pointer: &str, targets: &[String]) -> Result<String, Refusal> {
     let refuse = |e: String| (pointer.to_owned(), e);
     if targets.iter().any(|t| t == pointer) {
-        let value: Value = serde_json::from_str(raw.get()).map_err(|e| refuse(e.to_string()))?;
+        let value: Value = depth::parse_checked(raw.get()).map_err(|e| refuse(e.to_string()))?;
         let Value::Object(m) = &value else {
             return Err(refuse(format!("{KEY} is not an object here")));
         };
@@ -367,7 +464,7 @@ pub fn expand_raw(raw: &RawValue, pointer: &str, targets: &[String]) -> Result<S
     let text = raw.get().trim_start();
     let mut out = String::with_capacity(text.len());
     if text.starts_with('{') {
-        let Members(members) = serde_json::from_str(text).map_err(|e| refuse(e.to_string()))?;
+        let Members(members) = depth::parse_checked(text).map_err(|e| refuse(e.to_string()))?;
         if members.iter().any(|(k, _)| k == KEY) {
             // A generated value whose pointer was not among the targets:
             // only a duplicate member can hide one from the parsed value.
@@ -388,7 +485,7 @@ pub fn expand_raw(raw: &RawValue, pointer: &str, targets: &[String]) -> Result<S
         }
         out.push('}');
     } else if text.starts_with('[') {
-        let Items(items) = serde_json::from_str(text).map_err(|e| refuse(e.to_string()))?;
+        let Items(items) = depth::parse_checked(text).map_err(|e| refuse(e.to_string()))?;
         out.push('[');
         for (i, v) in items.iter().enumerate() {
             if i > 0 {
@@ -504,6 +601,94 @@ mod tests {
         assert!(find(&doc(fits)).is_ok());
     }
 
+    /// The nest forms: exact sizes, iterative expansion from the leaf
+    /// out, and the kit's nesting bound met exactly where the value
+    /// stands (the levels around it count), one level more refused.
+    #[test]
+    fn nests() {
+        for (spec, text) in [
+            (
+                json!({"nest": "object", "key": "n", "depth": 3, "leaf": [1, "x"]}),
+                r#"{"n":{"n":{"n":[1,"x"]}}}"#,
+            ),
+            (
+                json!({"nest": "object", "key": "a\"b", "depth": 1, "leaf": null}),
+                r#"{"a\"b":null}"#,
+            ),
+            (
+                json!({"nest": "array", "depth": 2, "leaf": {"a": 0}}),
+                r#"[[{"a":0}]]"#,
+            ),
+            (json!({"nest": "array", "depth": 0, "leaf": 7}), "7"),
+        ] {
+            let node = json!({KEY: spec});
+            let size = check(node.as_object().expect("object")).expect("valid");
+            let mut v = node.clone();
+            expand_value(&mut v);
+            assert_eq!(serde_json::to_string(&v).expect("json"), text);
+            assert_eq!(size, text.len() as u64, "{text}");
+        }
+        // At the bound: the content sits inside three containers (the
+        // file, scenario, input); 252 arrays around a one-level leaf make
+        // 256, and the expansion nests exactly that deep.
+        let doc = |depth: usize| {
+            json!({"scenario": {"input": {"content":
+                {KEY: {"nest": "array", "depth": depth, "leaf": {"a": 0}}}}}})
+        };
+        assert_eq!(
+            find(&doc(252)),
+            Ok(vec!["/scenario/input/content".to_owned()])
+        );
+        let mut at = doc(252);
+        expand_value(&mut at);
+        assert_eq!(depth::nesting(&at), MAX_NESTING);
+        let (pointer, why) = find(&doc(253)).expect_err("one past the bound");
+        assert_eq!(pointer, "/scenario/input/content");
+        assert!(
+            why.contains("nests 257 levels") && why.contains("beyond the 256"),
+            "{why}"
+        );
+        let refused = |spec: Value| {
+            let node = json!({KEY: spec});
+            check(node.as_object().expect("object")).expect_err("refused")
+        };
+        for (spec, says) in [
+            (
+                json!({"nest": "list", "depth": 1, "leaf": 0}),
+                "nest must be \"object\" or \"array\"",
+            ),
+            (
+                json!({"nest": "object", "depth": 1, "leaf": 0}),
+                "needs a key",
+            ),
+            (
+                json!({"nest": "object", "key": 1, "depth": 1, "leaf": 0}),
+                "needs a key",
+            ),
+            (
+                json!({"nest": "array", "key": "n", "depth": 1, "leaf": 0}),
+                "unknown parameter \"key\"",
+            ),
+            (
+                json!({"nest": "array", "depth": 257, "leaf": 0}),
+                "depth must be an integer from 0 to 256",
+            ),
+            (
+                json!({"nest": "array", "depth": -1, "leaf": 0}),
+                "depth must be an integer",
+            ),
+            (json!({"nest": "array", "leaf": 0}), "depth is missing"),
+            (json!({"nest": "array", "depth": 1}), "needs a leaf"),
+            (
+                json!({"nest": "array", "depth": 1, "leaf": {KEY: {"repeat": "a", "count": 1}}}),
+                "cannot hold another",
+            ),
+        ] {
+            let why = refused(spec.clone());
+            assert!(why.contains(says), "{spec}: {why}");
+        }
+    }
+
     #[test]
     fn raw_expansion_keeps_everything_else_as_written() {
         let text = r#"{"input": {"content": [18446744073709551616, {"$ctk.generate": {"keys": "k", "count": 2, "value": 1.0}}], "role": "user"},
@@ -515,5 +700,13 @@ mod tests {
             out,
             r#"{"input":{"content":[18446744073709551616,{"k0":1.0,"k1":1.0}],"role":"user"},"tools":[{"name": "t", "behavior": [{"return": 1e400}]}]}"#
         );
+        // A nest past serde_json's own limit of 127 levels expands in the
+        // raw text too.
+        let text = r#"{"input": {"content": {"$ctk.generate": {"nest": "array", "depth": 200, "leaf": 0}}}}"#;
+        let raw: Box<RawValue> = serde_json::from_str(text).expect("raw");
+        let targets = vec!["/scenario/input/content".to_owned()];
+        let out = expand_raw(&raw, "/scenario", &targets).expect("expands");
+        let expanded: Value = depth::from_str(&out).expect("within the bound");
+        assert_eq!(depth::nesting(&expanded), 202);
     }
 }

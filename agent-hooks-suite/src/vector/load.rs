@@ -15,6 +15,7 @@ use crate::vector::model::{SpecVersion, Vector};
 use crate::vector::rules;
 use ctk_core::catalog::Catalogs;
 use ctk_core::digest;
+use ctk_harness_protocol::wire::depth;
 
 /// The vector schema, compiled into the binary.
 pub const VECTOR_SCHEMA: &str = include_str!("../../../schemas/vector.schema.json");
@@ -128,7 +129,12 @@ pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> 
         file: file.to_path_buf(),
         pointer: pointer.to_owned(),
     };
-    let value: Value = serde_json::from_str(text).map_err(|e| LoadError::Json {
+    // Up to the kit's nesting bound, past serde_json's default of 127.
+    depth::check(text).map_err(|source| LoadError::TooDeep {
+        location: loc(""),
+        source,
+    })?;
+    let value: Value = depth::parse_checked(text).map_err(|e| LoadError::Json {
         location: loc(""),
         detail: e.to_string(),
     })?;
@@ -149,7 +155,7 @@ pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> 
             detail: error.to_string(),
         });
     }
-    let mut vector: Vector = serde_json::from_str(text).map_err(|e| LoadError::Schema {
+    let mut vector: Vector = depth::parse_checked(text).map_err(|e| LoadError::Schema {
         location: loc(""),
         vector: id.clone(),
         detail: e.to_string(),
@@ -185,8 +191,9 @@ pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> 
 fn expand(vector: &mut Vector, targets: &[String]) -> Result<(), generate::Refusal> {
     if targets.iter().any(|t| t.starts_with("/scenario/")) {
         let text = generate::expand_raw(&vector.scenario, "/scenario", targets)?;
-        vector.scenario = serde_json::value::RawValue::from_string(text)
-            .map_err(|e| ("/scenario".to_owned(), e.to_string()))?;
+        // Within the bound: `generate::find` bounded every expansion.
+        vector.scenario =
+            depth::raw_value(&text).map_err(|e| ("/scenario".to_owned(), e.to_string()))?;
     }
     let rules = vector
         .interceptor_script
@@ -438,7 +445,7 @@ pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
         for (pointer, detail) in nondeterminism(&v.vector) {
             errors.push(at(&pointer, detail));
         }
-        if let Ok(doc) = serde_json::from_str::<Value>(&v.text) {
+        if let Ok(doc) = depth::parse_checked::<Value>(&v.text) {
             for (pointer, detail) in rules::check(&doc, &v.text) {
                 errors.push(at(&pointer, detail));
             }
@@ -730,6 +737,78 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    /// The kit's nesting bound (`wire::depth`): a vector file nested
+    /// exactly that deep loads, past serde_json's own limit, and a nest
+    /// form expands to a scenario and a transform value that deep; one
+    /// level more is refused naming the file and the bound, and so is a
+    /// file 100,000 levels deep, on a thread with libtest's 2 MiB stack.
+    #[test]
+    fn vectors_nest_up_to_the_kits_bound() {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(|| {
+                let vector = |content: &str, value: &str| {
+                    format!(
+                        r#"{{"id":"CTK-0001","title":"t","spec_clause":"12.3","scenario":{{"input":{{"content":{content},"role":"user"}}}},
+                    "interceptor_script":[{{"at":"input","return":{{"decision":"transform","transform":{{"path":"$target.content","value":{value}}}}}}}],
+                    "expect":{{"interceptions":[],"run_outcome":"completed"}}}}"#
+                    )
+                };
+                let arrays = |n: usize| format!("{}0{}", "[".repeat(n), "]".repeat(n));
+                // content sits inside 3 containers, the value inside 5.
+                let text = vector(&arrays(253), &arrays(251));
+                let v = parse_vector(Path::new("deep.json"), &text).expect("at the bound");
+                let scenario: Value = depth::from_str(v.vector.scenario.get()).expect("json");
+                assert_eq!(depth::nesting(&scenario), 255);
+                for (content, value) in [(arrays(254), arrays(1)), (arrays(1), arrays(252))] {
+                    let err = parse_vector(Path::new("deep.json"), &vector(&content, &value))
+                        .expect_err("one past the bound");
+                    assert!(matches!(err, LoadError::TooDeep { .. }), "{err}");
+                    let err = err.to_string();
+                    assert!(
+                        err.starts_with("deep.json at /: JSON nested deeper than 256 levels"),
+                        "{err}"
+                    );
+                }
+                let flood = vector(&arrays(100_000), "0");
+                let err = parse_vector(Path::new("flood.json"), &flood)
+                    .expect_err("refused")
+                    .to_string();
+                assert!(err.contains("flood.json") && err.contains("nested deeper than 256"), "{err}");
+                // Generated: 250 objects at the content (3 around it) and 250
+                // arrays around a one-level leaf at the value (5 around it).
+                let text = vector(
+                    r#"{"$ctk.generate":{"nest":"object","key":"n","depth":250,"leaf":"x"}}"#,
+                    r#"{"$ctk.generate":{"nest":"array","depth":250,"leaf":{"a":0}}}"#,
+                );
+                let v = parse_vector(Path::new("gen.json"), &text).expect("expands at the bound");
+                let scenario: Value = depth::from_str(v.vector.scenario.get()).expect("json");
+                assert_eq!(depth::nesting(&scenario), 252);
+                let mut leaf = &scenario["input"]["content"];
+                for _ in 0..250 {
+                    leaf = &leaf["n"];
+                }
+                assert_eq!(leaf, "x");
+                let scripts = v.vector.scripts();
+                let value = &scripts[0][0].return_.as_ref().expect("return")["transform"]["value"];
+                assert_eq!(depth::nesting(value), 251);
+                let err = parse_vector(
+                    Path::new("gen.json"),
+                    &text.replace(r#""depth":250,"leaf":{"a""#, r#""depth":251,"leaf":{"a""#),
+                )
+                .expect_err("one past the bound")
+                .to_string();
+                assert!(
+                    err.contains("gen.json at /interceptor_script/0/return/transform/value: ")
+                        && err.contains("nests 257 levels"),
+                    "{err}"
+                );
+            })
+            .expect("a thread")
+            .join()
+            .expect("no stack overflow");
     }
 
     /// A generated declaration text (the json form) reaches the vector as

@@ -52,8 +52,10 @@ impl Scenario {
         if let Some(literal) = integer_beyond_64_bits(text) {
             return Err(SetupError::IntegerBeyond64Bits(literal));
         }
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| SetupError::Scenario(e.to_string()))?;
+        // ctk-harness/1 lines, and so scenarios, nest up to the kit's
+        // bound, past serde_json's default limit (PROTOCOL.md §1).
+        let value: Value = ctk_harness_protocol::wire::depth::from_str(text)
+            .map_err(|e| SetupError::Scenario(e.to_string()))?;
         let object = value
             .as_object()
             .ok_or_else(|| SetupError::Scenario("the scenario is not a JSON object".into()))?;

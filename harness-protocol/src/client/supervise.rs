@@ -16,6 +16,7 @@ use super::process::{CallTicket, Event, HostProcess};
 use crate::errors::HarnessErrorKind;
 use crate::harness::Callbacks;
 use crate::wire::codec::CodecError;
+use crate::wire::depth::{self, ReadError};
 use crate::wire::jsonrpc::{
     self, encode_error, encode_request, encode_result, ErrorObject, Id, Message,
 };
@@ -103,10 +104,18 @@ impl Session {
     ) -> Result<Value, CallError> {
         let id = Id::Int(self.next_id);
         self.next_id += 1;
-        if !self
-            .process
-            .send_request(encode_request(&id, method, params))
-        {
+        let line = encode_request(&id, method, params);
+        // A host need not read a line deeper than the bound (PROTOCOL.md
+        // §1), so the runner never writes one. Only vector/setup can be:
+        // the scenario sits a level deeper in it than in its vector file.
+        // Callback answers carry no deeper values than the host's request
+        // or the vector's scripts, which the loader bounds.
+        if let Err(e) = depth::check(&line) {
+            return Err(CallError::Fatal(HarnessErrorKind::Unsendable(format!(
+                "{method}: {e}"
+            ))));
+        }
+        if !self.process.send_request(line) {
             return Err(CallError::Fatal(HarnessErrorKind::Exited {
                 status: self.process.reap().await,
             }));
@@ -150,11 +159,15 @@ impl Session {
                     return Err(CallError::Fatal(HarnessErrorKind::Io(e.to_string())))
                 }
             };
-            let value: Value = serde_json::from_str(&line).map_err(|e| {
-                protocol(format!(
+            let value: Value = depth::from_str(&line).map_err(|e| match e {
+                ReadError::TooDeep(e) => protocol(format!(
+                    "the host wrote a line the runner does not read ({e}): {}",
+                    excerpt(&line)
+                )),
+                ReadError::Json(e) => protocol(format!(
                     "the host wrote a line that is not JSON ({e}): {}",
                     excerpt(&line)
-                ))
+                )),
             })?;
             schemas
                 .check_envelope(&value)

@@ -144,6 +144,9 @@ pub enum WireError {
     /// The line is not JSON.
     #[error("not JSON: {0}")]
     NotJson(String),
+    /// The line nests deeper than the kit reads ([`super::depth`]).
+    #[error("{0}")]
+    TooDeep(#[from] super::depth::TooDeep),
     /// The line is JSON but not a JSON-RPC 2.0 message.
     #[error("not a JSON-RPC 2.0 message: {0}")]
     InvalidEnvelope(String),
@@ -166,10 +169,12 @@ pub enum WireError {
 }
 
 impl Message {
-    /// Parse one line into a message, checking the envelope by hand.
+    /// Parse one line into a message, checking the envelope by hand. A
+    /// line may nest up to [`super::depth::MAX_NESTING`] levels.
     pub fn decode(line: &str) -> Result<Message, WireError> {
+        super::depth::check(line)?;
         let value: Value =
-            serde_json::from_str(line).map_err(|e| WireError::NotJson(e.to_string()))?;
+            super::depth::parse_checked(line).map_err(|e| WireError::NotJson(e.to_string()))?;
         Message::from_value(value)
     }
 
@@ -374,6 +379,12 @@ mod tests {
             Message::decode("nope"),
             Err(WireError::NotJson(_))
         ));
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{}0{}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert!(matches!(Message::decode(&deep), Err(WireError::TooDeep(_))));
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ctk_harness_protocol::client::{kill_all_hosts, StdioHarness};
+use ctk_harness_protocol::wire::depth::MAX_NESTING;
 use ctk_harness_protocol::{
     Callbacks, Harness, HarnessError, HarnessErrorKind, Phase, RunOutcome, VectorSetup,
 };
@@ -211,6 +212,65 @@ pub(crate) fn trials() -> Vec<Trial> {
                     && e.kind == HarnessErrorKind::OversizedLine { limit: 1024 * 1024 }
             },
             "64 MiB line",
+        ),
+        // ctk-harness/1 lines nest up to 256 levels (PROTOCOL.md §1): the
+        // runner reads a callback at the bound and answers it with the
+        // changed context as deep; one level more, or 100,000, is a
+        // protocol error naming the bound, never a stack overflow.
+        async_trial("faults::a_callback_nested_at_the_bound_is_read", || async {
+            let mut host = harness("deep_at_bound").build();
+            vector(&mut host, "victim")
+                .await
+                .map_err(|e| format!("a line at the bound was refused: {e}"))?;
+            host.shutdown().await;
+            Ok(())
+        }),
+        // The runner never writes a line past the bound: a scenario one
+        // level too deep for vector/setup is a harness error of the vector,
+        // and the one at the bound reaches the host.
+        async_trial(
+            "faults::a_setup_nested_past_the_bound_is_not_sent",
+            || async {
+                let mut host = harness("serve").build();
+                // The scenario object sits in the message and its params.
+                let scenario = |levels: usize| {
+                    let text = format!(r#"{{"d":{}0{}}}"#, "[".repeat(levels), "]".repeat(levels));
+                    ctk_harness_protocol::wire::depth::raw_value(&text).expect("JSON")
+                };
+                let deep = VectorSetup::new("v", "agent-hooks/0.1", scenario(MAX_NESTING - 2));
+                let err = host
+                    .setup(deep)
+                    .await
+                    .err()
+                    .ok_or("a setup past the bound was sent")?;
+                ensure(
+                    err.phase == Phase::Setup
+                        && matches!(&err.kind, HarnessErrorKind::Unsendable(m)
+                        if m.contains("vector/setup") && m.contains("nested deeper than 256 levels")),
+                    || format!("{err:?}"),
+                )?;
+                let at = VectorSetup::new("v", "agent-hooks/0.1", scenario(MAX_NESTING - 3));
+                host.setup(at)
+                    .await
+                    .map_err(|e| format!("a setup at the bound failed: {e}"))?;
+                host.teardown().await.map_err(|e| e.to_string())?;
+                host.shutdown().await;
+                Ok(())
+            },
+        ),
+        fault_trial(
+            "a_callback_nested_past_the_bound",
+            "deep_past_bound",
+            same,
+            |e| protocol(e, Phase::Run, "nested deeper than 256 levels"),
+            "nested 257 levels",
+        ),
+        fault_trial(
+            "a_callback_nested_100000_levels",
+            "deep_flood",
+            same,
+            |e| protocol(e, Phase::Run, "nested deeper than 256 levels"),
+            "nested 100002 levels",
         ),
         fault_trial(
             "wrong_response_id",

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ctk_harness_protocol::client::StdioHarness;
+use ctk_harness_protocol::wire::depth::MAX_NESTING;
 use ctk_harness_protocol::{
     BoxFuture, Callbacks, Harness, HarnessError, HarnessErrorKind, HostInfo, InterceptorReply,
     Phase, RedactorReply, ResolverReply, RunOutcome, RunRecord, VectorSetup,
@@ -230,7 +231,8 @@ fn raw_host(fault: &str) -> ! {
             }
             std::process::exit(0);
         }
-        let msg: Value = serde_json::from_str(&line).expect("the runner sends JSON");
+        let msg: Value =
+            ctk_harness_protocol::wire::depth::from_str(&line).expect("the runner sends JSON");
         let id = msg["id"].clone();
         match msg["method"].as_str().unwrap_or("") {
             "initialize" if fault == "bad_handshake" => {
@@ -370,6 +372,42 @@ fn misbehave(fault: &str, input: &mut impl BufRead, out: &mut impl Write, id: &V
             }
             let _ = out.flush();
             hang();
+        }
+        "deep_at_bound" | "deep_past_bound" | "deep_flood" => {
+            // The context object and the objects inside it sit in the
+            // message and its params: `levels` objects nest the line
+            // `levels + 2` deep.
+            let levels = match fault {
+                "deep_at_bound" => MAX_NESTING - 2,
+                "deep_past_bound" => MAX_NESTING - 1,
+                _ => 100_000,
+            };
+            eprintln!(
+                "fault host: calling back with a line nested {} levels",
+                levels + 2
+            );
+            let context = format!("{}0{}", r#"{"n":"#.repeat(levels), "}".repeat(levels));
+            let _ = writeln!(
+                out,
+                r#"{{"jsonrpc":"2.0","id":"h1","method":"callback/intercept","params":{{"index":0,"context":{context}}}}}"#
+            );
+            let _ = out.flush();
+            let mut answer = String::new();
+            let _ = input.read_line(&mut answer);
+            let answer: Value = ctk_harness_protocol::wire::depth::from_str(&answer)
+                .expect("the answer nests as deep as the request");
+            let changed = &answer["result"]["context"];
+            assert_eq!(changed["mutated_by"], "interceptor-0");
+            assert_eq!(
+                ctk_harness_protocol::wire::depth::nesting(changed),
+                levels,
+                "the changed copy comes back whole"
+            );
+            reply(
+                out,
+                id,
+                json!({"outcome": "completed", "final_output": "deep"}),
+            );
         }
         "exit0" => {
             eprintln!("fault host: exiting 0 mid-vector");

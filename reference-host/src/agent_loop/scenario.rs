@@ -9,6 +9,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use ctk_harness_protocol::wire::depth;
+
 use crate::context::domain::raw_text_has_unsafe_integer;
 pub use crate::errors::ScenarioError;
 
@@ -24,7 +26,7 @@ pub struct Scripted {
 impl Scripted {
     fn from_raw(raw: &RawValue) -> Result<Scripted, ScenarioError> {
         Ok(Scripted {
-            value: serde_json::from_str(raw.get())?,
+            value: depth::parse_checked(raw.get())?,
             raw_unsafe: raw_text_has_unsafe_integer(raw.get()),
         })
     }
@@ -141,9 +143,12 @@ struct RawTurn {
 }
 
 impl Scenario {
-    /// Parse a scenario from its raw JSON text.
+    /// Parse a scenario from its raw JSON text, nested up to the kit's
+    /// bound (`ctk-harness/1` lines nest up to it, past serde_json's own
+    /// limit).
     pub fn parse(text: &str) -> Result<Scenario, ScenarioError> {
-        let raw: RawScenario = serde_json::from_str(text)?;
+        depth::check(text)?;
+        let raw: RawScenario = depth::parse_checked(text)?;
         let tools = raw
             .tools
             .into_iter()
@@ -177,7 +182,7 @@ impl Scenario {
             .into_iter()
             .map(|s| {
                 let text = s.respond.get();
-                let r: RawRespond = serde_json::from_str(text)?;
+                let r: RawRespond = depth::parse_checked(text)?;
                 Ok(ModelStep {
                     content: r.content,
                     tool_calls: r.tool_calls.unwrap_or_else(|| Value::Array(Vec::new())),
@@ -252,5 +257,25 @@ mod tests {
     fn malformed_text_is_an_error_not_a_panic() {
         assert!(Scenario::parse("{").is_err());
         assert!(Scenario::parse(r#"{"tools": []}"#).is_err());
+    }
+
+    /// Scenario data nests up to the kit's bound, past serde_json's own
+    /// limit of 127; a deeper scenario is an error naming the bound, a
+    /// 100,000-level one too, never a stack overflow.
+    #[test]
+    fn scenarios_nest_up_to_the_kits_bound() {
+        let scenario = |levels: usize| {
+            format!(
+                r#"{{"input": {{"content": {}0{}, "role": "user"}}}}"#,
+                "[".repeat(levels),
+                "]".repeat(levels)
+            )
+        };
+        let s = Scenario::parse(&scenario(depth::MAX_NESTING - 2)).expect("at the bound");
+        assert!(s.input.value["content"].is_array());
+        for levels in [depth::MAX_NESTING - 1, 100_000] {
+            let e = Scenario::parse(&scenario(levels)).expect_err("too deep");
+            assert!(matches!(e, ScenarioError::TooDeep(_)), "{e}");
+        }
     }
 }
