@@ -136,6 +136,17 @@ pub async fn run_vector<H: Harness>(
         }
         (Ok(record), Ok(())) => record,
     };
+    let rule_errors = callbacks.rule_errors();
+    if !rule_errors.is_empty() {
+        return VectorOutcome::error(
+            &vector.id,
+            format!(
+                "the vector's scripted interceptors could not answer: {}",
+                rule_errors.join("; ")
+            ),
+            start.elapsed(),
+        );
+    }
     let recorded = callbacks.recorded();
     let approval_requests = callbacks.approval_requests();
     let failures = assert::assert_vector(

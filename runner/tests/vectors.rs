@@ -32,6 +32,7 @@ use ctk::outcome::Status;
 use ctk_agent_hooks_suite::declaration;
 use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions};
 use ctk_agent_hooks_suite::surface::{applicability, Applicability};
+use ctk_agent_hooks_suite::vector::generate;
 use ctk_agent_hooks_suite::vector::load::{self, LoadedVector, VectorSource};
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
 use ctk_harness_protocol::Harness as _;
@@ -245,8 +246,9 @@ fn refuse(oracle: Oracle, why: &str) -> ! {
 /// The trials of one suite, every vector of it, failing fast, in a fixed
 /// order that scatters each part's vectors (the vectors that catch a mutant
 /// are mostly of one part, and in file order they would sit together, often
-/// near the end), the few that carry a scenario of a MiB or more last: a
-/// caught mutant seldom waits for them.
+/// near the end), the few that carry a scenario of a MiB or more, or fill a
+/// context to the size bound (a context-sized fill), last: a caught mutant
+/// seldom waits for them.
 fn suite_trials(suite: Oracle, options: &Arc<EngineOptions>) -> Vec<Trial> {
     // Expected-failure entries of the other suite are not this one's.
     let mut expected = expected_failures();
@@ -268,7 +270,13 @@ fn suite_trials(suite: Oracle, options: &Arc<EngineOptions>) -> Vec<Trial> {
         let each = files(&source);
         for (_, loaded) in &each {
             if let Ok(l) = loaded {
-                if l.vector.scenario.get().len() >= 1 << 20 {
+                let fills = l
+                    .vector
+                    .scripts()
+                    .iter()
+                    .flatten()
+                    .any(|r| r.return_.as_ref().is_some_and(generate::holds_pad));
+                if fills || l.vector.scenario.get().len() >= 1 << 20 {
                     heavy.insert(format!("{}::{}", l.vector.part(), l.vector.id));
                 }
             }

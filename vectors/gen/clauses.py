@@ -360,7 +360,7 @@ c("12.2-d", "MUST", "Interceptors tolerate concurrent calls.",
   ["reference-host/tests/integration/composition.rs::parallel_profiles_dispatch_concurrently",
    "reference-host/tests/integration/agent_loop.rs::parallel_tool_calls_get_their_own_pairs_and_unique_sequences"])
 c("12.3-a", "MUST", "A context beyond the size or depth bound is denied with host_error:context_invalid, never crashed on or truncated.",
-  "the bound is host-tunable (R-13): CTK-1261 and CTK-1262 pin the reference host's 5 MiB, advisory (D-13)",
+  "the bound is host-tunable (R-13): CTK-1261, CTK-1262 and CTK-1373..1376 (the bound met exactly and passed by a byte or two) pin the reference host's 5 MiB, advisory (D-13)",
   ["reference-host/src/context/domain.rs::size_beyond_bound_is_refused",
    "reference-host/src/context/domain.rs::depth_beyond_bound_is_refused",
    "reference-host/tests/integration/composition.rs::oversized_contexts_are_refused_before_dispatch",

@@ -233,3 +233,79 @@ V(1367, "two-pow-64-after-escaped-quote-rejected",
   "10.2", ["10.2-e", "10.2-d", "10.2-j"], IP,
   tool_scenario(args={"note": 'a lone " quote', "id": raw("18446744073709551616")}),
   rejected_post_model("bigint_json"), caps=MT + ["bigint_json"], script=[])
+
+
+# ---------------------------------------------------------------- §12.3 size bound met exactly (context-sized fills)
+# The 5 MiB bound met exactly (D-13: the size is the RFC 8785 byte count of the whole context, each member counted
+# once; a context of exactly 5,242,880 bytes is within it) and passed by one byte. Part of every context is the host's
+# (session.id, the agent's names, the clock, request_id), so no value written in a file can do this: the transform's
+# value is a context-sized fill (D-76), a string of x the runner sizes when the interceptor answers, against the
+# context the host sent it, so that the composed context (the value at the path in target, the target written back to
+# the member the point mirrors, §4.3) has the size asked for. The fill counts twice (target and its mirror), so a
+# composed size of one parity only is reachable: pad_context_to gives 5,242,880 or 5,242,879, pad_context_past
+# 5,242,881 or 5,242,882. The two tool calls' ids differ in length by one byte and nothing else in their pre_tool_call
+# contexts differs in length in the reference host (sequence 4 and 6, a fixed-width clock, one session), so one of
+# the two composed contexts is exactly 5,242,880 bytes whatever the session counter says; a host within the bound
+# permits both: the transform stands, each tool runs (its post_tool_call, which carries the filled args once, is
+# dispatched) and the turn completes (tool calls' args never enter the history, HOSTS.md §4.1, so the next model call
+# is small). Advisory, as the 5 MiB bound is host-tunable (R-13).
+PAD_TO = {"$ctk.generate": {"pad_context_to": 5242880}}
+PAD_PAST = {"$ctk.generate": {"pad_context_past": 5242880}}
+TWO_CALLS = {
+    "input": {"content": "find alpha", "role": "user"},
+    "tools": [{"name": "lookup", "behavior": [{"return": {"hits": 1}, "is_error": False}]}],
+    "model_script": [
+        {"respond": {"content": None, "tool_calls": [{"id": "tc-1", "name": "lookup", "args": {"q": "alpha"}},
+                                                     {"id": "tc-10", "name": "lookup", "args": {"q": "alpha"}}],
+                     "finish_reason": "tool_calls"}},
+        {"respond": {"content": "done", "tool_calls": [], "finish_reason": "stop"}},
+    ],
+}
+AT_BOUND = {"interceptions": ix([SU, IN, PM, PO, PT, PTT, PT, PTT, PM, PO, OUT, SD],
+                                 {4: {"tool_call.id": "tc-1"}, 5: {"tool_call.id": "tc-1"},
+                                  6: {"tool_call.id": "tc-10"}, 7: {"tool_call.id": "tc-10"}}),
+            "records": [rec(PT, {"verdict.decision": "transform"}), rec(PT, {"verdict.decision": "transform"})],
+            "final_output": "done", "run_outcome": "completed"}
+
+# jcs-sha256 measures the size in the same pass that hashes the projection (identity/jcs.rs scan_context). Kills
+# (provider.rs) the listed survivor `> with >=` in IdentityProvider::compute_bounded (the context of exactly 5 MiB is
+# refused at finalize) and (jcs.rs) `+ with *` in scan_context (the braces and commas of pre_tool_call's eight
+# members counted 2*7 = 14 rather than 2+7 = 9 bytes: both contexts 5 bytes over).
+V(1373, "size-at-bound-folded-permit-applied",
+  "Transforms that leave each of two composed pre_tool_call contexts at the reference host's 5 MiB size bound (exactly 5,242,880 canonical bytes, or one below) are applied, both tools run and the turn completes",
+  "12.3", ["12.3-b"], IP, TWO_CALLS, AT_BOUND,
+  caps=MT, script=[rule(PT, transform("$target.q", PAD_TO))], advisory="D-13")
+
+# The same under the null provider, which measures the size by itself (domain.rs check_bounds). Kills (domain.rs) the
+# listed survivor `> with >=` in check_bounds.
+V(1374, "size-at-bound-folded-permit-applied-null-provider",
+  "With the null provider, transforms that leave each of two composed pre_tool_call contexts at the reference host's 5 MiB size bound (exactly 5,242,880 canonical bytes, or one below) are applied, both tools run and the turn completes",
+  "12.3, 10.1", ["12.3-b", "10.1-c"], IP, TWO_CALLS,
+  {**AT_BOUND, "records": [rec(PT, {"verdict.decision": "transform", "identity_provider": None}),
+                           rec(PT, {"verdict.decision": "transform", "identity_provider": None})]},
+  caps=MT, identity_provider=None, script=[rule(PT, transform("$target.q", PAD_TO))], advisory="D-13")
+
+# One or two bytes beyond the bound, under the null provider, at post_model_call: the permit fails closed at
+# finalisation (12.3-a: context_invalid; D-17; 10.3-m: enforced identity and decided_by null) and the response is
+# never used. Kills a bound one or two bytes looser than 5 MiB.
+V(1375, "size-just-past-bound-folded-null-provider-fails-closed",
+  "With the null provider, a transform that leaves the composed post_model_call context one or two bytes beyond the reference host's 5 MiB size bound fails closed: denied context_invalid, enforced identity and decided_by null, no output",
+  "12.3, 10.1", ["12.3-b", "10.1-c"], IP, plain_scenario(final="done"),
+  {"interceptions": ix([SU, IN, PM, PO, SD]), "interceptions_absent": [OUT],
+   "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": CI, "enforced_identity": None,
+                        "decided_by": None, "identity_provider": None})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=M, identity_provider=None, script=[rule(PO, transform("$target.content", PAD_PAST))], advisory="D-13")
+
+# pre_model_call carries request_id (D-31), outside the identity projection but inside the context, whose every member
+# counts (D-13). A composed pre_model_call context one or two bytes beyond the bound under jcs-sha256 fails closed, and
+# the model is never called. Kills (jcs.rs) the listed survivor `== with !=` in scan_context (the members outside the
+# projection, request_id here, 21 bytes with its comma, are left out of the size: the context passes).
+V(1376, "size-just-past-bound-with-request-id-fails-closed",
+  "A transform that leaves the composed pre_model_call context, request_id counted, one or two bytes beyond the reference host's 5 MiB size bound fails closed: denied context_invalid, enforced identity and decided_by null, the model is never called",
+  "12.3, 4.5", ["12.3-b"], IP, plain_scenario(final="done"),
+  {"interceptions": ix([SU, IN, PM, SD]), "interceptions_absent": [PO, OUT],
+   "records": [rec(PM, {"verdict.decision": "deny", "verdict.reason": CI, "enforced_identity": None,
+                        "decided_by": None})],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=M, script=[rule(PM, transform("$target[0].content", PAD_PAST))], advisory="D-13")

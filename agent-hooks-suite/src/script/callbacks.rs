@@ -16,6 +16,7 @@ pub struct ScriptedCallbacks {
     redact: Vec<String>,
     recorded: Mutex<Vec<Value>>,
     approval_requests: Mutex<Vec<Value>>,
+    rule_errors: Mutex<Vec<String>>,
 }
 
 impl ScriptedCallbacks {
@@ -27,6 +28,7 @@ impl ScriptedCallbacks {
             redact: vector.redact_for_approval.clone(),
             recorded: Mutex::new(Vec::new()),
             approval_requests: Mutex::new(Vec::new()),
+            rule_errors: Mutex::new(Vec::new()),
         })
     }
 
@@ -42,6 +44,7 @@ impl ScriptedCallbacks {
             redact,
             recorded: Mutex::new(Vec::new()),
             approval_requests: Mutex::new(Vec::new()),
+            rule_errors: Mutex::new(Vec::new()),
         }
     }
 
@@ -57,6 +60,16 @@ impl ScriptedCallbacks {
     /// order (the assertions check their §9 shape).
     pub fn approval_requests(&self) -> Vec<Value> {
         self.approval_requests
+            .lock()
+            .map(|r| r.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+    }
+
+    /// The rules a scripted interceptor could not answer, each naming the
+    /// interceptor, the rule and the point: the vector, not the host, is at
+    /// fault, so the engine reports the run as an error.
+    pub fn rule_errors(&self) -> Vec<String> {
+        self.rule_errors
             .lock()
             .map(|r| r.clone())
             .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
@@ -90,8 +103,18 @@ impl Callbacks for ScriptedCallbacks {
                 };
             };
             match interceptor::evaluate(rules, context) {
-                Some(reply) => reply,
-                None => std::future::pending().await,
+                Ok(Some(reply)) => reply,
+                Ok(None) => std::future::pending().await,
+                Err(e) => {
+                    let message = format!("interceptor {index}'s {e}");
+                    match self.rule_errors.lock() {
+                        Ok(mut r) => r.push(message.clone()),
+                        Err(poisoned) => poisoned.into_inner().push(message.clone()),
+                    }
+                    InterceptorReply::Raised {
+                        message: format!("ctk: {message}"),
+                    }
+                }
             }
         })
     }
@@ -154,6 +177,30 @@ mod tests {
         let waited =
             tokio::time::timeout(Duration::from_millis(20), cb.intercept(0, &mut ctx)).await;
         assert!(waited.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_rule_that_cannot_be_answered_raises_and_is_kept() {
+        let cb = ScriptedCallbacks::from_parts(
+            vec![vec![rule(
+                json!({"at": "input", "return": {"decision": "transform", "transform": {"path": "$target.nope",
+                    "value": {"$ctk.generate": {"pad_context_past": 100}}}}}),
+            )]],
+            vec![],
+            vec![],
+        );
+        let mut ctx = json!({"interception_point": "input", "target": {"content": "x"}});
+        assert!(matches!(
+            cb.intercept(0, &mut ctx).await,
+            InterceptorReply::Raised { .. }
+        ));
+        assert_eq!(
+            cb.rule_errors(),
+            vec![
+                "interceptor 0's rule 0 at input: the transform path \"$target.nope\" does not resolve in the context's target"
+                    .to_owned()
+            ]
+        );
     }
 
     #[tokio::test]

@@ -4,7 +4,22 @@ use ctk_harness_protocol::InterceptorReply;
 use serde_json::{json, Map, Value};
 
 use crate::json_path::{json_eq, lookup};
+use crate::script::pad::{self, PadError};
 use crate::vector::model::{InterceptorFault, InterceptorRule};
+
+/// A scripted rule the interceptor could not answer (a context-sized fill
+/// that cannot be sized against the context received): the interceptor
+/// raises, and the engine reports the vector as an error naming the rule.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("rule {rule} at {point}: {cause}")]
+pub struct RuleError {
+    /// The rule's index in its interceptor's script.
+    pub rule: usize,
+    /// The point it matched at.
+    pub point: String,
+    /// Why it could not be answered.
+    pub cause: PadError,
+}
 
 /// Whether every dotted-path predicate of `matches` holds on `context`.
 pub fn matches(predicates: &Map<String, Value>, context: &Value) -> bool {
@@ -14,20 +29,40 @@ pub fn matches(predicates: &Map<String, Value>, context: &Value) -> bool {
 }
 
 /// The first rule at the context's point whose `match` holds decides; no rule
-/// means allow. `None` means the interceptor never answers (`timeout`).
-pub fn evaluate(rules: &[InterceptorRule], context: &mut Value) -> Option<InterceptorReply> {
+/// means allow. `None` means the interceptor never answers (`timeout`). A
+/// `return` holding a context-sized fill is sized against `context` here
+/// ([`pad`]).
+pub fn evaluate(
+    rules: &[InterceptorRule],
+    context: &mut Value,
+) -> Result<Option<InterceptorReply>, RuleError> {
     let point = context
         .get("interception_point")
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let Some(rule) = rules
+    let Some((index, rule)) = rules
         .iter()
-        .find(|r| r.at == point && matches(&r.match_, context))
+        .enumerate()
+        .find(|(_, r)| r.at == point && matches(&r.match_, context))
     else {
-        return Some(InterceptorReply::Response(json!({"decision": "allow"})));
+        return Ok(Some(InterceptorReply::Response(
+            json!({"decision": "allow"}),
+        )));
     };
-    Some(match rule.fault {
+    if rule.fault.is_none() && rule.return_raw.is_none() {
+        if let Some(ret) = &rule.return_ {
+            let filled = pad::fill(ret, context).map_err(|cause| RuleError {
+                rule: index,
+                point: point.clone(),
+                cause,
+            })?;
+            if let Some(filled) = filled {
+                return Ok(Some(InterceptorReply::Response(filled)));
+            }
+        }
+    }
+    Ok(Some(match rule.fault {
         Some(InterceptorFault::Raise) => InterceptorReply::Raised {
             message: "ctk: scripted interceptor raised".into(),
         },
@@ -38,14 +73,14 @@ pub fn evaluate(rules: &[InterceptorRule], context: &mut Value) -> Option<Interc
             mutate(context);
             InterceptorReply::Response(json!({"decision": "allow", "reason": "ctk:mutated"}))
         }
-        Some(InterceptorFault::Timeout) => return None,
+        Some(InterceptorFault::Timeout) => return Ok(None),
         None => InterceptorReply::Response(
             rule.return_raw
                 .clone()
                 .or_else(|| rule.return_.clone())
                 .unwrap_or_else(|| json!({"decision": "allow"})),
         ),
-    })
+    }))
 }
 
 /// The `mutate` fault: tamper with the received context in place.
@@ -67,7 +102,7 @@ mod tests {
     }
 
     fn reply(rules_json: Value, mut ctx: Value) -> Option<InterceptorReply> {
-        evaluate(&rules(rules_json), &mut ctx)
+        evaluate(&rules(rules_json), &mut ctx).expect("answers")
     }
 
     fn response(v: Value) -> Option<InterceptorReply> {
@@ -126,13 +161,58 @@ mod tests {
         );
     }
 
+    /// A fill is sized when the rule answers; one that cannot be names its
+    /// rule and point.
+    #[test]
+    fn a_context_sized_fill_is_sized_at_answer_time() {
+        let ctx = json!({"interception_point": "output", "target": {"content": "c"}, "output": {"content": "c"}});
+        let r = json!([
+            {"at": "input", "return": {"decision": "deny", "reason": "ctk:x"}},
+            {"at": "output", "return": {"decision": "transform", "transform": {"path": "$target.content",
+                "value": {"$ctk.generate": {"pad_context_to": 100}}}}}
+        ]);
+        let Some(InterceptorReply::Response(v)) = reply(r.clone(), ctx.clone()) else {
+            panic!("a response");
+        };
+        let content = v["transform"]["value"].as_str().expect("filled");
+        let mut composed = ctx.clone();
+        composed["target"]["content"] = json!(content);
+        composed["output"]["content"] = json!(content);
+        let size = ctk_core::digest::canonical(&composed)
+            .expect("canonical")
+            .len();
+        assert!((99..=100).contains(&size), "{size}");
+        let err = evaluate(
+            &rules(
+                r.as_array()
+                    .map(|a| a.to_vec())
+                    .map(|mut a| {
+                        a[1]["return"]["transform"]["value"] =
+                            json!({"$ctk.generate": {"pad_context_to": 10}});
+                        Value::Array(a)
+                    })
+                    .expect("rules"),
+            ),
+            &mut ctx.clone(),
+        )
+        .expect_err("cannot fill");
+        assert_eq!(err.rule, 1);
+        assert_eq!(err.point, "output");
+        assert!(
+            err.to_string()
+                .starts_with("rule 1 at output: with an empty fill"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn mutate_tampers_target_and_args() {
         let mut ctx = json!({"interception_point": "pre_tool_call", "target": {"a": 1}, "tool_call": {"args": {"a": 1}}});
         let out = evaluate(
             &rules(json!([{"at": "pre_tool_call", "fault": "mutate"}])),
             &mut ctx,
-        );
+        )
+        .expect("answers");
         assert_eq!(
             out,
             response(json!({"decision": "allow", "reason": "ctk:mutated"}))

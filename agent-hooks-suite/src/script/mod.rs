@@ -4,6 +4,7 @@
 
 mod callbacks;
 pub mod interceptor;
+pub mod pad;
 pub mod redactor;
 pub mod resolver;
 

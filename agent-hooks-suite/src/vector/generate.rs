@@ -2,14 +2,15 @@
 //! few bytes of a vector file, so a vector can carry a context beyond the
 //! §12.3 size bound (5 MiB in the reference host) without a 5 MiB file.
 //!
-//! The loader expands every generated value right after the file is parsed
-//! (and before the schema check, so that a misplaced or malformed one is
-//! refused with its own message), and nothing after it ever sees the form:
+//! The loader checks every generated value right after the file is parsed
+//! (before the schema check, so that a misplaced or malformed one is
+//! refused with its own message) and expands all but the context-sized
+//! fills once the schema check passes; nothing after it ever sees the form:
 //! the host gets the expanded value (on the stdio wire too), the
 //! assertions and the engine work on it. The file's digest and the text the
 //! lint reads stay those of the file as written.
 //!
-//! Four forms, each an object whose only member is `$ctk.generate`:
+//! The forms, each an object whose only member is `$ctk.generate`:
 //!
 //! * `{"repeat": S, "count": N}`: the string S repeated N times;
 //! * `{"keys": P, "count": N, "value": V}`: the object
@@ -25,13 +26,23 @@
 //!   [`MAX_NESTING`] levels, the bound the kit reads;
 //! * `{"json": V}`: the compact JSON text of V, generated values in V
 //!   expanded first; only as `host_declaration_text`, so that a vector can
-//!   state a declaration text beyond the §7.7.3 bound of 1 MiB.
+//!   state a declaration text beyond the §7.7.3 bound of 1 MiB;
+//! * `{"pad_context_to": N}` and `{"pad_context_past": N}`: a string of
+//!   `x` whose length the scripted interceptor chooses when it answers, so
+//!   that the context the transform composes has the canonical size N (or
+//!   the largest size below N the fill can reach), respectively the
+//!   smallest size beyond N it can reach ([`crate::script::pad`]). Part of
+//!   the context is the host's to choose (session ids, names, clocks), so
+//!   no value written in the file can meet the §12.3 size bound exactly;
+//!   this form stays in the rule until the interceptor answers, and only
+//!   in a scripted transform's value, once per value ([`pad_allowed`]).
 //!
 //! They are allowed only in scenario data a host receives ([`allowed`]), in
 //! the value of a scripted transform and as the declaration text; the
 //! expanded size of all the generated values of one file (a string's UTF-8
 //! bytes, an object's compact JSON text, a `json` text's bound with each
-//! string inside it escaped at worst) is at most [`MAX_GENERATED_BYTES`].
+//! string inside it escaped at worst, a fill's N plus one) is at most
+//! [`MAX_GENERATED_BYTES`].
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -70,10 +81,88 @@ pub fn allowed(pointer: &str) -> bool {
     }
 }
 
+/// Whether a context-sized fill (`pad_context_to`, `pad_context_past`) may
+/// stand at `pointer`: at or below a scripted transform's `value` (never in
+/// `return_raw`, which is returned verbatim, nor in scenario data, which
+/// the host receives before any context exists).
+pub fn pad_allowed(pointer: &str) -> bool {
+    pad_rule(pointer).is_some()
+}
+
+/// The pointer of the rule whose transform value holds `pointer`, when
+/// `pointer` is at or below a scripted transform's `value`.
+fn pad_rule(pointer: &str) -> Option<String> {
+    let tokens: Vec<&str> = pointer.split('/').skip(1).collect();
+    let n = |t: &&str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    match tokens.as_slice() {
+        ["interceptor_script", j, "return", "transform", "value", ..] if n(j) => {
+            Some(format!("/interceptor_script/{j}"))
+        }
+        ["interceptor_scripts", k, j, "return", "transform", "value", ..] if n(k) && n(j) => {
+            Some(format!("/interceptor_scripts/{k}/{j}"))
+        }
+        _ => None,
+    }
+}
+
+/// Which side of its size a context-sized fill lands on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PadSide {
+    /// `pad_context_to`: the size itself, or the largest size below it the
+    /// fill can reach.
+    AtMost,
+    /// `pad_context_past`: the smallest size beyond it the fill can reach.
+    Beyond,
+}
+
+/// A context-sized fill, read from a checked generated value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pad {
+    /// The canonical size in bytes the composed context is filled towards.
+    pub size: u64,
+    /// Which side of `size` the composed context lands on.
+    pub side: PadSide,
+}
+
+/// The fill `value` stands for, when it is a context-sized fill.
+pub fn pad_form(value: &Value) -> Option<Pad> {
+    let p = params(value)?.as_object()?;
+    let (name, side) = [
+        ("pad_context_to", PadSide::AtMost),
+        ("pad_context_past", PadSide::Beyond),
+    ]
+    .into_iter()
+    .find(|(name, _)| p.contains_key(*name))?;
+    Some(Pad {
+        size: p.get(name)?.as_u64()?,
+        side,
+    })
+}
+
 /// The parameters of the generated value `node` (an object with the
 /// [`KEY`] member), or `None` when `node` is no generated value.
 fn params(node: &Value) -> Option<&Value> {
     node.as_object().and_then(|m| m.get(KEY))
+}
+
+/// Whether `node` is a context-sized fill (checked or not): a generated
+/// value naming `pad_context_to` or `pad_context_past`.
+fn is_pad(node: &Value) -> bool {
+    params(node)
+        .and_then(Value::as_object)
+        .is_some_and(|p| p.contains_key("pad_context_to") || p.contains_key("pad_context_past"))
+}
+
+/// Whether `value` holds a context-sized fill anywhere (a scripted verdict
+/// whose answer will be of the size of a context: the oracle runs such
+/// vectors last, with those whose scenario is large).
+pub fn holds_pad(value: &Value) -> bool {
+    is_pad(value)
+        || match value {
+            Value::Object(m) => m.values().any(holds_pad),
+            Value::Array(a) => a.iter().any(holds_pad),
+            _ => false,
+        }
 }
 
 /// Whether `value` holds a generated value anywhere.
@@ -155,6 +244,17 @@ fn check(node: &Map<String, Value>) -> Result<u64, String> {
             .and_then(|b| b.checked_add(leaf.len() as u64))
             .ok_or_else(too_big);
     }
+    for name in ["pad_context_to", "pad_context_past"] {
+        if let Some(size) = p.get(name) {
+            only(&[name])?;
+            // The fill is shorter than the size it fills towards (one byte
+            // beyond it at most).
+            return size
+                .as_u64()
+                .map(|n| n.saturating_add(1))
+                .ok_or_else(|| format!("{KEY}: {name} must be an integer from 0, not {size}"));
+        }
+    }
     if let Some(json) = p.get("json") {
         only(&["json"])?;
         // The text as written; the generated values inside it are counted
@@ -191,7 +291,7 @@ fn check(node: &Map<String, Value>) -> Result<u64, String> {
         (Some(_), _) => Err(format!("{KEY}: repeat must be a string")),
         (_, Some(_)) => Err(format!("{KEY}: keys must be a string")),
         (None, None) => Err(format!(
-            "{KEY}: no form named (repeat and count; keys, count and value; nest, depth and leaf; or json)"
+            "{KEY}: no form named (repeat and count; keys, count and value; nest, depth and leaf; json; pad_context_to; or pad_context_past)"
         )),
     }
 }
@@ -226,27 +326,61 @@ fn expanded_nesting(p: &Value) -> usize {
     }
 }
 
-/// Every generated value of a parsed vector file, by JSON pointer, in
-/// document order; a refusal names the pointer of the first one that is
-/// misplaced or malformed, or of the one that takes the file beyond
-/// [`MAX_GENERATED_BYTES`].
+/// Every generated value of a parsed vector file the loader expands, by
+/// JSON pointer, in document order (a context-sized fill is checked but not
+/// listed: it is expanded when the interceptor answers); a refusal names the
+/// pointer of the first one that is misplaced or malformed, or of the one
+/// that takes the file beyond [`MAX_GENERATED_BYTES`].
 pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
     /// `in_json`: inside a `json` form, where a generated value may stand
     /// anywhere (but another `json` form nowhere) and counts seven times:
     /// once itself, six times over for the most JSON escaping can grow it.
     /// `level`: the arrays and objects around `v` once expanded (in the
     /// file, or in a `json` form's text).
+    ///
+    /// `pads`: the rules whose transform value holds a context-sized fill
+    /// (one each); a fill is checked and counted but left in place, for the
+    /// interceptor to size when it answers.
     fn walk(
         v: &Value,
         pointer: &mut String,
         level: usize,
         total: &mut u64,
         out: &mut Vec<String>,
+        pads: &mut Vec<String>,
         in_json: bool,
     ) -> Result<(), Refusal> {
         let len = pointer.len();
         let refuse = |pointer: &String, detail: String| Err((pointer.clone(), detail));
         match v {
+            Value::Object(m) if m.contains_key(KEY) && is_pad(v) => {
+                let rule = if in_json { None } else { pad_rule(pointer) };
+                let Some(rule) = rule else {
+                    return refuse(
+                        pointer,
+                        format!(
+                            "{KEY}: pad_context_to and pad_context_past stand only in a scripted transform's value"
+                        ),
+                    );
+                };
+                if pads.contains(&rule) {
+                    return refuse(
+                        pointer,
+                        format!("{KEY}: one context-sized fill per transform value"),
+                    );
+                }
+                pads.push(rule);
+                let size = check(m).map_err(|e| (pointer.clone(), e))?;
+                *total = total.saturating_add(size);
+                if *total > MAX_GENERATED_BYTES {
+                    return refuse(
+                        pointer,
+                        format!(
+                            "{KEY}: the file's generated values expand to more than {MAX_GENERATED_BYTES} bytes"
+                        ),
+                    );
+                }
+            }
             Value::Object(m) if m.contains_key(KEY) => {
                 if !in_json && !allowed(pointer) {
                     return refuse(
@@ -301,7 +435,7 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
                 }
                 if let Some(json) = json {
                     pointer.push_str(&format!("/{}/json", pointer_token(KEY)));
-                    walk(json, pointer, 0, total, out, true)?;
+                    walk(json, pointer, 0, total, out, pads, true)?;
                     pointer.truncate(len);
                 }
                 if !in_json {
@@ -312,7 +446,7 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
                 for (k, child) in m {
                     pointer.push('/');
                     pointer.push_str(&pointer_token(k));
-                    walk(child, pointer, level + 1, total, out, in_json)?;
+                    walk(child, pointer, level + 1, total, out, pads, in_json)?;
                     pointer.truncate(len);
                 }
             }
@@ -320,7 +454,7 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
                 for (i, child) in a.iter().enumerate() {
                     pointer.push('/');
                     pointer.push_str(&i.to_string());
-                    walk(child, pointer, level + 1, total, out, in_json)?;
+                    walk(child, pointer, level + 1, total, out, pads, in_json)?;
                     pointer.truncate(len);
                 }
             }
@@ -329,7 +463,15 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
         Ok(())
     }
     let mut out = Vec::new();
-    walk(doc, &mut String::new(), 0, &mut 0, &mut out, false)?;
+    walk(
+        doc,
+        &mut String::new(),
+        0,
+        &mut 0,
+        &mut out,
+        &mut Vec::new(),
+        false,
+    )?;
     Ok(out)
 }
 
@@ -372,6 +514,11 @@ fn expand_one(params: &Value) -> Value {
 /// Replace every generated value inside `value` by what it stands for
 /// (`value` was checked by [`find`] as part of its file).
 pub fn expand_value(value: &mut Value) {
+    if is_pad(value) {
+        // A context-sized fill is sized when the interceptor answers
+        // (crate::script::pad).
+        return;
+    }
     match value {
         Value::Object(m) => {
             if let Some(p) = m.get(KEY) {
@@ -686,6 +833,98 @@ mod tests {
         ] {
             let why = refused(spec.clone());
             assert!(why.contains(says), "{spec}: {why}");
+        }
+    }
+
+    /// Context-sized fills: only in a scripted transform's value, one per
+    /// value, checked and counted towards the cap, and left in place by the
+    /// loader for the interceptor to size.
+    #[test]
+    fn context_sized_fills() {
+        let pad = json!({KEY: {"pad_context_to": 5_242_880}});
+        let past = json!({KEY: {"pad_context_past": 5_242_880}});
+        assert_eq!(
+            pad_form(&pad),
+            Some(Pad {
+                size: 5_242_880,
+                side: PadSide::AtMost
+            })
+        );
+        assert_eq!(
+            pad_form(&past),
+            Some(Pad {
+                size: 5_242_880,
+                side: PadSide::Beyond
+            })
+        );
+        assert_eq!(pad_form(&json!({KEY: {"repeat": "a", "count": 1}})), None);
+        let rule = |value: Value| {
+            json!({"at": "input", "return": {"decision": "transform",
+            "transform": {"path": "$target.content", "value": value}}})
+        };
+        let doc = json!({"interceptor_scripts": [[], [rule(json!({"a": [pad.clone()]}))]],
+            "interceptor_script": [rule(past.clone()), rule(pad.clone())]});
+        assert_eq!(find(&doc), Ok(vec![]), "checked, not listed for expansion");
+        assert!(holds_pad(&doc));
+        assert!(!holds_pad(
+            &json!({"a": [{KEY: {"repeat": "a", "count": 1}}]})
+        ));
+        let mut value = rule(json!({"a": [pad.clone()], "b": {KEY: {"repeat": "ab", "count": 2}}}));
+        expand_value(&mut value);
+        assert_eq!(
+            value["return"]["transform"]["value"],
+            json!({"a": [pad.clone()], "b": "abab"})
+        );
+        assert!(pad_allowed("/interceptor_script/3/return/transform/value"));
+        assert!(pad_allowed(
+            "/interceptor_scripts/0/1/return/transform/value/a/0"
+        ));
+        let refused = |v: Value| find(&v).expect_err("refused");
+        for (doc, at, says) in [
+            (
+                json!({"scenario": {"input": {"content": pad.clone()}}}),
+                "/scenario/input/content",
+                "stand only in a scripted transform's value",
+            ),
+            (
+                json!({"interceptor_script": [{"return_raw": {"transform": {"value": pad.clone()}}}]}),
+                "/interceptor_script/0/return_raw/transform/value",
+                "stand only in a scripted transform's value",
+            ),
+            (
+                json!({"host_declaration_text": {KEY: {"json": {"a": pad.clone()}}}}),
+                "/host_declaration_text/$ctk.generate/json/a",
+                "stand only in a scripted transform's value",
+            ),
+            (
+                json!({"interceptor_script": [rule(json!([pad.clone(), past.clone()]))]}),
+                "/interceptor_script/0/return/transform/value/1",
+                "one context-sized fill per transform value",
+            ),
+            (
+                json!({"interceptor_script": [rule(json!({KEY: {"pad_context_to": -1}}))]}),
+                "/interceptor_script/0/return/transform/value",
+                "pad_context_to must be an integer from 0",
+            ),
+            (
+                json!({"interceptor_script": [rule(json!({KEY: {"pad_context_past": 1, "fill": "y"}}))]}),
+                "/interceptor_script/0/return/transform/value",
+                "unknown parameter \"fill\"",
+            ),
+            (
+                json!({"interceptor_script": [rule(json!({KEY: {"pad_context_to": MAX_GENERATED_BYTES}}))]}),
+                "/interceptor_script/0/return/transform/value",
+                "more than 67108864 bytes",
+            ),
+            (
+                json!({"interceptor_script": [rule(json!({KEY: {"keys": "k", "count": 1, "value": pad.clone()}}))]}),
+                "/interceptor_script/0/return/transform/value",
+                "cannot hold another",
+            ),
+        ] {
+            let (pointer, why) = refused(doc);
+            assert_eq!(pointer, at, "{why}");
+            assert!(why.contains(says), "{why}");
         }
     }
 

@@ -811,6 +811,36 @@ mod tests {
             .expect("no stack overflow");
     }
 
+    /// A context-sized fill passes the schema and the loader and stays in
+    /// the rule, for the interceptor to size when it answers; in scenario
+    /// data it is refused at its pointer.
+    #[test]
+    fn a_context_sized_fill_loads_unexpanded() {
+        let vector = |content: &str| {
+            format!(
+                r#"{{"id":"CTK-0001","title":"t","spec_clause":"12.3","capabilities":["model_calls"],
+            "scenario":{{"input":{{"content":{content},"role":"user"}},"model_script":[{{"respond":{{"content":"d","tool_calls":[],"finish_reason":"stop"}}}}]}},
+            "interceptor_script":[{{"at":"input","return":{{"decision":"transform","transform":{{"path":"$target.content","value":{{"$ctk.generate":{{"pad_context_past":5242880}}}}}}}}}}],
+            "expect":{{"interceptions":[],"run_outcome":"blocked"}}}}"#
+            )
+        };
+        let v = parse_vector(Path::new("p.json"), &vector(r#""x""#)).expect("loads");
+        assert_eq!(
+            v.vector.scripts()[0][0].return_.as_ref().expect("return")["transform"]["value"],
+            serde_json::json!({"$ctk.generate": {"pad_context_past": 5242880}})
+        );
+        let err = parse_vector(
+            Path::new("p.json"),
+            &vector(r#"{"$ctk.generate":{"pad_context_to":5242880}}"#),
+        )
+        .expect_err("refused")
+        .to_string();
+        assert!(
+            err.contains("p.json at /scenario/input/content: $ctk.generate: pad_context_to and pad_context_past stand only in a scripted transform's value"),
+            "{err}"
+        );
+    }
+
     /// A generated declaration text (the json form) reaches the vector as
     /// the text it stands for, which the lint checks like any other.
     #[test]

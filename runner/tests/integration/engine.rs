@@ -348,3 +348,41 @@ fn a_host_whose_own_declaration_is_broken_is_a_host_error() {
     assert_eq!(err.exit_code(), ctk::exit_code::HARNESS, "{err}");
     assert!(err.to_string().contains("/bindings"), "{err}");
 }
+
+/// A context-sized fill is sized against the context the host sent and
+/// answered; one that cannot be sized makes the interceptor raise, and the
+/// vector is an error naming the interceptor, the rule and the point, not a
+/// verdict on the host.
+#[test]
+fn context_sized_fills_are_answered_or_the_vector_is_an_error() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let vector = |id: &str, size: u64| {
+        json!({"id": id, "title": "a fill", "spec_clause": "12.3", "part": "identity/canonical",
+            "scenario": {"input": {"content": "hi", "role": "user"}},
+            "interceptor_script": [
+                {"at": "input", "match": {"input.content": "nope"}, "return": {"decision": "deny", "reason": "ctk:no"}},
+                {"at": "input", "return": {"decision": "transform", "transform": {"path": "$target.content",
+                    "value": {"$ctk.generate": {"pad_context_to": size}}}}}
+            ],
+            "expect": {"sequence_strict": false, "interceptions": [{"interception_point": "input"}],
+                "records": [{"interception_point": "input", "assert": {"verdict.decision": "transform"}}],
+                "run_outcome": "completed"}})
+    };
+    for (id, size) in [("CTK-9911", 1000), ("CTK-9912", 10)] {
+        std::fs::write(
+            tmp.path().join(format!("{id}.json")),
+            serde_json::to_string(&vector(id, size)).expect("json"),
+        )
+        .expect("write");
+    }
+    let (outcomes, _) = run_dir(tmp.path().to_path_buf(), 1);
+    assert_eq!(outcomes[0].status, Status::Pass, "{:?}", outcomes[0]);
+    assert_eq!(outcomes[1].status, Status::Error, "{:?}", outcomes[1]);
+    assert!(
+        outcomes[1].reason.starts_with(
+            "the vector's scripted interceptors could not answer: interceptor 0's rule 1 at input: with an empty fill the composed context is already "
+        ) && outcomes[1].reason.ends_with(" bytes, beyond 10"),
+        "{}",
+        outcomes[1].reason
+    );
+}
