@@ -74,7 +74,6 @@ pub fn raw_text_has_unsafe_integer(text: &str) -> bool {
                 i += 1;
             }
             b'-' | b'0'..=b'9' => {
-                let start = i;
                 if bytes[i] == b'-' {
                     i += 1;
                 }
@@ -90,7 +89,7 @@ pub fn raw_text_has_unsafe_integer(text: &str) -> bool {
                     is_integer = false;
                     i += 1;
                 }
-                if is_integer && i > start && digits_exceed_safe(digits) {
+                if is_integer && digits_exceed_safe(digits) {
                     return true;
                 }
             }

@@ -325,12 +325,10 @@ impl Fields {
         match v.as_u64() {
             Some(n) if v.is_u64() && (lo..=hi).contains(&n) => Some(Some(n)),
             _ => {
-                let range = if hi == u64::MAX {
-                    format!("at least {lo}")
-                } else {
-                    format!("{lo} to {hi}")
-                };
-                self.bad(pointer, format!("must be null or a JSON integer, {range}"));
+                self.bad(
+                    pointer,
+                    format!("must be null or a JSON integer, {lo} to {hi}"),
+                );
                 None
             }
         }
