@@ -55,11 +55,11 @@ refusal(1422, "capability-and-pair-findings", "An inconsistent refusal for half 
 
 # D-42: a finding about a member the document left out and that was defaulted says the document did not state it.
 # A stated surface that lists incremental_output and omits buffered_output takes buffered_output: true (§7.7.4) and
-# is inconsistent (step 7); the finding says buffered_output was not stated, in the reference host's words "does
-# not state buffered_output". Kills check.rs resolve's `delete !` in `!t.surface_stated || ...` (the note dropped).
+# is inconsistent (step 7); the finding says buffered_output was not stated ("not state" is the token: the reference
+# host writes "does not state buffered_output", examples/python-host "not stated"). Kills check.rs resolve's `delete !` in `!t.surface_stated || ...` (the note dropped).
 refusal(1423, "unstated-buffered-output-named", "An inconsistent refusal for incremental_output under a defaulted buffered_output says the document does not state buffered_output",
         "inconsistent", ["7.7.4-a"],
         doc(surface={"interception_points": ["agent_startup", "input", "pre_model_call", "post_model_call", "output",
                                              "agent_shutdown"],
                      "capabilities": ["model_calls", "host_declaration", "incremental_output"]}),
-        ["does not state buffered_output"], "D-42")
+        ["not state"], "D-42")
