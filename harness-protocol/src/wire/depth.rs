@@ -61,7 +61,7 @@ pub fn check(text: &str) -> Result<(), TooDeep> {
 }
 
 /// [`check`] against another `limit`.
-pub fn check_within(text: &str, limit: usize) -> Result<(), TooDeep> {
+fn check_within(text: &str, limit: usize) -> Result<(), TooDeep> {
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
