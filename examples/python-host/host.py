@@ -1183,16 +1183,20 @@ def load_declared(setup, scripts):
         attempt("text", lambda: loader.load_text(serialized))
         attempt("file", lambda: load_file(loader, None, serialized))
 
-    def summary(outcome):
+    def summary(name, outcome):
         if isinstance(outcome, declaration.Refusal):
+            # D-78: step 1 runs on the file path only, so its unreadable is the text path's malformed.
+            if name == "file" and outcome.cls == "declaration_error:unreadable":
+                return "refused declaration_error:malformed"
             return "refused " + outcome.cls
         return "accepted " + jcs(outcome.resolved)
 
     first_name, first = paths[0]
     detail = None
     for name, outcome in paths[1:]:
-        if summary(outcome) != summary(first):
-            detail = f"the {name} path differs from the {first_name} path: {summary(first)[:200]}; {summary(outcome)[:200]}"
+        if summary(name, outcome) != summary(first_name, first):
+            detail = (f"the {name} path differs from the {first_name} path: {summary(first_name, first)[:200]}; "
+                      f"{summary(name, outcome)[:200]}")
             break
     if isinstance(first, declaration.Refusal):
         load = {"outcome": "refused", "class": first.cls, "paths_equivalent": detail is None,

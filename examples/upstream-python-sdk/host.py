@@ -678,7 +678,9 @@ def declared_emitter(link, setup):
             em = InterceptionEmitter.from_declaration(make(), registry)
             outcomes.append((name, em, "accepted " + em.declaration.canonical_json()))
         except DeclarationError as e:
-            outcomes.append((name, e, "refused " + e.code))
+            # D-78: step 1 runs on the file path only, so its unreadable is the text path's malformed.
+            code = "declaration_error:malformed" if (name, e.code) == ("file", "declaration_error:unreadable") else e.code
+            outcomes.append((name, e, "refused " + code))
     first_name, first, first_key = outcomes[0]
     detail = None
     for name, _, key in outcomes[1:]:

@@ -378,20 +378,34 @@ pub fn load_file_fault(
     loaded
 }
 
+/// The class a path's refusal counts as when paths are compared (D-78).
+/// §7.7.6 makes step 1 the file path's own: a document text over 1 MiB or
+/// starting with U+FEFF is `unreadable` from a file, where step 2 makes it
+/// `malformed` on every other path. Those are the only texts the kit hands
+/// a file path that step 1 refuses, so that pair agrees.
+fn compared_class(path: &str, refusal: &DeclarationError) -> crate::declaration::RefusalClass {
+    use crate::declaration::RefusalClass;
+    if path == "file" && refusal.class == RefusalClass::Unreadable {
+        RefusalClass::Malformed
+    } else {
+        refusal.class
+    }
+}
+
 /// Compare the outcomes of the paths that applied against the first.
 fn compare(
     mut outcomes: Vec<(&'static str, Result<Declaration, DeclarationError>)>,
 ) -> PathsOutcome {
-    let summary = |r: &Result<Declaration, DeclarationError>| match r {
+    let summary = |path: &str, r: &Result<Declaration, DeclarationError>| match r {
         Ok(d) => format!("accepted {}", d.canonical_json()),
-        Err(e) => format!("refused {}", e.class),
+        Err(e) => format!("refused {}", compared_class(path, e)),
     };
     let paths: Vec<&'static str> = outcomes.iter().map(|(name, _)| *name).collect();
     let (first, loaded) = outcomes.remove(0);
-    let reference = summary(&loaded);
+    let reference = summary(first, &loaded);
     let mut detail = None;
     for (name, outcome) in &outcomes {
-        let other = summary(outcome);
+        let other = summary(name, outcome);
         if other != reference {
             let at = reference
                 .bytes()

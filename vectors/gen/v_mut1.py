@@ -196,3 +196,25 @@ accepted(1308, "unbuffered-surface-streams-segments", "A declaration stating buf
                              rec(PO, {"verdict.decision": "allow"}),
                              rec(PO, {"verdict.decision": "allow"})],
                  "released_output": "alpha beta gamma", "final_output": "alpha beta gamma", "run_outcome": "completed"})
+
+
+# ---------------- step 1 is the file path's own (D-78)
+# Section 7.7.6: step 1 ("unreadable") runs only on the file-path entry and refuses a file "larger than 1 MiB" or one
+# starting with a byte-order mark; step 2 ("malformed") refuses a text that "passes 1 MiB" or is not JSON. The text
+# itself therefore gives an equal document two classes: `unreadable` from a file, `malformed` on the text, value and
+# builder paths. D-78 counts that pair as agreeing when paths are compared (section 7.7.7 compares what the paths make
+# of a document; a file step 1 refuses never reaches one). Every other pair of classes still disagrees.
+# A text of 1 MiB plus one byte, padded by an extension value as CTK-1300 is: the text path refuses it as malformed,
+# which section 7.7.3 and step 2 require (gating); the file path refuses it as unreadable, and the paths agree (D-78).
+# Kills harness_impl.rs compared_class's `== with !=` on the path and on the class, `&& with ||`, and its body
+# replaced by the refusal's own class (each reports paths_equivalent false).
+OVER_TEXT = {"$ctk.generate": {"json": doc(GUARD, extensions={"acme": {"note": {"$ctk.generate": {"repeat": "a", "count": PAD + 1}}}})}}
+assert len(compact(doc(GUARD, extensions={"acme": {"note": "a" * (PAD + 1)}}))) == MIB + 1
+refusal(1309, "text-past-one-mib-malformed", "A declaration text of 1 MiB plus one byte is refused as malformed, not truncated; the file path's unreadable agrees with it",
+        "malformed", ["7.7.6-h", "7.7.3-e", "7.7.7-a"], text=OVER_TEXT, invalid=True)
+
+# A text that starts with U+FEFF: a file of its UTF-8 bytes starts with the byte-order mark step 1 refuses; on the
+# text path U+FEFF is not JSON whitespace (RFC 8259 section 2), so step 2 refuses it as malformed. RFC 8259 section 8.1
+# lets a parser ignore a byte-order mark, so a text path that reads past it is a reading of the text too: advisory.
+refusal(1310, "text-with-byte-order-mark-malformed", "A declaration text starting with U+FEFF is refused as malformed; the file path's unreadable agrees with it",
+        "malformed", ["7.7.6-h", "7.7.7-a"], text="\ufeff" + compact(doc(GUARD)), invalid=True, advisory="D-78")

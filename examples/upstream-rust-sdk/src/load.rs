@@ -142,7 +142,10 @@ pub fn load_source(source: &DocumentSource, registry: &dyn Fn() -> HostRegistry)
     compare(paths)
 }
 
-fn key(outcome: &Result<InterceptionEmitter, DeclarationError>) -> String {
+/// What a path's outcome is compared by. A file path's `unreadable` counts
+/// as `malformed` (the kit's decision D-78): step 1 runs on the file path
+/// only, so a text over 1 MiB or starting with U+FEFF is each of them.
+fn key(path: &str, outcome: &Result<InterceptionEmitter, DeclarationError>) -> String {
     match outcome {
         Ok(emitter) => format!(
             "accepted {}",
@@ -151,6 +154,9 @@ fn key(outcome: &Result<InterceptionEmitter, DeclarationError>) -> String {
                 .map(|d| d.canonical_json())
                 .unwrap_or_default()
         ),
+        Err(e) if path == "file" && e.code() == "declaration_error:unreadable" => {
+            "refused declaration_error:malformed".to_owned()
+        }
         Err(e) => format!("refused {}", e.code()),
     }
 }
@@ -158,7 +164,7 @@ fn key(outcome: &Result<InterceptionEmitter, DeclarationError>) -> String {
 fn compare(
     mut paths: Vec<(&'static str, Result<InterceptionEmitter, DeclarationError>)>,
 ) -> Loaded {
-    let keys: Vec<String> = paths.iter().map(|(_, r)| key(r)).collect();
+    let keys: Vec<String> = paths.iter().map(|(name, r)| key(name, r)).collect();
     let (first, emitter) = paths.remove(0);
     let detail = paths
         .iter()

@@ -34,6 +34,15 @@ pub enum OnApproval {
     Resume,
 }
 
+impl OnApproval {
+    fn as_str(self) -> &'static str {
+        match self {
+            OnApproval::Stop => "stop",
+            OnApproval::Resume => "resume",
+        }
+    }
+}
+
 /// `on_transform_conflict` / `on_disagreement` of the parallel profiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Knob {
@@ -112,11 +121,10 @@ impl Composition {
         m.insert("profile".into(), Value::String(self.profile_name().into()));
         match self {
             Composition::FirstDeny { on_approval } => {
-                let v = match on_approval {
-                    OnApproval::Stop => "stop",
-                    OnApproval::Resume => "resume",
-                };
-                m.insert("on_approval".into(), Value::String(v.into()));
+                m.insert(
+                    "on_approval".into(),
+                    Value::String(on_approval.as_str().into()),
+                );
             }
             Composition::RunAll => {}
             Composition::Strictest {

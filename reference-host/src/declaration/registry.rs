@@ -11,7 +11,6 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::compose::dispatch::Interceptor;
-use crate::compose::profile::{Knob, OnApproval};
 use crate::declaration::error::HostRegistryError;
 use crate::identity::provider::{CustomIdentityProvider, ProviderRegistry};
 use crate::point::Point;
@@ -126,22 +125,6 @@ impl HostSurface {
 
 /// The exposure bound the reference host states (`host.json`).
 pub const REFERENCE_EXPOSURE_BOUND: &str = "none: an incremental segment is released only after a verdict covering it permits; nothing is released ahead of a covering verdict";
-
-/// The wire value of a knob.
-pub fn knob_str(k: Knob) -> &'static str {
-    match k {
-        Knob::Deny => "deny",
-        Knob::Approval => "approval",
-    }
-}
-
-/// The wire value of `on_approval`.
-pub fn on_approval_str(k: OnApproval) -> &'static str {
-    match k {
-        OnApproval::Stop => "stop",
-        OnApproval::Resume => "resume",
-    }
-}
 
 /// What a kind resolver is told about the binding it builds (§7.7.5).
 #[derive(Debug, Clone, PartialEq, Eq)]

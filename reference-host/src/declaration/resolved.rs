@@ -13,7 +13,6 @@ use serde_json::{json, Map, Value};
 
 pub use crate::compose::dispatch::OnError;
 use crate::compose::profile::{Composition, Mode};
-use crate::declaration::registry::{knob_str, on_approval_str};
 use crate::declaration::DeclarationVersion;
 use crate::identity::jcs::to_canonical_string;
 use crate::point::Point;
@@ -114,28 +113,12 @@ fn opt_str(v: &Option<String>) -> Value {
 impl Resolved {
     /// The resolved form as JSON.
     pub fn to_value(&self) -> Value {
-        let mut composition = Map::new();
-        composition.insert("profile".into(), json!(self.composition.profile_name()));
-        match self.composition {
-            Composition::FirstDeny { on_approval } => {
-                composition.insert("on_approval".into(), json!(on_approval_str(on_approval)));
-            }
-            Composition::RunAll => {}
-            Composition::Strictest {
-                on_transform_conflict,
-            } => {
-                composition.insert(
-                    "on_transform_conflict".into(),
-                    json!(knob_str(on_transform_conflict)),
-                );
-            }
-            Composition::Unanimous { on_disagreement } => {
-                composition.insert("on_disagreement".into(), json!(knob_str(on_disagreement)));
-            }
-        }
+        // The resolved composition is what a record's `composition` member
+        // stamps: the profile and the one knob it consults.
+        let composition = self.composition.stamp();
         let configuration = json!({
             "mode": self.mode.as_str(),
-            "composition": Value::Object(composition),
+            "composition": composition,
             "identity_provider": opt_str(&self.identity_provider),
             "approval": {"resolver": opt_str(&self.resolver), "redactor": opt_str(&self.redactor)},
             "posture": {"tool_seam_host_error": self.posture.as_str()},
