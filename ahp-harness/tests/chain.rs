@@ -375,8 +375,9 @@ fn deadline_is_enforced_and_a_late_reply_is_ignored() {
     assert_eq!(frames.len(), 2, "one process, both requests");
     assert_eq!(pids(&log).len(), 1, "persistent: one process");
     assert!(
-        a.stderr().contains("late reply"),
-        "the late reply was seen and dropped"
+        a.stderr_shows("late reply", Duration::from_secs(10)),
+        "the late reply was seen and dropped; stderr:\n{}",
+        a.stderr()
     );
     a.shutdown();
 }

@@ -95,6 +95,22 @@ impl Adapter {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// Whether stderr shows `needle` within `limit`. The stderr reader is a
+    /// thread of its own, so a line the harness wrote before its last reply
+    /// may not be captured yet when that reply arrives.
+    pub fn stderr_shows(&self, needle: &str, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        loop {
+            if self.stderr().contains(needle) {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Send one raw line, return the reply (the whole JSON-RPC object).
     pub fn raw(&mut self, line: &str) -> Value {
         let stdin = self.stdin.as_mut().expect("stdin open");
