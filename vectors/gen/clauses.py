@@ -234,7 +234,9 @@ c("7.7.7-b", "MUST", "A declaration-built emitter is sealed: later registration 
   "vectors have no step after construction to attempt it; the reference host holds it by construction, with no method that changes a built emitter (D-44)",
   ["reference-host/src/declaration/tests.rs::declared_emitters_carry_the_declaration_and_code_built_ones_do_not"])
 c("7.7.8-a", "MUST", "With bindings, interceptors_registered counts the bindings at the point and verdicts[].name is the binding id; no other declaration content reaches records.")
-c("7.7.8-b", "SHOULD", "The loader logs the contract version, document id and document digest once at load, outside the record stream.")
+c("7.7.8-b", "SHOULD", "The loader logs the contract version, document id and document digest once at load, outside the record stream.",
+  "the log is outside the record stream, and ctk-harness/1 carries no host log for a vector to read",
+  ["reference-host/src/declaration/tests.rs::the_load_is_logged_once_with_version_id_and_digest"])
 c("7.7.9-a", "MUST", "A host_declaration host builds its emitter from the CTK document and registry and reports a refusal as a load outcome, never as a run.")
 
 # §8 modes
