@@ -284,7 +284,7 @@ def render(project, upstream, equivalents, survivors, meta, notes, gone=frozense
         "scored; *equivalent* ones change no observable behaviour and are listed, each with its",
         "reason, in [`mutation/equivalents.txt`](mutation/equivalents.txt).",
         "",
-        "Regenerate (about 75 minutes on an idle 2-core machine; mutates the tree in place, so use a clean checkout):",
+        "Regenerate (about an hour on 2 cores; mutates the tree in place, so use a clean checkout):",
         "",
         "```sh",
         "reports/mutation/run full",
