@@ -201,6 +201,8 @@ fn run_http(
                 return 1;
             }
         };
+        // Before the URL goes out: a client that read it may signal at once.
+        let stop = stop_signal(ignore_stdin, log);
         {
             // The URL is the only stdout output of the HTTP mode.
             let mut out = std::io::stdout().lock();
@@ -210,14 +212,16 @@ fn run_http(
             }
         }
         log.line(&format!("http: serving {url}"));
-        let stop = stop_signal(ignore_stdin, log);
         http::serve(Arc::new(backend), listener, options, log, stop).await;
         0
     })
 }
 
-/// Completes on SIGTERM, SIGINT, or (unless `ignore_stdin`) EOF on stdin.
-async fn stop_signal(ignore_stdin: bool, log: Logger) {
+/// A future that completes on SIGTERM, SIGINT, or (unless `ignore_stdin`)
+/// EOF on stdin. The signal handlers are installed by this call, not when the
+/// future is first polled: until then a SIGTERM takes the default action and
+/// kills the process instead of stopping the server.
+fn stop_signal(ignore_stdin: bool, log: Logger) -> impl std::future::Future<Output = ()> {
     let (eof_tx, eof_rx) = tokio::sync::oneshot::channel::<()>();
     if !ignore_stdin {
         // A plain thread, not tokio's stdin: a blocking read must not hold
@@ -236,27 +240,32 @@ async fn stop_signal(ignore_stdin: bool, log: Logger) {
     };
     #[cfg(unix)]
     {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut term = signal(SignalKind::terminate()).ok();
-        let term = async move {
-            match term.as_mut() {
-                Some(s) => {
+        use tokio::signal::unix::{signal, Signal, SignalKind};
+        async fn received(s: Option<Signal>) {
+            match s {
+                Some(mut s) => {
                     s.recv().await;
                 }
                 None => std::future::pending::<()>().await,
             }
-        };
-        tokio::select! {
-            () = term => log.line("http: SIGTERM"),
-            _ = tokio::signal::ctrl_c() => log.line("http: SIGINT"),
-            () = eof => log.line("http: EOF on stdin"),
+        }
+        let term = received(signal(SignalKind::terminate()).ok());
+        let int = received(signal(SignalKind::interrupt()).ok());
+        async move {
+            tokio::select! {
+                () = term => log.line("http: SIGTERM"),
+                () = int => log.line("http: SIGINT"),
+                () = eof => log.line("http: EOF on stdin"),
+            }
         }
     }
     #[cfg(not(unix))]
     {
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => log.line("http: SIGINT"),
-            () = eof => log.line("http: EOF on stdin"),
+        async move {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => log.line("http: SIGINT"),
+                () = eof => log.line("http: EOF on stdin"),
+            }
         }
     }
 }
