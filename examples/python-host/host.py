@@ -1192,11 +1192,12 @@ def load_declared(setup, scripts):
         return "accepted " + jcs(outcome.resolved)
 
     first_name, first = paths[0]
+    reference = summary(first_name, first)
     detail = None
     for name, outcome in paths[1:]:
-        if summary(name, outcome) != summary(first_name, first):
-            detail = (f"the {name} path differs from the {first_name} path: {summary(first_name, first)[:200]}; "
-                      f"{summary(name, outcome)[:200]}")
+        other = summary(name, outcome)
+        if other != reference:
+            detail = f"the {name} path differs from the {first_name} path: {reference[:200]}; {other[:200]}"
             break
     if isinstance(first, declaration.Refusal):
         load = {"outcome": "refused", "class": first.cls, "paths_equivalent": detail is None,
