@@ -147,6 +147,9 @@ pub async fn run_vector<H: Harness>(
             start.elapsed(),
         );
     }
+    if let Some(gap) = unreported(&vector.expect, &record) {
+        return VectorOutcome::error(&vector.id, gap, start.elapsed());
+    }
     let recorded = callbacks.recorded();
     let approval_requests = callbacks.approval_requests();
     let failures = assert::assert_vector(
@@ -160,6 +163,28 @@ pub async fn run_vector<H: Harness>(
         },
     );
     VectorOutcome::from_failures(&vector.id, failures, start.elapsed())
+}
+
+/// A run-record member this vector checks and the host did not report: a
+/// gap in the host's adapter (`harness-protocol/PROTOCOL.md` §2.2), which
+/// says nothing about conformance, so the vector is an error naming it.
+fn unreported(expect: &crate::vector::model::Expect, record: &RunRecord) -> Option<String> {
+    let checks_records =
+        expect.records.as_ref().is_some_and(|r| !r.is_empty()) || expect.identities_equal.is_some();
+    let checks_persisted =
+        !expect.persisted_must_contain.is_empty() || !expect.persisted_must_not_contain.is_empty();
+    let member = if checks_records && !record.records_reported {
+        "records"
+    } else if checks_persisted && record.persisted.is_none() {
+        "persisted"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "the host's run record has no `{member}`, which this vector checks: an adapter gap, not a \
+         conformance failure (harness-protocol/PROTOCOL.md §2.2, vector/run: report `{member}`, \
+         empty when there is nothing)"
+    ))
 }
 
 /// Run every vector on `jobs` harnesses made by `factory`; `on_event` sees
@@ -306,7 +331,59 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ctk_harness_protocol::{HarnessErrorKind, Phase};
+    use ctk_harness_protocol::{HarnessErrorKind, Phase, RunOutcome};
+
+    fn expect_of(expect: &str) -> crate::vector::model::Expect {
+        let text = format!(
+            r#"{{"id":"CTK-9990","title":"t","spec_clause":"10.3","scenario":{{"input":{{"content":"x","role":"user"}}}},
+                "interceptor_script":[],"expect":{expect}}}"#
+        );
+        crate::vector::load::parse_vector(std::path::Path::new("v.json"), &text)
+            .expect("a vector")
+            .vector
+            .expect
+    }
+
+    fn wire(record: &str) -> RunRecord {
+        serde_json::from_str(record).expect("a run record")
+    }
+
+    #[test]
+    fn an_unreported_member_a_vector_checks_is_an_adapter_gap() {
+        let records = expect_of(
+            r#"{"interceptions":[],"run_outcome":"completed","records":[{"interception_point":"input"}]}"#,
+        );
+        let gap = unreported(&records, &wire(r#"{"outcome":"completed"}"#)).expect("a gap");
+        assert!(
+            gap.contains("no `records`") && gap.contains("PROTOCOL.md §2.2"),
+            "{gap}"
+        );
+        assert_eq!(
+            unreported(&records, &wire(r#"{"outcome":"completed","records":[]}"#)),
+            None
+        );
+        assert_eq!(
+            unreported(&records, &RunRecord::new(RunOutcome::Completed)),
+            None
+        );
+        let persisted = expect_of(
+            r#"{"interceptions":[],"run_outcome":"completed","persisted_must_contain":["label"]}"#,
+        );
+        let gap = unreported(&persisted, &wire(r#"{"outcome":"completed"}"#)).expect("a gap");
+        assert!(gap.contains("no `persisted`"), "{gap}");
+        assert_eq!(
+            unreported(
+                &persisted,
+                &wire(r#"{"outcome":"completed","persisted":{}}"#)
+            ),
+            None
+        );
+        let neither = expect_of(r#"{"interceptions":[],"run_outcome":"completed"}"#);
+        assert_eq!(
+            unreported(&neither, &wire(r#"{"outcome":"completed"}"#)),
+            None
+        );
+    }
 
     #[test]
     fn harness_errors_carry_the_stderr_tail() {

@@ -195,9 +195,9 @@ fn error_problems(v: &Value, code: Option<i64>) -> Vec<String> {
         }),
         Some(e) => {
             match e.get("code") {
-                Some(c) if c.is_i64() => {
+                Some(c) if integral(c).is_some() => {
                     if let Some(want) = code {
-                        if c.as_i64() != Some(want) {
+                        if integral(c) != Some(want) {
                             p.push(format!("error.code is {c}, expected {want}"));
                         }
                     }
@@ -215,11 +215,23 @@ fn error_problems(v: &Value, code: Option<i64>) -> Vec<String> {
     p
 }
 
+/// The integer a JSON number denotes however it is spelled (`-32001`,
+/// `-32001.0`): the schemas' `integer` is JSON Schema's, any number with a
+/// zero fraction (issue 26, number spelling). `None` for a fraction or a
+/// double beyond 2^53, which may not be exact.
+pub(crate) fn integral(v: &Value) -> Option<i64> {
+    let n = v.as_number()?;
+    n.as_i64().or_else(|| {
+        let f = n.as_f64()?;
+        (f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_991.0).then_some(f as i64)
+    })
+}
+
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(n) if n.is_i64() || n.is_u64() || integral(v).is_some() => "integer",
         Value::Number(_) => "number",
         Value::String(_) => "string",
         Value::Array(_) => "array",
@@ -692,6 +704,25 @@ fn json_contains(v: &Value, needle: &str) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_error_code_is_an_integer_however_it_is_spelled() {
+        for code in [json!(-32001), json!(-32001.0)] {
+            let reply = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}});
+            assert_eq!(
+                error_problems(&reply, Some(-32001)),
+                Vec::<String>::new(),
+                "{code}"
+            );
+        }
+        let fraction =
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001.5, "message": "m"}});
+        assert_eq!(error_problems(&fraction, Some(-32001)).len(), 1);
+        let other = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32000.0, "message": "m"}});
+        assert_eq!(error_problems(&other, Some(-32001)).len(), 1);
+        assert_eq!(type_name(&json!(3.0)), "integer");
+        assert_eq!(type_name(&json!(3.5)), "number");
+    }
 
     #[test]
     fn reverse_dns_names() {

@@ -61,6 +61,15 @@ pub struct Clause {
     pub section: String,
     /// The requirement, paraphrased.
     pub text: String,
+    /// Where [`Clause::quote`] comes from, relative to the upstream data
+    /// folder (`agent-hooks/spec/AGENT-HOOKS-0.1.md`), or `seed:NNN` for a
+    /// seed document (`spec/tools/quotes.py` checks it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The sentence of the text the clause paraphrases, verbatim, so a
+    /// failure can show the rule a vendor is said to break.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
     /// Why no JSON vector can test the clause, when none can.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_vector_testable: Option<String>,

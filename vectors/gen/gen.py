@@ -20,7 +20,7 @@ sys.path.insert(0, HERE)
 import clauses  # noqa: E402
 import lib  # noqa: E402
 import v_points, v_gate, v_profiles, v_approval, v_identity, v_more, v_decl_776  # noqa: E402,F401
-import v_mut0, v_mut1, v_mut2, v_mut3, v_mut4, v_mut5  # noqa: E402,F401
+import v_mut0, v_mut1, v_mut2, v_mut3, v_mut4, v_mut5, v_freedoms  # noqa: E402,F401
 import spec_data  # noqa: E402
 
 RAW = re.compile(r'"@@RAW:((?:[^"\\]|\\.)*)@@"')

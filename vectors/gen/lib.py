@@ -69,6 +69,28 @@ def rec(point, assert_=None, absent=None, present=None):
     return r
 
 
+# Members a gating vector may not pin to one spelling, because the text equates several (issue 26,
+# spec/0.1/freedoms.json): `resolved_by` is "approval" | "rejection" | null in the §10.3 record template
+# and "absent/null iff never consulted" in the record schema (freedom resolved-by-null); `verdicts` of an
+# emission where nothing was dispatched only "has no entries" (freedom verdicts-empty). A gating vector's
+# `absent` on them becomes `absent_or_null` resp. `no_entries`; an advisory vector keeps the reference
+# host's preferred spelling (absent), D-15.
+SPELLINGS = {"resolved_by": "absent_or_null", "verdicts": "no_entries"}
+
+
+def text_spellings(expect):
+    expect = copy.deepcopy(expect)
+    for r in expect.get("records") or []:
+        for path in list(r.get("absent", [])):
+            form = SPELLINGS.get(path)
+            if form:
+                r["absent"].remove(path)
+                r.setdefault(form, []).append(path)
+        if "absent" in r and not r["absent"]:
+            del r["absent"]
+    return expect
+
+
 def deny(reason, **kw):
     v = {"decision": "deny", "reason": reason}
     v.update(kw)
@@ -137,6 +159,8 @@ def V(num, slug, title, clause, covers, part, scenario, expect, caps=None, scrip
         if k in top:
             v[k] = top.pop(k)
     assert not top, (slug, top)
+    if not advisory:
+        expect = text_spellings(expect)
     v["expect"] = expect
     VECTORS.append(("%s-%s.json" % (vid, slug), copy.deepcopy(v)))
     return v

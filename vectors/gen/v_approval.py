@@ -155,12 +155,14 @@ V(425, "seam-once-per-emission", "Each emission consults the seam on its own: bo
   "9", ["9-a", "9-l"], AP,
   {"input": {"content": "two lookups", "role": "user"},
    "tools": [{"name": "lookup", "behavior": [{"return": {"ok": True}}]}],
-   "model_script": [{"respond": {"content": None, "tool_calls": [{"id": "tc-1", "name": "lookup", "args": {"q": "one"}},
-                                                               {"id": "tc-2", "name": "lookup", "args": {"q": "two"}}],
+   "model_script": [{"respond": {"content": None, "tool_calls": [{"id": "tc-1", "name": "lookup", "args": {"q": "same"}},
+                                                               {"id": "tc-2", "name": "lookup", "args": {"q": "same"}}],
                                  "finish_reason": "tool_calls"}},
                     {"respond": {"content": "both done", "tool_calls": [], "finish_reason": "stop"}}]},
-  {"sequence_strict": False, "interceptions": ix([PT, PTT, PT, PTT], {0: {"tool_call.id": "tc-1"}, 2: {"tool_call.id": "tc-2"}}),
-   "tool_invocations": [{"name": "lookup", "args": {"q": "one"}}, {"name": "lookup", "args": {"q": "two"}}],
+  # §12.2 fixes the contract per tool call, not the order of a batch (freedom tool-call-order): the two calls carry
+  # the same arguments, so neither the contexts' nor the invocations' order is asserted.
+  {"sequence_strict": False, "interceptions": ix([PT, PTT, PT, PTT]),
+   "tool_invocations": [{"name": "lookup", "args": {"q": "same"}}, {"name": "lookup", "args": {"q": "same"}}],
    "records": [rec(PT, {"resolved_by": "approval"}), rec(PT, {"resolved_by": "approval"})],
    "final_output": "both done", "run_outcome": "completed"},
   caps=MT, script=LIFT, approval_script=res("approve", ALLOW))
@@ -172,10 +174,11 @@ V(426, "selective-approval", "A resolver that approves one tool call and rejects
                                                                {"id": "tc-2", "name": "lookup", "args": {"q": "risky"}}],
                                  "finish_reason": "tool_calls"}},
                     {"respond": {"content": "partly done", "tool_calls": [], "finish_reason": "stop"}}]},
-  {"sequence_strict": False, "interceptions": ix([PT, PTT, PT]),
+  # Order-free (freedom tool-call-order): the one invocation shows which call was approved, and both records say
+  # the seam was consulted, in whichever order the host handled the calls.
+  {"sequence_strict": False, "interceptions": ix([PT, PTT]),
    "tool_invocations": [{"name": "lookup", "args": {"q": "fine"}}],
-   "records": [rec(PT, {"verdict.decision": "allow", "resolved_by": "approval"}),
-               rec(PT, {"verdict.decision": "deny", "resolved_by": "rejection"})],
+   "records": [rec(PT, present=["resolved_by"]), rec(PT, present=["resolved_by"])],
    "final_output": "partly done", "run_outcome": "completed"},
   caps=MT, script=LIFT, approval_script=[{"match": {"target.q": "fine"}, "resolve": {"outcome": "approve", "verdict": ALLOW}},
                                          {"resolve": {"outcome": "reject", "verdict": deny("ctk:too-risky")}}])
@@ -263,11 +266,11 @@ V(440, "approved-allow-keeps-identity", "An approved allow applies nothing: ever
 
 # The resolver recomputes jcs-sha256 over the request context it received; an echo that matches proves the host's
 # identity is the canonical one over values that stress RFC 8785 (numbers, key order, escapes), at several points.
-def echo_vec(num, slug, title, scen, point, caps):
+def echo_vec(num, slug, title, scen, point, caps, advisory=None):
     V(num, "echo-recomputed-" + slug, title, "9, 10.2", ["9-f", "10.2-a", "10.2-c"], AP, scen,
       {"sequence_strict": False, "interceptions": ix([point]),
        "records": [rec(point, {"verdict.decision": "allow", "resolved_by": "approval"})], "run_outcome": "completed"},
-      caps=caps, script=[rule(point, liftable("ctk:needs-sign-off"))],
+      caps=caps, script=[rule(point, liftable("ctk:needs-sign-off"))], advisory=advisory,
       approval_script=[{"resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
 
 
@@ -275,8 +278,11 @@ def _raw(text):
     return "@@RAW:" + text + "@@"
 
 
+# 1e+21 is not among CTK-0441's numbers: §10.2 has jcs-sha256 reject "an integral number outside ±(2⁵³−1)", which
+# by the letter covers a float literal of integral value too, so a host may refuse it (freedom integral-float-refused).
+# CTK-1432 keeps the reference host's reading, accepted (advisory D-13).
 echo_vec(441, "numbers", "A recomputed echo matches over numbers whose canonical form differs from their spelling",
-         tool_scenario(args={"i": 1, "f": _raw("1.0"), "neg0": _raw("-0.0"), "big": _raw("1e+21"), "small": _raw("1e-07"),
+         tool_scenario(args={"i": 1, "f": _raw("1.0"), "neg0": _raw("-0.0"), "small": _raw("1e-07"),
                              "pi": _raw("3.141592653589793"), "tiny": _raw("5e-324")}), PT, MT)
 echo_vec(442, "utf16-key-order", "A recomputed echo matches over keys that sort differently by UTF-16 code units than by code points",
          tool_scenario(args={"": 1, "\ue000": 2, "\U00010000": 3, "z": 4, "\u00e9": 5}), PT, MT)

@@ -270,7 +270,7 @@ V(600, "one-record-per-emission", "Each of the ten emissions of a tool loop writ
    "records": [rec(p, dict({"interception_point": p}, **({"sequence": 0} if p == SU else {})), present=["sequence"])
                for p in FULL_TOOL],
    "final_output": "done", "run_outcome": "completed", "identities_equal": True}, caps=MT, script=[])
-V(601, "always-present-fields", "Records carry every always-present field, stamp mode and composition, and leave resolved_by out when no seam was consulted",
+V(601, "always-present-fields", "Records carry every always-present field, stamp mode and composition, and carry no resolved_by (absent or null) when no seam was consulted",
   "10.3", ["10.3-e", "10.3-f", "8-a"], RF, plain_scenario(),
   {"interceptions": ix(FULL_PLAIN),
    "records": [rec(p, {"mode": "enforce", "decided_by": None, "interceptors_registered": 1,

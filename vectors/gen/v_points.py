@@ -203,17 +203,20 @@ V(39, "transform-output-content", "A transform of output content is exactly what
    "final_output": "final answer (edited)", "run_outcome": "completed"},
   caps=M, script=[rule(OUT, transform("$target.content", "final answer (edited)"))])
 
+# decided_by is not asserted at CTK-0040/0041: §10.3 reserves null for "§5.2 transform-application failures" and a
+# transform at agent_startup/agent_shutdown is rejected "per §11" (§4.3), so null and the answering interceptor's
+# index both follow the text (freedom decided-by-forbidden-transform); CTK-1430/1431 pin null (advisory D-79).
 V(40, "transform-forbidden-startup", "A transform at agent_startup is refused with transform_target_forbidden and the session never starts",
   "4.3, 11", ["4.3-c", "6.1-a", "11-a"], TP, tool_scenario(),
   {"interceptions": ix([SU, SD], {1: {"summary.reason": "error"}}),
-   "records": [rec(SU, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_target_forbidden", "decided_by": None})],
+   "records": [rec(SU, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_target_forbidden"})],
    "tool_not_invoked": ["lookup"], "final_output": None, "run_outcome": "blocked"},
   caps=MT, script=[rule(SU, transform("$target.tools_registered", []))])
 
 V(41, "transform-forbidden-shutdown", "A transform at agent_shutdown is recorded as a transform_target_forbidden deny and changes nothing else",
   "4.3, 6.1, 11", ["4.3-c", "6.1-h", "11-a"], TP, plain_scenario(),
   {"interceptions": ix(FULL_PLAIN),
-   "records": [rec(SD, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_target_forbidden", "decided_by": None})],
+   "records": [rec(SD, {"verdict.decision": "deny", "verdict.reason": "host_error:transform_target_forbidden"})],
    "final_output": "hello there", "run_outcome": "completed"},
   caps=M, script=[rule(SD, transform("$target.reason", "cancelled"))])
 

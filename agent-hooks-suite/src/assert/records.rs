@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use crate::assert::check::{check_paths, forward_scan, point};
 use crate::assert::AssertionFailure;
 use crate::identity::context_identity;
-use crate::json_path::lookup;
-use crate::vector::model::Expect;
+use crate::json_path::{json_eq, lookup};
+use crate::vector::model::{Expect, ExpectedRecord};
 
 /// Check `expect.records`.
 pub fn check_records(expect: &Expect, record: &RunRecord, failures: &mut Vec<AssertionFailure>) {
@@ -50,6 +50,7 @@ pub fn check_records(expect: &Expect, record: &RunRecord, failures: &mut Vec<Ass
                 ));
             }
         }
+        check_freedom_forms(&key, actual, e, failures);
     }
     if let Some(i) = unmatched {
         let e = &expected[i];
@@ -64,6 +65,100 @@ pub fn check_records(expect: &Expect, record: &RunRecord, failures: &mut Vec<Ass
             Some(&json!(got)),
         ));
     }
+}
+
+/// The forms that accept every spelling the text allows: `absent_or_null`,
+/// `no_entries`, `same_members` and `contains` (vector grammar 1.1).
+fn check_freedom_forms(
+    key: &str,
+    actual: &Value,
+    e: &ExpectedRecord,
+    failures: &mut Vec<AssertionFailure>,
+) {
+    for path in &e.absent_or_null {
+        match lookup(actual, path) {
+            None | Some(Value::Null) => {}
+            Some(got) => failures.push(AssertionFailure::mismatch(
+                format!("{key}.absent_or_null.{path:?}"),
+                "path must be absent or null, but holds a value",
+                &Value::Null,
+                Some(got),
+            )),
+        }
+    }
+    for path in &e.no_entries {
+        match lookup(actual, path) {
+            None => {}
+            Some(Value::Array(items)) if items.is_empty() => {}
+            Some(got) => failures.push(AssertionFailure::mismatch(
+                format!("{key}.no_entries.{path:?}"),
+                "path must be absent or an empty array",
+                &json!([]),
+                Some(got),
+            )),
+        }
+    }
+    for (path, want) in &e.same_members {
+        let key = format!("{key}.same_members.{path:?}");
+        match lookup(actual, path) {
+            Some(Value::Array(got)) if same_multiset(got, want) => {}
+            got => failures.push(AssertionFailure::mismatch(
+                key,
+                match got {
+                    None => "path does not resolve",
+                    Some(Value::Array(_)) => "the array's members differ (order is not compared)",
+                    Some(_) => "not an array",
+                },
+                want,
+                got,
+            )),
+        }
+    }
+    for (path, parts) in &e.contains {
+        let key = format!("{key}.contains.{path:?}");
+        match lookup(actual, path) {
+            Some(Value::String(text)) => {
+                let missing: Vec<&String> = parts
+                    .iter()
+                    .filter(|p| !text.contains(p.as_str()))
+                    .collect();
+                if !missing.is_empty() {
+                    failures.push(AssertionFailure::mismatch(
+                        key,
+                        "the string lacks a part the text fixes",
+                        &json!(missing),
+                        Some(&Value::String(text.clone())),
+                    ));
+                }
+            }
+            got => failures.push(AssertionFailure::mismatch(
+                key,
+                if got.is_some() {
+                    "not a string"
+                } else {
+                    "path does not resolve"
+                },
+                &json!(parts),
+                got,
+            )),
+        }
+    }
+}
+
+/// Whether `got` holds the elements of `want` (an array) as a multiset,
+/// numbers compared by value. A `want` that is not an array matches nothing.
+fn same_multiset(got: &[Value], want: &Value) -> bool {
+    let Value::Array(want) = want else {
+        return false;
+    };
+    if got.len() != want.len() {
+        return false;
+    }
+    let mut used = vec![false; got.len()];
+    want.iter().all(|w| {
+        let found = (0..got.len()).find(|&i| !used[i] && json_eq(&got[i], w));
+        found.map(|i| used[i] = true).is_some()
+    })
 }
 
 /// Check `expect.identities_equal`.
@@ -137,7 +232,8 @@ pub fn check_input_identities(
         let Some(context) = recorded.iter().find(|c| {
             point(c) == point(r)
                 && c.get("sequence").is_some()
-                && c.get("sequence") == r.get("sequence")
+                && r.get("sequence")
+                    .is_some_and(|s| json_eq(s, &c["sequence"]))
         }) else {
             continue;
         };
@@ -241,5 +337,69 @@ mod tests {
                    "input_identity": "sha256:00"}),
         ]);
         assert_eq!(failures(&run, &[context(4)]), Vec::new());
+    }
+
+    fn forms(expected: Value, actual: Value) -> Vec<AssertionFailure> {
+        let mut e = expected;
+        e["interception_point"] = json!("pre_tool_call");
+        let e: ExpectedRecord = serde_json::from_value(e).expect("an expected record");
+        let mut failures = Vec::new();
+        check_freedom_forms("records[0]", &actual, &e, &mut failures);
+        failures
+    }
+
+    #[test]
+    fn absent_or_null_accepts_both_spellings_and_nothing_else() {
+        let want = json!({"absent_or_null": ["resolved_by"]});
+        assert_eq!(forms(want.clone(), json!({})), Vec::new());
+        assert_eq!(
+            forms(want.clone(), json!({"resolved_by": null})),
+            Vec::new()
+        );
+        let got = forms(want, json!({"resolved_by": "approval"}));
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].key, "records[0].absent_or_null.\"resolved_by\"");
+        assert_eq!(got[0].actual, Some(json!("approval")));
+    }
+
+    #[test]
+    fn no_entries_accepts_absent_or_empty_and_refuses_entries_or_other_types() {
+        let want = json!({"no_entries": ["verdicts"]});
+        assert_eq!(forms(want.clone(), json!({})), Vec::new());
+        assert_eq!(forms(want.clone(), json!({"verdicts": []})), Vec::new());
+        assert_eq!(forms(want.clone(), json!({"verdicts": [{}]})).len(), 1);
+        assert_eq!(forms(want.clone(), json!({"verdicts": null})).len(), 1);
+        assert_eq!(forms(want, json!({"verdicts": {}})).len(), 1);
+    }
+
+    #[test]
+    fn same_members_ignores_order_but_not_multiplicity_or_values() {
+        let want = json!({"same_members": {"verdict.result_labels": ["a", "b", 1]}});
+        let ok = json!({"verdict": {"result_labels": [1.0, "b", "a"]}});
+        assert_eq!(forms(want.clone(), ok), Vec::new());
+        for bad in [
+            json!({"verdict": {"result_labels": ["a", "b"]}}),
+            json!({"verdict": {"result_labels": ["a", "a", 1]}}),
+            json!({"verdict": {"result_labels": ["a", "b", 1, 1]}}),
+            json!({"verdict": {"result_labels": "a b 1"}}),
+            json!({"verdict": {}}),
+        ] {
+            assert_eq!(forms(want.clone(), bad.clone()).len(), 1, "{bad}");
+        }
+    }
+
+    #[test]
+    fn contains_needs_every_part_in_a_string() {
+        let want = json!({"contains": {"verdict.message": ["timeout", "5000"]}});
+        let ok = json!({"verdict": {"message": "interceptor 0: timeout after 5000 ms"}});
+        assert_eq!(forms(want.clone(), ok), Vec::new());
+        let got = forms(want.clone(), json!({"verdict": {"message": "timed out"}}));
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].expected, Some(json!(["timeout", "5000"])));
+        assert_eq!(
+            forms(want.clone(), json!({"verdict": {"message": 5000}})).len(),
+            1
+        );
+        assert_eq!(forms(want, json!({"verdict": {}})).len(), 1);
     }
 }

@@ -1,6 +1,8 @@
 //! Serde types of a parsed vector. The scenario stays raw JSON text so that a
 //! host sees integer literals exactly as written (AH-CTK-091).
 
+use std::collections::BTreeMap;
+
 use ctk_harness_protocol::{Composition, DeclarationFileFault, Mode, Profile};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
@@ -232,6 +234,23 @@ pub struct ExpectedRecord {
     /// Paths that must resolve.
     #[serde(default)]
     pub present: Vec<String>,
+    /// Paths that must not resolve or resolve to `null`: for members the
+    /// text lets a host write as `null` or leave out (vector grammar 1.1).
+    #[serde(default)]
+    pub absent_or_null: Vec<String>,
+    /// Paths that must not resolve or resolve to an empty array: for lists
+    /// the text only says have no entries (vector grammar 1.1).
+    #[serde(default)]
+    pub no_entries: Vec<String>,
+    /// Dotted path → the array expected there as a multiset: the same
+    /// elements in any order, for lists whose order the text leaves open
+    /// (vector grammar 1.1).
+    #[serde(default)]
+    pub same_members: Map<String, Value>,
+    /// Dotted path → substrings the string there must each contain, for
+    /// text of which the spec fixes only part (vector grammar 1.1).
+    #[serde(default)]
+    pub contains: BTreeMap<String, Vec<String>>,
 }
 
 /// The `expect` block: what the runner checks, never sent to a host.

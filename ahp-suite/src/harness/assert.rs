@@ -84,7 +84,9 @@ fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(n) if n.is_i64() || n.is_u64() || crate::assert::integral(v).is_some() => {
+            "integer"
+        }
         Value::Number(_) => "number",
         Value::String(_) => "string",
         Value::Array(_) => "array",

@@ -68,6 +68,7 @@ pub struct LoadRecord {
 /// wrong must reach the assertions intact, as a conformance failure with a
 /// diff, not as a parse error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "RunRecordWire")]
 #[non_exhaustive]
 pub struct RunRecord {
     /// How the run ended.
@@ -96,6 +97,53 @@ pub struct RunRecord {
     /// The host's own error text when `outcome` is `error`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Whether the host reported `records` at all. A run record may leave
+    /// the member out (`vector-run.json` requires only `outcome`), and a
+    /// vector that checks records then cannot be judged: that is a gap in
+    /// the host's adapter, reported as an error, never a conformance
+    /// failure (an empty list, reported, is the host saying it wrote none).
+    #[serde(skip)]
+    pub records_reported: bool,
+}
+
+/// [`RunRecord`] as it crosses the wire: the same members, with `records`
+/// kept apart from "reported empty" when it is absent.
+#[derive(Deserialize)]
+struct RunRecordWire {
+    outcome: RunOutcome,
+    #[serde(default)]
+    final_output: Value,
+    #[serde(default)]
+    tool_invocations: Vec<ToolInvocation>,
+    #[serde(default)]
+    records: Option<Vec<Value>>,
+    #[serde(default)]
+    released_output: Option<Value>,
+    #[serde(default)]
+    persisted: Option<Value>,
+    #[serde(default)]
+    principal_notices: Vec<Value>,
+    #[serde(default)]
+    load: Option<LoadRecord>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+impl From<RunRecordWire> for RunRecord {
+    fn from(w: RunRecordWire) -> Self {
+        Self {
+            outcome: w.outcome,
+            final_output: w.final_output,
+            tool_invocations: w.tool_invocations,
+            records_reported: w.records.is_some(),
+            records: w.records.unwrap_or_default(),
+            released_output: w.released_output,
+            persisted: w.persisted,
+            principal_notices: w.principal_notices,
+            load: w.load,
+            error: w.error,
+        }
+    }
 }
 
 impl RunRecord {
@@ -111,6 +159,7 @@ impl RunRecord {
             principal_notices: Vec::new(),
             load: None,
             error: None,
+            records_reported: true,
         }
     }
 }

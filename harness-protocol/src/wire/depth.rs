@@ -90,6 +90,22 @@ fn check_within(text: &str, limit: usize) -> Result<(), TooDeep> {
     Ok(())
 }
 
+/// The deepest a ctk report may nest: a host's value (a line nests at most
+/// [`MAX_NESTING`] levels, its envelope included) is kept a few levels down
+/// in a failure (`vectors[i].failures[j].actual`), so a report of a host
+/// that sent a context at the kit's bound is still read.
+pub const REPORT_NESTING: usize = MAX_NESTING + 16;
+
+/// [`from_str`] against another bound, for texts the kit writes around
+/// values a host sent ([`REPORT_NESTING`]).
+pub fn from_str_within<'a, T: Deserialize<'a>>(
+    text: &'a str,
+    limit: usize,
+) -> Result<T, ReadError> {
+    check_within(text, limit)?;
+    Ok(parse_checked(text)?)
+}
+
 /// Parse `text` as a `T` after [`check`]: serde_json's own limit is
 /// lifted, the kit's bound stands in for it.
 pub fn from_str<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, ReadError> {

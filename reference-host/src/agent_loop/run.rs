@@ -216,11 +216,15 @@ impl Session {
                 Some(r) => r,
                 None => return TurnEnd::Blocked,
             };
-            let calls = response
+            let mut calls = response
                 .get("tool_calls")
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default();
+            if crate::readings::get().tool_calls_reversed {
+                // §12.2 fixes the contract per call, not the order of a batch.
+                calls.reverse();
+            }
             let content = response.get("content").cloned().unwrap_or(Value::Null);
             if calls.is_empty() {
                 break content;

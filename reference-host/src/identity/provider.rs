@@ -95,6 +95,9 @@ impl IdentityProvider {
         version: SpecVersion,
         raw_unsafe: bool,
     ) -> Result<Option<String>, BoundedError> {
+        if let Some(breach) = crate::readings::tighter_breach(context) {
+            return Err(BoundedError::Bounds(breach));
+        }
         let obj = match (self, context.as_object()) {
             (IdentityProvider::JcsSha256, Some(obj)) => obj,
             _ => {
@@ -115,7 +118,7 @@ impl IdentityProvider {
         if scan.bytes > MAX_CONTEXT_BYTES {
             return Err(BoundedError::Bounds(DomainError::TooLarge));
         }
-        if scan.unsafe_integer {
+        if scan.unsafe_integer || refused_float(obj, point) {
             return Err(BoundedError::Identity(IdentityError::Domain(
                 DomainError::UnsafeInteger,
             )));
@@ -141,10 +144,23 @@ pub fn jcs_sha256(
     for (member, depth) in projection_members(obj, point) {
         check_domain(member, depth)?;
     }
+    if refused_float(obj, point) {
+        return Err(IdentityError::Domain(DomainError::UnsafeInteger));
+    }
     if raw_unsafe {
         return Err(IdentityError::RawInteger);
     }
     Ok(hash_projection(obj, point))
+}
+
+/// Whether the identity projection holds a float of integral value beyond
+/// ±(2^53 − 1) that the process's readings refuse
+/// ([`crate::readings::Readings::integral_floats_refused`]).
+fn refused_float(obj: &serde_json::Map<String, Value>, point: crate::point::Point) -> bool {
+    crate::readings::get().integral_floats_refused
+        && projection_members(obj, point)
+            .into_iter()
+            .any(|(m, _)| crate::readings::holds_refused_float(m))
 }
 
 /// Host-registered custom providers, by name.

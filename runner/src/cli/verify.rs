@@ -14,6 +14,7 @@ use crate::report::verify;
 use crate::set::VectorMeta;
 use crate::suite::Suite;
 use ctk_agent_hooks_suite::vector::load::{self, VectorSource};
+use ctk_harness_protocol::wire::depth::{from_str_within, REPORT_NESTING};
 
 /// Read a report file and check it against `schemas/report.schema.json` and
 /// the report model: its text, JSON value and model. A file that is not a
@@ -31,7 +32,7 @@ pub fn read(path: &Path) -> Result<(String, Value, Report), ReportError> {
         detail,
     };
     let value: Value =
-        serde_json::from_str(&text).map_err(|e| malformed(format!("not JSON: {e}")))?;
+        from_str_within(&text, REPORT_NESTING).map_err(|e| malformed(format!("not JSON: {e}")))?;
     check_report(path, &value)?;
     let report: Report =
         serde_json::from_value(value.clone()).map_err(|e| malformed(e.to_string()))?;

@@ -70,6 +70,24 @@ pub fn digests(report: &Value) -> (String, String) {
     (results_digest, digest::digest_value(&v).unwrap_or_default())
 }
 
+/// The clauses `covers` names, as the catalog quotes them, in the order
+/// the vector lists them; an id the catalog lacks is left out.
+fn cited(catalog: Option<&crate::catalog::Catalog>, covers: &[String]) -> Vec<ClauseQuote> {
+    let Some(catalog) = catalog else {
+        return Vec::new();
+    };
+    covers
+        .iter()
+        .filter_map(|id| catalog.clauses.iter().find(|c| &c.id == id))
+        .map(|c| ClauseQuote {
+            id: c.id.clone(),
+            text: c.text.clone(),
+            source: c.source.clone(),
+            quote: c.quote.clone(),
+        })
+        .collect()
+}
+
 /// Build a report; `outcomes[i]` belongs to the `i`th of `vectors` (taken
 /// by reference, one at a time: a run need not copy its vectors' metas).
 pub fn build<'a>(
@@ -84,6 +102,8 @@ pub fn build<'a>(
     let mut entries = Vec::new();
     let mut vectors_ms = BTreeMap::new();
     let mut digests: Vec<&str> = Vec::new();
+    let catalog = crate::suite::Suite::parse(&ctx.spec)
+        .and_then(|suite| crate::catalog::embedded_for(suite).ok());
     for (i, v) in vectors.into_iter().enumerate() {
         digests.push(&v.sha256);
         let Some(o) = outcomes.get(i) else { continue };
@@ -110,6 +130,11 @@ pub fn build<'a>(
             reason: o.reason.clone(),
             failures: o.failures.clone(),
             baseline: None,
+            clauses: if o.status == crate::outcome::Status::Fail {
+                cited(catalog.as_ref(), &v.covers)
+            } else {
+                Vec::new()
+            },
         });
     }
     let mut report = Report {

@@ -23,7 +23,7 @@ use crate::outcome::Status;
 use crate::report::claim;
 use crate::report::human;
 use crate::report::matrix::{self, Triage};
-use crate::report::model::{PartTotals, Report, Totals, VectorEntry};
+use crate::report::model::{ClauseQuote, PartTotals, Report, Totals, VectorEntry};
 use crate::suite::Protocol;
 use ctk_agent_hooks_suite::assert::diff;
 
@@ -435,7 +435,68 @@ fn failure_article(s: &mut String, index: usize, v: &VectorEntry) {
         }
         s.push_str("</ul>\n");
     }
+    clauses_block(s, &v.clauses);
     s.push_str("</article>\n");
+}
+
+/// The clauses a failure cites, each with its sentence, so the reader sees
+/// the rule and can dispute it.
+fn clauses_block(s: &mut String, clauses: &[ClauseQuote]) {
+    if clauses.is_empty() {
+        return;
+    }
+    s.push_str("<div class=\"clauses\"><p>The text this rests on:</p>\n<ul>\n");
+    for c in clauses {
+        match &c.quote {
+            Some(q) => {
+                let _ = writeln!(
+                    s,
+                    "<li>clause <code>{}</code>: <blockquote>{}</blockquote>{}</li>",
+                    escape(&c.id),
+                    escape(q),
+                    c.source
+                        .as_ref()
+                        .map(|src| format!(" <cite>{}</cite>", escape(src)))
+                        .unwrap_or_default()
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    s,
+                    "<li>clause <code>{}</code>: {} <em>(the catalog's paraphrase; no sentence quoted)</em></li>",
+                    escape(&c.id),
+                    escape(&c.text)
+                );
+            }
+        }
+    }
+    s.push_str("</ul></div>\n");
+}
+
+/// The gating failures grouped by rule, above the failures one by one.
+fn rules_section(s: &mut String, report: &Report) {
+    let groups = crate::report::rules::gating_groups(report);
+    if groups.is_empty() {
+        return;
+    }
+    s.push_str("<section aria-labelledby=\"rules\">\n<h2 id=\"rules\">Failures by rule</h2>\n");
+    s.push_str("<p>One entry per assertion that failed in gating vectors, the most widespread first, with the clauses every one of those vectors cites; each vector is listed below too.</p>\n<ul>\n");
+    for g in &groups {
+        let n = g.vectors.len();
+        let ids: Vec<String> = g.vectors.iter().map(|v| escape(&v.id)).collect();
+        let _ = writeln!(
+            s,
+            "<li><p><strong>{n} vector{}</strong>: <code>{}</code>: {}</p><p>{}</p>",
+            if n == 1 { "" } else { "s" },
+            escape(&g.key),
+            escape(g.message),
+            ids.join(", ")
+        );
+        let clauses: Vec<ClauseQuote> = g.clauses.iter().map(|c| (*c).clone()).collect();
+        clauses_block(s, &clauses);
+        s.push_str("</li>\n");
+    }
+    s.push_str("</ul>\n</section>\n");
 }
 
 /// Where [`ctk_agent_hooks_suite::engine::harness_error_text`] starts the host's stderr
@@ -479,6 +540,7 @@ fn problems_sections(s: &mut String, report: &Report) {
             .collect()
     };
     let failed = pick(&[Status::Fail, Status::ExpectedFail]);
+    rules_section(s, report);
     s.push_str("<section aria-labelledby=\"failures\">\n<h2 id=\"failures\">Failures</h2>\n");
     if failed.is_empty() {
         s.push_str("<p>None: no vector failed.</p>\n");

@@ -106,6 +106,9 @@ pub fn summary(report: &Report, style: Style) -> String {
                 let _ = writeln!(s, "    actual: {}", diff::pretty(a));
             }
         }
+        for c in &v.clauses {
+            let _ = writeln!(s, "  {}", c.line());
+        }
     }
     let t = report.totals;
     let a = report.advisory_totals;

@@ -132,7 +132,12 @@ fn write_case<W: io::Write>(
             case.write_empty()?;
         }
         Status::Fail => {
-            let details = xml_text(&failure_text(&v.failures));
+            let mut text = failure_text(&v.failures);
+            for c in &v.clauses {
+                text.push_str(&c.line());
+                text.push('\n');
+            }
+            let details = xml_text(&text);
             case.write_inner_content(|w| {
                 w.create_element("failure")
                     .with_attributes([("message", reason.as_str()), ("type", "assertion")])

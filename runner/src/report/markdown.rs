@@ -38,6 +38,31 @@ pub fn render(report: &Report) -> String {
         );
         table(&mut s, report, |p| p.advisory, report.advisory_totals);
     }
+    let groups = crate::report::rules::gating_groups(report);
+    if !groups.is_empty() {
+        let _ = writeln!(
+            s,
+            "## Failures by rule\n\n\
+             One line per assertion that failed in gating vectors, the most widespread first, \
+             with the clauses every one of those vectors cites.\n"
+        );
+        for g in &groups {
+            let ids: Vec<&str> = g.vectors.iter().map(|v| v.id.as_str()).collect();
+            let n = g.vectors.len();
+            let _ = writeln!(
+                s,
+                "- **{n} vector{}**: `{}`: {} ({})",
+                if n == 1 { "" } else { "s" },
+                g.key,
+                g.message,
+                ids.join(", ")
+            );
+            for c in &g.clauses {
+                let _ = writeln!(s, "  - {}", c.line());
+            }
+        }
+        s.push('\n');
+    }
     let not_passed: Vec<_> = report
         .vectors
         .iter()
@@ -69,6 +94,9 @@ pub fn render(report: &Report) -> String {
                 v.status.as_str(),
                 v.reason
             );
+            for c in &v.clauses {
+                let _ = writeln!(s, "  - {}", c.line());
+            }
         }
         s.push('\n');
     }

@@ -15,4 +15,5 @@ pub mod matrix;
 pub mod merge;
 pub mod model;
 pub mod mutation;
+pub mod rules;
 pub mod verify;

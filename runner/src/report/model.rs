@@ -87,6 +87,50 @@ pub struct VectorEntry {
     /// failure [`Status::ExpectedFail`]; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineNote>,
+    /// The clauses a failed vector covers, each with the sentence of the
+    /// text it rests on, so a vendor sees the rule they are said to break
+    /// and can dispute it; empty for a vector that did not fail.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clauses: Vec<ClauseQuote>,
+}
+
+/// A clause as a failed vector's entry cites it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ClauseQuote {
+    /// Clause id, e.g. `10.3-j`.
+    pub id: String,
+    /// The catalog's paraphrase.
+    pub text: String,
+    /// Where the quote comes from (`agent-hooks/spec/AGENT-HOOKS-0.1.md`,
+    /// a schema, or `seed:000`); absent when the catalog quotes nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The sentence, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
+}
+
+impl ClauseQuote {
+    /// One line: `clause 10.3-j: "<quote>" (<source>)`, or the paraphrase
+    /// when the catalog quotes nothing.
+    pub fn line(&self) -> String {
+        match (&self.quote, &self.source) {
+            (Some(q), Some(src)) => format!(
+                "clause {}: \"{}\" ({src})",
+                self.id,
+                q.split_whitespace().collect::<Vec<_>>().join(" ")
+            ),
+            (Some(q), None) => format!(
+                "clause {}: \"{}\"",
+                self.id,
+                q.split_whitespace().collect::<Vec<_>>().join(" ")
+            ),
+            _ => format!(
+                "clause {}: {} (the catalog's paraphrase; no sentence quoted)",
+                self.id, self.text
+            ),
+        }
+    }
 }
 
 /// A baseline entry as a report carries it beside the failure it excuses.

@@ -19,7 +19,11 @@ pub type Problems = Vec<String>;
 
 /// Parse report text into a [`Report`] (after checking the format tag).
 pub fn parse(text: &str) -> Result<(Value, Report), String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let value: Value = ctk_harness_protocol::wire::depth::from_str_within(
+        text,
+        ctk_harness_protocol::wire::depth::REPORT_NESTING,
+    )
+    .map_err(|e| format!("not JSON: {e}"))?;
     if value.get("format").and_then(Value::as_str) != Some(REPORT_FORMAT) {
         return Err(format!("format is not {REPORT_FORMAT}"));
     }

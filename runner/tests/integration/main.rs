@@ -7,6 +7,7 @@ mod coverage;
 mod declarations;
 mod engine;
 mod expect_keys;
+mod freedoms;
 mod html_badge;
 mod identity;
 mod matrix;

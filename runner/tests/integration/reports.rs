@@ -156,6 +156,12 @@ Runner ctk 0.1.0; vectors tests/data/engine (6, `{SET}`); declaration host (`{DE
 | session/multi_turn | 0 | 0 | 1 | 0 |
 | **total** | 1 | 1 | 3 | 1 |
 
+## Failures by rule
+
+One line per assertion that failed in gating vectors, the most widespread first, with the clauses every one of those vectors cites.
+
+- **1 vector**: `run_outcome`: run outcome differs (AH-CTK-903)
+
 ## Not passed
 
 - `AH-CTK-902` (fail_closed/verdict_gate) **error**: harness error: run: boom

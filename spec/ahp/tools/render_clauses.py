@@ -6,10 +6,21 @@ two cannot drift. Run from anywhere:
 
   python3 spec/ahp/tools/render_clauses.py          # rewrite clauses.md
   python3 spec/ahp/tools/render_clauses.py --check  # exit 1 if clauses.md is stale
+                                                    # or a quote is not in its source
+
+Every clause's `quote` must occur, up to whitespace, in its `source` (a path
+relative to the upstream folder, $CTK_UPSTREAM_DIR or ../shared/upstream
+beside the checkout). --check verifies that when the upstream folder is
+there, and says it skipped the check when it is not (CTK_REQUIRE_UPSTREAM=1
+makes that a failure, as for the tests). A source `seed:NNN` names one of
+the project's seed documents (../shared/seeds/NNN_*.txt); a clause with no
+source has no quote.
 """
 
+import glob
 import json
 import os
+import re
 import sys
 from collections import Counter, OrderedDict
 
@@ -17,6 +28,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 VERSION_DIR = os.path.normpath(os.path.join(HERE, "..", "0.1"))
 SOURCE = os.path.join(VERSION_DIR, "clauses.json")
 TARGET = os.path.join(VERSION_DIR, "clauses.md")
+REPO = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+UPSTREAM = os.environ.get("CTK_UPSTREAM_DIR") or os.path.normpath(os.path.join(REPO, "..", "shared", "upstream"))
+SEEDS = os.path.normpath(os.path.join(UPSTREAM, "..", "seeds"))
 
 SECTION_TITLES = {
     "6": "Conformance profiles", "6.1": "Base Protocol profile", "6.2": "Tool Interception profile",
@@ -69,6 +83,8 @@ def render(catalog):
     w('                 "role": "harness",         // harness | backend | registration | both: who the statement binds')
     w('                 "requirements": ["AHP-FAIL-002"],  // AHP-* ids of spec/requirements.json it carries (may be empty)')
     w('                 "text": "...",             // one sentence, paraphrased')
+    w('                 "source": "agent-hooks-protocol/spec/working-draft.md",  // where the statement is, relative to ../shared/upstream')
+    w('                 "quote": "...",            // its sentence, table cell or list item, verbatim (up to whitespace)')
     w('                 "origin": "requirement-line",      // only for clauses taken from a requirement summary line')
     w('                 "not_vector_testable": "...",     // only when no live vector can observe it: why')
     w('                 "unit_tests": [] } ] }     // with not_vector_testable: <repo-relative file>::<test fn>, filled later')
@@ -90,8 +106,8 @@ def render(catalog):
         title = SECTION_TITLES.get(sec)
         w("## Section %s%s" % (sec, " (%s)" % title if title else ""))
         w("")
-        w("| id | keyword | section | role | requirements | text | vector-testable |")
-        w("|---|---|---|---|---|---|---|")
+        w("| id | keyword | section | role | requirements | text | the text says | vector-testable |")
+        w("|---|---|---|---|---|---|---|---|")
         for c in items:
             kw = c["keyword"] if c.get("bcp14", c["keyword"]) == c["keyword"] else "%s (%s)" % (c["keyword"], c["bcp14"])
             reqs = ", ".join(c["requirements"]) or "-"
@@ -101,9 +117,56 @@ def render(catalog):
                 testable = "no: %s (%s)" % (c["not_vector_testable"], tests)
             else:
                 testable = "yes"
-            w("| `%s` | %s | %s | %s | %s | %s | %s |" % (c["id"], kw, c["section"], c["role"], reqs, cell(text), cell(testable)))
+            quote = "\u201c%s\u201d" % c["quote"] if c.get("quote") else "-"
+            if c.get("source", "").startswith("seed:"):
+                quote += " (%s, a description, not the text)" % c["source"]
+            w("| `%s` | %s | %s | %s | %s | %s | %s | %s |" % (
+                c["id"], kw, c["section"], c["role"], reqs, cell(text), cell(quote), cell(testable)))
         w("")
     return "\n".join(out)
+
+
+def squash(text):
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def source_text(source):
+    """The text of a clause's source, or None when it cannot be read."""
+    if source.startswith("seed:"):
+        paths = sorted(glob.glob(os.path.join(SEEDS, source[len("seed:"):] + "_*.txt")))
+        path = paths[0] if paths else None
+    else:
+        path = os.path.join(UPSTREAM, source)
+    if not path or not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def quote_problems(catalog):
+    """Every clause whose quote is not in its source, named with the file;
+    None when the upstream folder is missing."""
+    if not os.path.isdir(UPSTREAM):
+        return None
+    problems = []
+    texts = {}
+    for c in catalog["clauses"]:
+        source, quote = c.get("source"), c.get("quote")
+        if not source:
+            if quote:
+                problems.append("%s: a quote without a source" % c["id"])
+            continue
+        if not quote:
+            problems.append("%s: source %s without a quote" % (c["id"], source))
+            continue
+        if source not in texts:
+            text = source_text(source)
+            texts[source] = squash(text) if text is not None else None
+        if texts[source] is None:
+            problems.append("%s: source %s cannot be read" % (c["id"], source))
+        elif squash(quote) not in texts[source]:
+            problems.append("%s: the quote is not in %s: %r" % (c["id"], source, quote))
+    return problems
 
 
 def main():
@@ -111,11 +174,22 @@ def main():
         catalog = json.load(f)
     text = render(catalog)
     if "--check" in sys.argv[1:]:
+        status = 0
         current = open(TARGET, encoding="utf-8").read() if os.path.isfile(TARGET) else ""
         if current != text:
             sys.stderr.write("render_clauses: %s is stale; run spec/ahp/tools/render_clauses.py\n" % TARGET)
-            return 1
-        return 0
+            status = 1
+        problems = quote_problems(catalog)
+        if problems is None:
+            sys.stderr.write("render_clauses: SKIPPED the quote check (upstream data missing: %s)\n" % UPSTREAM)
+            if os.environ.get("CTK_REQUIRE_UPSTREAM") == "1":
+                status = 1
+        else:
+            for p in problems:
+                sys.stderr.write("render_clauses: %s\n" % p)
+            if problems:
+                status = 1
+        return status
     with open(TARGET, "w", encoding="utf-8") as f:
         f.write(text)
     return 0

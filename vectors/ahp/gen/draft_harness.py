@@ -30,9 +30,10 @@ What differs from the 0.1 harness vectors (fact sheet 11, DIFFERENCES.md):
   (DIFF-30; advisory DD-04: observation is best effort).
 
 Rules, as for 0.1 (spec/ahp/0.1/DECISIONS.md D-01 timing: a reply is late
-only at >= 2 x timeoutMs, bounds are 10 x timeoutMs + 5000 ms, orderings
-never tight windows): a gating vector asserts only what the draft text
-requires of a harness (spec/draft/base/failure.md, composition.md,
+only at >= 2 x timeoutMs, bounds are 10 x timeoutMs + 5000 ms for each
+interceptor a call may ask, summed (d01_bound), orderings never tight
+windows): a gating vector asserts only what the draft text requires of a
+harness (spec/draft/base/failure.md, composition.md,
 transports/stdio.md, transports/http.md and the bundled schemas); a
 preferred reading names its decision: DD-nn (spec/ahp/draft/DECISIONS.md)
 or a 0.1 D-nn carried over unchanged. `covers` names the 0.1 clauses
@@ -43,7 +44,7 @@ draft documents.
 import json
 import os
 import sys
-from vector_files import write_or_check
+from vector_files import d01_bound, write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.normpath(os.path.join(HERE, "..", "draft"))
@@ -273,7 +274,12 @@ def vector(title, requirements, covers, sections, registration, backends, trigge
 # may spend a short one before the request ever reaches A (DD-05).
 DEADLINE_MS = 1000
 LATE_MS = 3 * DEADLINE_MS  # > 2 x timeoutMs (D-01)
-BOUND_MS = 10 * DEADLINE_MS + 5000
+
+
+# A backend that "never answers" sleeps past every bound a vector asserts, so
+# a harness that waits for it instead of enforcing the deadline fails the
+# bound (D-01 rule 5) rather than getting an answer in time.
+NEVER_MS = 120000
 
 
 def payload(policy):
@@ -313,9 +319,9 @@ def klass(name, bindings, plan, covers=(), sections=(), notes=None, timeout=5000
 # Transport-level classes run over both bindings; reply-content classes,
 # which a harness judges the same way whatever carried the bytes, over stdio
 # (the 0.1 suite runs them over both; the draft run stays short).
-klass("deadline_exceeded", BOTH, lambda b, p: script([{"do": "sleep", "ms": 60000}]),
+klass("deadline_exceeded", BOTH, lambda b, p: script([{"do": "sleep", "ms": NEVER_MS}]),
       covers=["ahp-14.4-b", "ahp-14.4-e"], requirements=["AHP-FAIL-002"],
-      timeout=DEADLINE_MS, notes="A never answers; the outcome comes within 10 x timeoutMs + 5000 ms (D-01).")
+      timeout=DEADLINE_MS, notes="A never answers; the outcome comes within 10 x timeoutMs + 5000 ms for A, plus B's bound under fail-open (D-01).")
 klass("late_reply", BOTH, lambda b, p: script([{"do": "sleep", "ms": LATE_MS}, reply(result(payload(p)))]),
       covers=["ahp-14.4-b", "ahp-14.4-e"], requirements=["AHP-FAIL-002"], timeout=DEADLINE_MS,
       notes="A answers 3 x timeoutMs late; the harness must ignore the later response (failure.md, Deadlines) and answer before it.")
@@ -372,7 +378,8 @@ def failure_vectors():
                     exp["silent"] = ["Z"]
                 deadline = c["timeout"] < 5000
                 before = ["A"] if deadline else None
-                max_ms = BOUND_MS if deadline else 10 * c["timeout"] + 5000
+                # A's failure, then (fail-open) B's exchange: both bounds (D-01).
+                max_ms = d01_bound(c["timeout"], 5000) if policy == "fail-open" else d01_bound(c["timeout"])
                 asked = [] if "launch" in a else ["A"]
                 # A deadline may run out before the request reaches A (DD-05):
                 # then only the order-free part of the chain is asserted.
@@ -405,7 +412,7 @@ def failure_vectors():
 def per_event_failure_vectors():
     for name, sc in (("abnormal_exit", script([{"do": "exit", "code": 3}])),):
         for policy in ("fail-open", "fail-closed"):
-            trig = call("executed", calls=["A", "B"], max_ms=55000) if policy == "fail-open" else call("denied", denial="synthetic", calls=["A"], max_ms=55000)
+            trig = call("executed", calls=["A", "B"], max_ms=d01_bound(5000, 5000)) if policy == "fail-open" else call("denied", denial="synthetic", calls=["A"], max_ms=d01_bound(5000))
             vector(
                 "draft: %s, %s, stdio per_event: the failure policy applies" % (name.replace("_", " "), policy),
                 ["AHP-FAIL-001", "AHP-COMP-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-17.1-a"],
@@ -420,7 +427,7 @@ def per_event_failure_vectors():
         ["AHP-FAIL-001", "AHP-STDIO-001", "AHP-DEC-002"], ["ahp-12.2-e", "ahp-14.2-a", "ahp-6.2-h"], [STDIO, FAILURE],
         reg(hook("A", icpt("fail-closed"))),
         {"A": stdio(script(DENY + [exit3]), "per_event")},
-        [call("denied", calls=["A"], max_ms=55000)], "stdio", lifecycle="per_event",
+        [call("denied", calls=["A"], max_ms=d01_bound(5000))], "stdio", lifecycle="per_event",
         failure_class="nonzero_exit_after_reply", failure_policy="fail-closed",
     )
     vector(
@@ -428,7 +435,7 @@ def per_event_failure_vectors():
         ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.2-h"], [STDIO, FAILURE],
         reg(hook("A", icpt("fail-closed"))),
         {"A": stdio(script(NO_EFFECT + [exit3]), "per_event")},
-        [call("denied", denial="synthetic", calls=["A"], max_ms=55000)], "stdio", lifecycle="per_event", advisory="D-02",
+        [call("denied", denial="synthetic", calls=["A"], max_ms=d01_bound(5000))], "stdio", lifecycle="per_event", advisory="D-02",
         failure_class="nonzero_exit_after_reply", failure_policy="fail-closed",
         notes="stdio.md says both that any nonzero exit is an operational failure and that the body, not the exit code, decides: D-02 carried over.",
     )
@@ -582,11 +589,15 @@ def composition_vectors():
     )
 
 
-# A call whose only interceptor answers at once is decided well within
-# this, on a loaded 2-core machine (D-01: a generous multiple of the
-# sub-second normal), and an observer that delays it by a client timeout of
-# 5 s or more is caught.
-OBSERVER_BOUND_MS = 4000
+# The observer vectors bound the call by D-01 alone: 10 x A's timeoutMs
+# (5000) + 5000 ms, and order it: the outcome comes before the observer's
+# 30 s sleep ends (D-01 rule 4), so a harness that waits for the observer
+# fails. A tighter absolute bound (an earlier revision asserted 4000 ms, to
+# catch a harness that waits out a client timeout of 5 s or more on the
+# observer) is a window D-01 forbids: a correct harness on a loaded machine
+# could miss it.
+OBSERVER_BOUND_MS = d01_bound(5000)
+OBSERVER_SLEEP_MS = 30000
 
 # --- 5. observers ---------------------------------------------------------------------------
 
@@ -606,12 +617,12 @@ def observer_vectors():
             ]},
         )
         vector(
-            "draft: an observer that takes 30 s per notification (%s) delays neither the chain nor the tool (composition.md, Observers)" % binding,
+            "draft: an observer that takes %d s per notification (%s) delays neither the chain nor the tool (composition.md, Observers)" % (OBSERVER_SLEEP_MS // 1000, binding),
             ["AHP-RPC-002"], ["ahp-13.2-a", "ahp-13.2-b"], [COMPOSITION],
             reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
-            {"O": backend(binding, script(NO_EFFECT, observe=[[{"do": "sleep", "ms": 30000}]])), "A": backend(binding)},
+            {"O": backend(binding, script(NO_EFFECT, observe=[[{"do": "sleep", "ms": OBSERVER_SLEEP_MS}]])), "A": backend(binding)},
             [call("executed", calls=["A"], max_ms=OBSERVER_BOUND_MS, before=["O"])], binding, profiles=LO,
-            notes="A answers at once; a harness that waits for the observer, or for its own client timeout on it (commonly 5 s or more), answers after %d ms." % OBSERVER_BOUND_MS,
+            notes="A answers at once; the outcome comes before O's %d s sleep ends (a harness that waits for the observer answers after it) and within 10 x timeoutMs + 5000 = %d ms (D-01)." % (OBSERVER_SLEEP_MS // 1000, OBSERVER_BOUND_MS),
         )
     for binding, what, obs_plan in (
             ("stdio", "exits with status 3", [{"do": "exit", "code": 3}]),
@@ -702,7 +713,7 @@ def http_vectors():
         ["AHP-HTTP-001", "AHP-FAIL-001"], ["ahp-18.1-a", "ahp-14.2-a"], [HTTP, FAILURE],
         reg(hook("A", icpt("fail-closed"))),
         {"A": http(script([{"do": "content_type", "value": "text/plain"}] + DENY))},
-        [call("denied", calls=["A"], max_ms=55000)], "http",
+        [call("denied", calls=["A"], max_ms=d01_bound(5000))], "http",
         failure_class="wrong_content_type", failure_policy="fail-closed",
     )
     vector(
@@ -710,7 +721,7 @@ def http_vectors():
         ["AHP-HTTP-001", "AHP-FAIL-001"], ["ahp-18.1-a", "ahp-14.2-a"], [HTTP, FAILURE],
         reg(hook("A", icpt("fail-open")), hook("B", icpt("fail-closed"))),
         {"A": http(script([{"do": "content_type", "value": "text/plain"}] + DENY)), "B": http()},
-        [call("executed", calls=["A", "B"], max_ms=55000)], "http", advisory="D-20",
+        [call("executed", calls=["A", "B"], max_ms=d01_bound(5000, 5000))], "http", advisory="D-20",
         failure_class="wrong_content_type", failure_policy="fail-open",
     )
     vector(

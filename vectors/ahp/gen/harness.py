@@ -20,7 +20,8 @@ Rules every vector follows (spec/ahp/0.1/DECISIONS.md):
 - D-01 timing: a reply is late only when sent at least 2 x timeoutMs after
   the request arrived; a timely reply is sent at once; non-deadline vectors
   use timeoutMs >= 5000, deadline vectors >= 200; upper bounds are
-  10 x timeoutMs + 5000 ms; orderings, never tight windows.
+  10 x timeoutMs + 5000 ms for each interceptor a call may ask, summed
+  (d01_bound); orderings, never tight windows.
 - Gating vectors assert only what the 0.1 text requires; a SHOULD or a
   preferred reading is `advisory` with its decision id.
 - Every failure class of 14.1 runs under fail-open (A fails, B is asked,
@@ -32,7 +33,7 @@ Rules every vector follows (spec/ahp/0.1/DECISIONS.md):
 import json
 import os
 import sys
-from vector_files import write_or_check
+from vector_files import d01_bound, write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.normpath(os.path.join(HERE, "..", "0.1"))
@@ -224,8 +225,17 @@ def vector(title, requirements, covers, sections, registration, backends, trigge
 # fail-closed it is a NO EFFECT (a harness that accepts it runs the tool).
 
 DEADLINE_MS = 300
+
+
 LATE_MS = 3 * DEADLINE_MS  # > 2 x timeoutMs (D-01)
-BOUND_MS = 10 * DEADLINE_MS + 5000
+BOUND_MS = d01_bound(DEADLINE_MS)
+# A backend that "never answers" sleeps past every bound a vector asserts, so
+# a harness that waits for it instead of enforcing the deadline fails the
+# bound (D-01 rule 5) rather than getting an answer in time.
+NEVER_MS = 120000
+# An observer that sleeps: the outcome must come before its sleep ends, an
+# ordering (D-01 rule 4: an observer that sleeps for at least 10 s).
+OBSERVER_SLEEP_MS = 10000
 
 
 def payload(policy, deny_factory=None):
@@ -286,10 +296,10 @@ def klass(name, bindings, plan, covers=(), sections=(), notes=None, timeout=5000
 
 
 BOTH = ("stdio", "http")
-klass("deadline_exceeded", BOTH, lambda b, p: script([{"do": "sleep", "ms": 60000}]),
+klass("deadline_exceeded", BOTH, lambda b, p: script([{"do": "sleep", "ms": NEVER_MS}]),
       covers=["ahp-14.4-b", "ahp-14.4-e"], sections=["14.4"], timeout=DEADLINE_MS,
       requirements=["AHP-FAIL-002"],
-      notes="A never answers; the outcome comes within 10 x timeoutMs + 5000 ms (D-01).")
+      notes="A never answers; the outcome comes within 10 x timeoutMs + 5000 ms for A, plus B's bound under fail-open (D-01).")
 klass("late_reply", BOTH, lambda b, p: script([{"do": "sleep", "ms": LATE_MS}, reply(result(payload(p)))]),
       covers=["ahp-14.4-b", "ahp-14.4-e"], sections=["14.4"], timeout=DEADLINE_MS,
       requirements=["AHP-FAIL-002"],
@@ -386,14 +396,16 @@ def failure_vectors():
                     exp["silent"] = ["Z"]
                 deadline = c["timeout"] < 5000
                 before = ["A"] if deadline else None
-                max_ms = BOUND_MS if deadline else 10 * c["timeout"] + 5000
                 # An unreachable A never receives the request.
                 asked = [] if "launch" in a else ["A"]
                 if policy == "fail-open":
+                    # A's failure, then B's exchange (D-01: both bounds).
+                    max_ms = d01_bound(c["timeout"], 5000)
                     trig = call("executed", calls=asked + ["B"], max_ms=max_ms, before=before)
                     covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-22-h"]
                     verb = "the harness records it and asks B, and the tool runs"
                 else:
+                    max_ms = d01_bound(c["timeout"])
                     trig = call("denied", denial="synthetic", calls=asked, max_ms=max_ms, before=before)
                     covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-6.2-h", "ahp-14.3-c", "ahp-22-h"]
                     # An unadvertised effect that ends in a synthetic denial
@@ -426,16 +438,15 @@ def per_event_failure_vectors():
         ("malformed_json", script([raw(text="not json at all")]), ["ahp-6.1-h", "ahp-17.1-a"]),
         ("abnormal_exit", script([{"do": "exit", "code": 3}]), ["ahp-17.1-a"]),
         ("connection_lost", script([{"do": "close"}]), ["ahp-17.1-a"]),
-        ("deadline_exceeded", script([{"do": "sleep", "ms": 60000}]), ["ahp-14.4-b", "ahp-14.4-e"]),
+        ("deadline_exceeded", script([{"do": "sleep", "ms": NEVER_MS}]), ["ahp-14.4-b", "ahp-14.4-e"]),
     ]
     for name, sc, extra in cases:
         for policy in ("fail-open", "fail-closed"):
             timeout = DEADLINE_MS if name == "deadline_exceeded" else 5000
-            max_ms = 10 * timeout + 5000
             if policy == "fail-open":
-                trig = call("executed", calls=["A", "B"], max_ms=max_ms)
+                trig = call("executed", calls=["A", "B"], max_ms=d01_bound(timeout, 5000))
             else:
-                trig = call("denied", denial="synthetic", calls=["A"], max_ms=max_ms)
+                trig = call("denied", denial="synthetic", calls=["A"], max_ms=d01_bound(timeout))
             vector(
                 "%s, %s, stdio per_event: the failure policy applies" % (name.replace("_", " "), policy),
                 ["AHP-FAIL-001", "AHP-COMP-001", "AHP-STDIO-001"],
@@ -468,7 +479,7 @@ def d02_vectors():
             ["12.2", "14.1", "17.3"],
             reg(hook("A", icpt(policy))),
             {"A": stdio(script([first, exit3]), "per_event")},
-            [call(outcome, denial=denial, calls=["A"], max_ms=55000)],
+            [call(outcome, denial=denial, calls=["A"], max_ms=d01_bound(5000))],
             "stdio",
             lifecycle="per_event",
             advisory=adv,
@@ -489,7 +500,7 @@ def banner_vectors():
             ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.1-h", "ahp-17.1-a"], ["14.1", "17.1"],
             reg(hook("A", icpt(policy))),
             {"A": stdio(script([banner] + plan))},
-            [call(outcome, calls=["A"], max_ms=55000)],
+            [call(outcome, calls=["A"], max_ms=d01_bound(5000))],
             "stdio", lifecycle="persistent", failure_class="banner_line", failure_policy=policy,
         )
 
@@ -502,7 +513,7 @@ def content_type_vectors():
         ["AHP-HTTP-001", "AHP-FAIL-001"], ["ahp-18.1-a", "ahp-14.2-a"], ["14.1", "18.1"],
         reg(hook("A", icpt("fail-closed"))),
         {"A": http(script([text_plain] + DENY))},
-        [call("denied", calls=["A"], max_ms=55000)],
+        [call("denied", calls=["A"], max_ms=d01_bound(5000))],
         "http", failure_class="wrong_content_type", failure_policy="fail-closed",
     )
     vector(
@@ -510,7 +521,7 @@ def content_type_vectors():
         ["AHP-HTTP-001", "AHP-FAIL-001"], ["ahp-18.1-a", "ahp-14.2-a"], ["14.1", "18.1"],
         reg(hook("A", icpt("fail-closed"))),
         {"A": http(script([text_plain] + NO_EFFECT))},
-        [call("denied", denial="synthetic", calls=["A"], max_ms=55000)],
+        [call("denied", denial="synthetic", calls=["A"], max_ms=d01_bound(5000))],
         "http", advisory="D-20", failure_class="wrong_content_type", failure_policy="fail-closed",
     )
     vector(
@@ -518,7 +529,7 @@ def content_type_vectors():
         ["AHP-HTTP-001", "AHP-FAIL-001"], ["ahp-18.1-a", "ahp-14.2-a"], ["14.1", "18.1"],
         reg(hook("A", icpt("fail-open")), hook("B", icpt("fail-closed"))),
         {"A": http(script([text_plain] + DENY)), "B": http({})},
-        [call("executed", calls=["A", "B"], max_ms=55000)],
+        [call("executed", calls=["A", "B"], max_ms=d01_bound(5000, 5000))],
         "http", advisory="D-20", failure_class="wrong_content_type", failure_policy="fail-open",
     )
     vector(
@@ -666,11 +677,11 @@ def composition_vectors():
     )
     for binding in BOTH:
         vector(
-            "An observe-only subscription on tool.before (%s) adds no decision step: nothing it writes back, and no 10 s delay, changes the tool's outcome (D-11)" % binding,
+            "An observe-only subscription on tool.before (%s) adds no decision step: nothing it writes back, and no %d s delay, changes the tool's outcome (D-11)" % (binding, OBSERVER_SLEEP_MS // 1000),
             ["AHP-COMP-001"], ["ahp-6.2-c", "ahp-13.2-a", "ahp-8.4-a"], ["6.2", "13.2", "8.4"],
             reg(hook("A", obs(["tool.before"]))),
-            {"A": backend(binding, script(observe=[[raw(text='{"jsonrpc":"2.0","id":{{prev_id}},"result":{"protocolVersion":"0.1","effects":[{"type":"deny","reason":"observer says no"}]}}'), {"do": "sleep", "ms": 10000}]]))},
-            [call("executed", calls=[], max_ms=9000, before=["A"])], binding,
+            {"A": backend(binding, script(observe=[[raw(text='{"jsonrpc":"2.0","id":{{prev_id}},"result":{"protocolVersion":"0.1","effects":[{"type":"deny","reason":"observer says no"}]}}'), {"do": "sleep", "ms": OBSERVER_SLEEP_MS}]]))},
+            [call("executed", calls=[], max_ms=d01_bound(), before=["A"])], binding,
             profiles=("base", "tool-interception", "lifecycle-observation"),
             expect={"request_assert": [{"backend": "A", "ptr": "/method", "eq": "hooks/observe"}]},
         )
@@ -748,11 +759,11 @@ def observer_vectors():
         )
     for binding in BOTH:
         vector(
-            "An observer that takes 10 s per notification (%s) delays neither the chain nor the tool" % binding,
+            "An observer that takes %d s per notification (%s) delays neither the chain nor the tool" % (OBSERVER_SLEEP_MS // 1000, binding),
             ["AHP-RPC-002"], ["ahp-13.2-a", "ahp-13.2-b"], ["13.2"],
             reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
-            {"O": backend(binding, script(observe=[[{"do": "sleep", "ms": 10000}]])), "A": backend(binding, {})},
-            [call("executed", calls=["A"], max_ms=9000, before=["O"])], binding, profiles=LO,
+            {"O": backend(binding, script(observe=[[{"do": "sleep", "ms": OBSERVER_SLEEP_MS}]])), "A": backend(binding, {})},
+            [call("executed", calls=["A"], max_ms=d01_bound(5000), before=["O"])], binding, profiles=LO,
         )
     failing = [
         ("stdio", "exits with status 3", script(observe=[[{"do": "exit", "code": 3}]])),

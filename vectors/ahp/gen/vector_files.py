@@ -40,3 +40,14 @@ def write_or_check(out, prefix, vectors, label, check):
         return 1
     print("%d %s %s" % (len(vectors), label, "match" if check else "written"))
     return 0
+
+
+def d01_bound(*timeouts):
+    """The generous upper bound D-01 (rule 5) allows on one tool call's
+    outcome: 10 x timeoutMs + 5000 ms for every interceptor the call's chain
+    may ask, summed, since each of them may take up to its own deadline
+    (enforced up to D-01's margin late) before the harness moves on. A
+    call whose chain asks no interceptor (observers only) gets the bound of
+    one non-deadline interceptor (timeoutMs 5000, D-01 rule 3). No vector
+    asserts a tighter window."""
+    return sum(10 * t + 5000 for t in timeouts) or 10 * 5000 + 5000
