@@ -88,6 +88,15 @@ pub fn holds_refused_float(value: &Value) -> bool {
     walk(value)
 }
 
+/// Whether the identity projection of `obj` (a context at `point`) holds a
+/// float the readings refuse ([`Readings::integral_floats_refused`]).
+pub fn refuses_float_in(obj: &serde_json::Map<String, Value>, point: crate::point::Point) -> bool {
+    get().integral_floats_refused
+        && crate::identity::jcs::projection_members(obj, point)
+            .into_iter()
+            .any(|(m, _)| holds_refused_float(m))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -118,7 +118,7 @@ impl IdentityProvider {
         if scan.bytes > MAX_CONTEXT_BYTES {
             return Err(BoundedError::Bounds(DomainError::TooLarge));
         }
-        if scan.unsafe_integer || refused_float(obj, point) {
+        if scan.unsafe_integer || crate::readings::refuses_float_in(obj, point) {
             return Err(BoundedError::Identity(IdentityError::Domain(
                 DomainError::UnsafeInteger,
             )));
@@ -144,23 +144,13 @@ pub fn jcs_sha256(
     for (member, depth) in projection_members(obj, point) {
         check_domain(member, depth)?;
     }
-    if refused_float(obj, point) {
+    if crate::readings::refuses_float_in(obj, point) {
         return Err(IdentityError::Domain(DomainError::UnsafeInteger));
     }
     if raw_unsafe {
         return Err(IdentityError::RawInteger);
     }
     Ok(hash_projection(obj, point))
-}
-
-/// Whether the identity projection holds a float of integral value beyond
-/// ±(2^53 − 1) that the process's readings refuse
-/// ([`crate::readings::Readings::integral_floats_refused`]).
-fn refused_float(obj: &serde_json::Map<String, Value>, point: crate::point::Point) -> bool {
-    crate::readings::get().integral_floats_refused
-        && projection_members(obj, point)
-            .into_iter()
-            .any(|(m, _)| crate::readings::holds_refused_float(m))
 }
 
 /// Host-registered custom providers, by name.
