@@ -568,6 +568,26 @@ fn request_assert(
                 ));
             }
         }
+        if let Some(token) = &a.bearer {
+            let token = token.replace("{{canary}}", canary);
+            let ok = got.as_ref().and_then(Value::as_str).is_some_and(|v| {
+                v.split_once(' ').is_some_and(|(scheme, given)| {
+                    scheme.eq_ignore_ascii_case("bearer") && given == token
+                })
+            });
+            if !ok {
+                let shown = got
+                    .as_ref()
+                    .map(|g| g.to_string().replace(canary, "<canary>"));
+                bad(format!(
+                    "is {shown:?}, expected the Bearer scheme (any case) with {}",
+                    a.bearer
+                        .as_deref()
+                        .unwrap_or_default()
+                        .replace("{{canary}}", "<canary>")
+                ));
+            }
+        }
         if let Some(p) = &a.eq_ptr {
             let other = r.json.as_ref().and_then(|j| j.pointer(p));
             if got.is_none() || got.as_ref() != other {
@@ -680,14 +700,17 @@ fn global(
                         f.push(fail("global.tool", format!("{tag}: tool.name is not {:?} as the harness was given it (ahp-9.3-b)", tool.name)));
                     }
                     // The draft makes tool.kind optional and free-form
-                    // (DIFFERENCES.md item 8): only 0.1 pins it.
-                    if !v.is_draft()
-                        && ev.and_then(|t| t.get("kind")).and_then(Value::as_str)
-                            != Some(tool.kind.as_str())
-                    {
+                    // (DIFFERENCES.md item 8): only 0.1 checks it, and 0.1
+                    // lets a harness "Assign a v0.1 `kind` or use `other`"
+                    // (§22), so `other` passes too (issue 26).
+                    let kind = ev.and_then(|t| t.get("kind")).and_then(Value::as_str);
+                    if !v.is_draft() && kind != Some(tool.kind.as_str()) && kind != Some("other") {
                         f.push(fail(
                             "global.tool",
-                            format!("{tag}: tool.kind is not {:?} (ahp-9.3-c)", tool.kind),
+                            format!(
+                                "{tag}: tool.kind is neither {:?} nor \"other\" (ahp-9.3-c, §22)",
+                                tool.kind
+                            ),
                         ));
                     }
                     if !ev

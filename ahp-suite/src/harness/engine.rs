@@ -619,8 +619,17 @@ fn collect(
                         Some("hooks/observe") => "observe",
                         _ => "other",
                     };
+                    // A blank line is not a message: whether a harness may
+                    // write one is left open (D-24), so it never counts
+                    // towards "exactly one JSON-RPC message" (issue 26).
+                    let blank = l
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| t.trim().is_empty());
                     if let Some(p) = procs.iter_mut().rev().find(|p| Some(p.pid) == pid) {
-                        p.frames += 1;
+                        if !blank {
+                            p.frames += 1;
+                        }
                     }
                     mine.push(Received {
                         backend: name.clone(),

@@ -290,10 +290,15 @@ async fn serve(mut stream: TcpStream, st: Arc<State>) {
         _ => "other",
     };
     let script = st.scripts.get(&backend);
+    // HTTP auth schemes are case-insensitive (RFC 9110 §11.1); the token is
+    // compared exactly (issue 26: `bearer` and `BEARER` follow the text too).
     let auth_ok = script.and_then(|s| s.bearer.as_ref()).map(|token| {
-        headers
-            .iter()
-            .any(|(k, v)| k == "authorization" && *v == format!("Bearer {token}"))
+        headers.iter().any(|(k, v)| {
+            k == "authorization"
+                && v.split_once(' ').is_some_and(|(scheme, given)| {
+                    scheme.eq_ignore_ascii_case("bearer") && given == token
+                })
+        })
     });
     let index = {
         let mut r = st.records.lock().unwrap_or_else(|p| p.into_inner());

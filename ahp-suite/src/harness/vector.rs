@@ -196,6 +196,11 @@ pub struct RequestAssert {
     /// Equals this value (`"{{canary}}"` inside a string is the canary).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eq: Option<Value>,
+    /// With `header: authorization`: the credentials are the scheme
+    /// `Bearer` in any case (HTTP schemes are case-insensitive) and then
+    /// exactly this token (`{{canary}}` is the canary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bearer: Option<String>,
     /// Equals what this pointer selects in the same message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eq_ptr: Option<String>,
@@ -485,10 +490,16 @@ impl HarnessVector {
                 p.push(format!("request_assert[{i}]: exactly one of ptr, header"));
             }
             let n = usize::from(r.eq.is_some())
+                + usize::from(r.bearer.is_some())
                 + usize::from(r.eq_ptr.is_some())
                 + usize::from(r.present.is_some())
                 + usize::from(r.json_type.is_some())
                 + usize::from(r.contains.is_some());
+            if r.bearer.is_some() && r.header.as_deref() != Some("authorization") {
+                p.push(format!(
+                    "request_assert[{i}]: bearer goes with header authorization"
+                ));
+            }
             if n == 0 {
                 p.push(format!("request_assert[{i}] states nothing"));
             }

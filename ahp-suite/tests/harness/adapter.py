@@ -10,6 +10,10 @@ so that the suite must fail the vectors that check it:
   leak-token           puts the bearer token into the event's source
   wait-late            waits 4 x timeoutMs, so it takes late replies
 
+`--mode other-readings` breaks nothing: it takes choices the text leaves open the
+other way (issue 26: `kind: "other"`, the Bearer scheme in lower case, a blank line
+after a per_event message), and must pass every gating vector, as `correct` does.
+
 Stdlib only. One JSON-RPC message per line on stdin/stdout; diagnostics on
 stderr.
 """
@@ -220,6 +224,8 @@ class Stdio:
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         except OSError as e:
             raise Failure("launch: %s" % e)
+        if MODE == "other-readings":
+            frame += b"\n"  # a blank line after the one message: left open (D-24)
         try:
             out, _ = p.communicate(frame, timeout=max(0.001, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -282,7 +288,8 @@ class Http:
             token = self.env.get(self.token_env)
             if token is None:
                 raise Failure("tokenEnv not set")  # never unauthenticated (D-23)
-            headers["Authorization"] = "Bearer " + token
+            # other-readings: HTTP auth schemes are case-insensitive (RFC 9110 §11.1).
+            headers["Authorization"] = ("bearer " if MODE == "other-readings" else "Bearer ") + token
         req = urllib.request.Request(url or self.url, data=body, headers=headers, method="POST")
         opener = urllib.request.build_opener(NoRedirect)
         try:
@@ -421,7 +428,9 @@ class Harness:
     def tool_call(self, p):
         tool = p["tool"]
         call_id = p.get("callId") or "call_" + uuid.uuid4().hex
-        ev = self.event("tool.before", tool={"callId": call_id, "name": tool["name"], "kind": tool["kind"], "input": tool["input"]})
+        # other-readings: §22 "Assign a v0.1 `kind` or use `other`."
+        kind = "other" if MODE == "other-readings" else tool["kind"]
+        ev = self.event("tool.before", tool={"callId": call_id, "name": tool["name"], "kind": kind, "input": tool["input"]})
         self.notify(ev)
 
         def ask(b, s):
@@ -461,7 +470,7 @@ class Harness:
                 return {"outcome": "denied", "synthetic": True, "reason": GENERIC, "code": None}
         if p.get("hostPermission") == "prompt":
             return {"outcome": "prompted"}
-        self.notify(self.event("tool.after", tool={"callId": call_id, "name": tool["name"], "kind": tool["kind"], "input": tool["input"], "output": "ok"}))
+        self.notify(self.event("tool.after", tool={"callId": call_id, "name": tool["name"], "kind": kind, "input": tool["input"], "output": "ok"}))
         return {"outcome": "executed"}
 
     def close(self):

@@ -70,15 +70,38 @@ pub fn digests(report: &Value) -> (String, String) {
     (results_digest, digest::digest_value(&v).unwrap_or_default())
 }
 
-/// The clauses `covers` names, as the catalog quotes them, in the order
-/// the vector lists them; an id the catalog lacks is left out.
-fn cited(catalog: Option<&crate::catalog::Catalog>, covers: &[String]) -> Vec<ClauseQuote> {
-    let Some(catalog) = catalog else {
+/// The catalogs a report of `suite` cites clauses from, the first that has
+/// an id winning: the suite's own, then, for a draft line, its released
+/// line's, since a draft keeps every released clause it does not change
+/// (`spec/draft/README.md`, `spec/ahp/draft/DIFFERENCES.md`). The quote then
+/// names the released text it comes from.
+fn catalogs_for(spec: &str) -> Vec<crate::catalog::Catalog> {
+    use crate::suite::{AhpLine, SpecVersion, Suite};
+    let Some(suite) = Suite::parse(spec) else {
         return Vec::new();
     };
+    let released = match suite {
+        Suite::AgentHooks(SpecVersion::Draft) => Some(Suite::AgentHooks(SpecVersion::V0_1)),
+        Suite::Ahp(AhpLine::Draft) => Some(Suite::Ahp(AhpLine::V0_1)),
+        _ => None,
+    };
+    [Some(suite), released]
+        .into_iter()
+        .flatten()
+        .filter_map(|s| crate::catalog::embedded_for(s).ok())
+        .collect()
+}
+
+/// The clauses `covers` names, as the catalogs quote them, in the order
+/// the vector lists them; an id no catalog has is left out.
+fn cited(catalogs: &[crate::catalog::Catalog], covers: &[String]) -> Vec<ClauseQuote> {
     covers
         .iter()
-        .filter_map(|id| catalog.clauses.iter().find(|c| &c.id == id))
+        .filter_map(|id| {
+            catalogs
+                .iter()
+                .find_map(|catalog| catalog.clauses.iter().find(|c| &c.id == id))
+        })
         .map(|c| ClauseQuote {
             id: c.id.clone(),
             text: c.text.clone(),
@@ -102,8 +125,7 @@ pub fn build<'a>(
     let mut entries = Vec::new();
     let mut vectors_ms = BTreeMap::new();
     let mut digests: Vec<&str> = Vec::new();
-    let catalog = crate::suite::Suite::parse(&ctx.spec)
-        .and_then(|suite| crate::catalog::embedded_for(suite).ok());
+    let catalogs = catalogs_for(&ctx.spec);
     for (i, v) in vectors.into_iter().enumerate() {
         digests.push(&v.sha256);
         let Some(o) = outcomes.get(i) else { continue };
@@ -131,7 +153,7 @@ pub fn build<'a>(
             failures: o.failures.clone(),
             baseline: None,
             clauses: if o.status == crate::outcome::Status::Fail {
-                cited(catalog.as_ref(), &v.covers)
+                cited(&catalogs, &v.covers)
             } else {
                 Vec::new()
             },
@@ -331,6 +353,36 @@ mod tests {
             covers: vec!["3-a".into()],
             role: None,
         }
+    }
+
+    #[test]
+    fn a_failure_cites_its_clauses_with_their_sentences_and_a_draft_falls_back_to_its_release() {
+        let released = catalogs_for("agent-hooks/0.1");
+        let got = cited(
+            &released,
+            &["10.3-j".into(), "no-such-1".into(), "3-a".into()],
+        );
+        let ids: Vec<&str> = got.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["10.3-j", "3-a"]);
+        assert!(
+            got.iter().all(|c| c.quote.is_some() && c.source.is_some()),
+            "{got:#?}"
+        );
+        let draft = catalogs_for("agent-hooks/draft");
+        assert!(
+            draft.len() >= 2,
+            "the draft's own catalog, then the released one"
+        );
+        assert_eq!(cited(&draft, &["3-a".into()]).len(), 1);
+        assert_eq!(
+            cited(
+                &catalogs_for("agent-hooks-protocol/draft"),
+                &["ahp-13.2-a".into()]
+            )
+            .len(),
+            1
+        );
+        assert!(catalogs_for("no-such-spec").is_empty());
     }
 
     /// `seal` digests the struct without building its `Value`; `verify`

@@ -234,23 +234,32 @@ def invalid(title, diff, fn, requirements, sections, notes=None, covers=("ahp-6.
     )
 
 
+SAME_TWINS = []
+
+
 def accepted(title, diff, fn, requirements, sections, notes=None, covers=("ahp-6.2-j",), same=False):
     """A request the draft schemas accept although 0.1 would not: a valid
-    decision, after the unchanged baseline. With `same`, the change is one
-    that must not change the outcome (an unknown member, ignored), so the
-    decision equals the baseline's; otherwise a backend's policy may read the
-    changed member and decide differently, and only validity is asserted."""
+    decision, after the unchanged baseline; that is all a gating vector
+    asserts. With `same`, the change is one a receiver ignores (an unknown
+    member), and an advisory twin, written after every other vector, asserts
+    that the decision equals the baseline's (D-37, carried over: the text
+    never makes a backend's decision a function of the request alone; issue
+    26). Otherwise a backend's policy may read the changed member and decide
+    differently."""
     base = intercept(tool_before(ev("_0")))
     changed = edited(intercept(tool_before(ev("_1"))), fn)
-    vector(
+    v = vector(
         title,
         diff,
         requirements,
         covers,
         sections,
-        [(req(base, "baseline"), decision()), (req(changed), decision(same_as=0 if same else None))],
+        [(req(base, "baseline"), decision()), (req(changed), decision())],
         notes=notes,
     )
+    if same:
+        SAME_TWINS.append((v, title, diff, fn, requirements, sections, covers))
+    return v
 
 
 # --- 1. version ---------------------------------------------------------------
@@ -480,7 +489,7 @@ invalid(
     advisory="DD-01",
 )
 accepted(
-    "An unknown member at the event level of a draft tool.before does not change the decision",
+    "An unknown member at the event level of a draft tool.before is ignored: the request still gets a valid decision",
     "9",
     lambda f: f["params"]["event"].update({"x_ctk_unknown": {"nested": True}}),
     ["AHP-TB-001", "AHP-DEC-001"],
@@ -489,7 +498,7 @@ accepted(
     same=True,
 )
 accepted(
-    "An unknown member in params of a draft intercept request does not change the decision",
+    "An unknown member in params of a draft intercept request is ignored: the request still gets a valid decision",
     "9",
     lambda f: f["params"].update({"x_ctk_unknown": 1}),
     ["AHP-RPC-001", "AHP-DEC-001"],
@@ -498,7 +507,7 @@ accepted(
     same=True,
 )
 accepted(
-    "An unknown member at the root of a draft intercept request does not change the decision",
+    "An unknown member at the root of a draft intercept request is ignored: the request still gets a valid decision",
     "carried",
     lambda f: f.update({"x_ctk_unknown": "ignored"}),
     ["AHP-RPC-001", "AHP-DEC-001"],
@@ -813,6 +822,30 @@ vector(
     profiles=("base", "lifecycle-observation", "tool-interception"),
     advisory="D-03",
 )
+
+
+# --- issue 26: the same-decision pins, advisory (D-37, carried over) ------------
+#
+# The gating vectors above that change only an ignored member assert a valid
+# decision; their twins here pin the preferred reading that the decision is
+# the baseline's (0.1 DECISIONS.md D-37, "0.1" and "draft" swapped).
+
+for gating, title, diff, fn, requirements, sections, covers in SAME_TWINS:
+    base = intercept(tool_before(ev("_0")))
+    changed = edited(intercept(tool_before(ev("_1"))), fn)
+    twin = vector(
+        title.replace(" is ignored: the request still gets a valid decision", " does not change the decision: the same decision as the baseline's (D-37)"),
+        diff,
+        requirements,
+        covers,
+        sections,
+        [(req(base, "baseline"), decision()), (req(changed), decision(same_as=0))],
+        advisory="D-37",
+        notes="The text asks for a valid decision, not the same one (a backend may decide by its own state, "
+        "the event id or the time). Gating twin: %s." % gating["id"],
+    )
+    gating["notes"] += (" The text asks for a valid decision, not the same one; that the decision equals the "
+                        "baseline's is the advisory %s (D-37)." % twin["id"])
 
 
 # --- output ---------------------------------------------------------------------

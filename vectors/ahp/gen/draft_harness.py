@@ -704,7 +704,8 @@ def http_vectors():
         [call("executed", calls=["A"])], "http",
         load_env={"CTK_AHP_BEARER": "{{canary}}"},
         expect={"request_assert": [
-            {"backend": "A", "header": "authorization", "eq": "Bearer {{canary}}", "required": True},
+            # HTTP auth schemes are case-insensitive (RFC 9110 §11.1): `bearer` passes too (issue 26).
+            {"backend": "A", "header": "authorization", "bearer": "{{canary}}", "required": True},
             {"backend": "A", "header": "content-type", "present": True},
         ] + shape_asserts("A")},
     )

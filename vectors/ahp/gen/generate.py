@@ -438,34 +438,47 @@ vector(
 )
 
 # 6. unknown members
+#
+# Gating: a request with unknown members is still a valid request (7.3, 6.1),
+# so it gets one valid decision (6.2), never an error. That the decision is
+# the one the same request gets without them is D-37, pinned only by the
+# advisory twins in section 15 (issue 26: the text never makes a backend's
+# decision a function of the request alone).
+WHERES = ["root", "params", "event", "session", "tool", "capabilities"]
 base = intercept(tool_before("evt_b_unknown_plain"))
-for where in ["root", "params", "event", "session", "tool", "capabilities"]:
-    plain = copy.deepcopy(base)
+
+
+def unknown_pair(where):
+    """The plain request and the same request with an unknown member at
+    `where` (every level when `where` is None), ids from the next vector."""
     n = len(VECTORS) + 1
+    plain = copy.deepcopy(base)
     plain["id"] = plain["params"]["event"]["id"] = "evt_b%04d_plain" % n
-    extra = with_unknown(plain, where)
+    extra = copy.deepcopy(plain)
+    for w in WHERES if where is None else [where]:
+        extra = with_unknown(extra, w)
     extra["id"] = extra["params"]["event"]["id"] = "evt_b%04d_unknown" % n
-    vector(
-        "An unknown member in the request's %s object is ignored: the backend gives the same valid decision as for the same request without it" % where,
+    return plain, extra
+
+
+UNKNOWN_GATING = []
+for where in WHERES:
+    plain, extra = unknown_pair(where)
+    UNKNOWN_GATING.append(vector(
+        "An unknown member in the request's %s object is ignored: the request still gets one valid decision (no effect or one deny), not an error" % where,
         ["AHP-CORE-003", "AHP-DEC-001"],
         ["ahp-6.1-i", "ahp-7.3-a", "ahp-6.1-b"],
         ["6.1", "7.3"],
-        [(req(plain), decision()), (req(extra), decision(same_as=0))],
-        notes="The two requests differ only in the event id and the unknown member; a receiver that ignores unknown members decides both alike.",
-    )
-everywhere = copy.deepcopy(base)
-everywhere["id"] = everywhere["params"]["event"]["id"] = "evt_b%04d_unknown" % (len(VECTORS) + 1)
-for w in ["root", "params", "event", "session", "tool", "capabilities"]:
-    everywhere = with_unknown(everywhere, w)
-plain = copy.deepcopy(base)
-plain["id"] = plain["params"]["event"]["id"] = "evt_b%04d_plain" % (len(VECTORS) + 1)
-vector(
-    "Unknown members at every level at once (root, params, event, session, tool, capabilities) are ignored: same valid decision as without them",
+        [(req(plain), decision()), (req(extra), decision())],
+    ))
+plain, everywhere = unknown_pair(None)
+UNKNOWN_GATING.append(vector(
+    "Unknown members at every level at once (root, params, event, session, tool, capabilities) are ignored: the request still gets one valid decision, not an error",
     ["AHP-CORE-003", "AHP-DEC-001"],
     ["ahp-6.1-i", "ahp-7.3-a"],
     ["6.1", "7.3"],
-    [(req(plain), decision()), (req(everywhere), decision(same_as=0))],
-)
+    [(req(plain), decision()), (req(everywhere), decision())],
+))
 
 # 7. native and extensions
 def with_native(frame):
@@ -831,6 +844,31 @@ vector(
     [(req(intercept(tool_before('evt_b%04d "q" \\back/slash\t\u0001' % n))), decision())],
 )
 
+# 15. issue 26: the same-decision pins that AHP-B-0025..0031 used to gate on,
+# now advisory (D-37). Same two requests as their gating twins (fresh ids);
+# the second must get the decision the first got.
+for where, gating in zip(WHERES + [None], UNKNOWN_GATING):
+    plain, extra = unknown_pair(where)
+    what = "in the request's %s object" % where if where else "at every level at once (root, params, event, session, tool, capabilities)"
+    adv = vector(
+        "Unknown members %s do not change the decision: the same decision as for the same request without them (D-37)" % what,
+        ["AHP-CORE-003", "AHP-DEC-001"],
+        ["ahp-6.1-i", "ahp-7.3-a"],
+        ["6.1", "7.3"],
+        [(req(plain), decision()), (req(extra), decision(same_as=0))],
+        advisory="D-37",
+    )
+    note = (
+        "The text requires a valid decision for both requests (7.3, 6.2), not the same one: a backend may "
+        "decide by its own state, the event id or the time, and the only sentence that asks for the same result "
+        "twice (15) is a SHOULD for a repeated event id. "
+    )
+    gating["notes"] = note + "That the two decisions are equal is the advisory %s (D-37)." % adv["id"]
+    adv["notes"] = note + "The two requests differ only in the event id and the unknown members; a backend that ignores unknown members as D-37 prefers decides both alike. Gating twin: %s." % gating["id"]
+    # Keep `notes` where vector() puts it: after advisory, before send.
+    for v in (gating, adv):
+        for k in ("send", "expect", "run"):
+            v[k] = v.pop(k)
 
 
 def main():

@@ -21,7 +21,13 @@ Rules every vector follows (spec/ahp/0.1/DECISIONS.md):
   the request arrived; a timely reply is sent at once; non-deadline vectors
   use timeoutMs >= 5000, deadline vectors >= 200; upper bounds are
   10 x timeoutMs + 5000 ms for each interceptor a call may ask, summed
-  (d01_bound); orderings, never tight windows.
+  (d01_bound); orderings, never tight windows. A deadline under 5000 ms may
+  run out before the request reaches the backend (14.4, D-01 rule 7): such a
+  vector asserts `asked` / `not_asked` for the rest of the chain, never
+  `calls` with that backend.
+- A harness may retry while the deadline runs (15): every gating vector
+  holds whether or not it does (D-18); scripted plans go by request count,
+  so a retry takes the next plan.
 - Gating vectors assert only what the 0.1 text requires; a SHOULD or a
   preferred reading is `advisory` with its decision id.
 - Every failure class of 14.1 runs under fail-open (A fails, B is asked,
@@ -136,12 +142,17 @@ def backend(binding, sc, lifecycle="persistent", **kw):
 # --- triggers -------------------------------------------------------------------
 
 
-def call(outcome, denial=None, calls=None, perm="allow", tool=None, max_ms=None, before=None, excludes=None, call_id=None):
+def call(outcome, denial=None, calls=None, perm="allow", tool=None, max_ms=None, before=None, excludes=None, call_id=None,
+         asked=None, not_asked=None):
     e = {"outcome": outcome if isinstance(outcome, list) else [outcome]}
     if denial:
         e["denial"] = denial
     if calls is not None:
         e["calls"] = list(calls)
+    if asked:
+        e["asked"] = list(asked)
+    if not_asked:
+        e["not_asked"] = list(not_asked)
     if max_ms is not None:
         e["max_answer_ms"] = max_ms
     if before:
@@ -299,11 +310,11 @@ BOTH = ("stdio", "http")
 klass("deadline_exceeded", BOTH, lambda b, p: script([{"do": "sleep", "ms": NEVER_MS}]),
       covers=["ahp-14.4-b", "ahp-14.4-e"], sections=["14.4"], timeout=DEADLINE_MS,
       requirements=["AHP-FAIL-002"],
-      notes="A never answers; the outcome comes within 10 x timeoutMs + 5000 ms for A, plus B's bound under fail-open (D-01).")
+      notes="A never answers; the outcome comes within 10 x timeoutMs + 5000 ms for A, plus B's bound under fail-open (D-01). The deadline covers connection setup and transmission (14.4), so A's request need not arrive: fail-open asks B, fail-closed never asks B, in any order with A (D-01 rule 7).")
 klass("late_reply", BOTH, lambda b, p: script([{"do": "sleep", "ms": LATE_MS}, reply(result(payload(p)))]),
       covers=["ahp-14.4-b", "ahp-14.4-e"], sections=["14.4"], timeout=DEADLINE_MS,
       requirements=["AHP-FAIL-002"],
-      notes="A answers 3 x timeoutMs late (a deny under fail-open, no effect under fail-closed); the late reply is never applied and the outcome comes before it (D-01).")
+      notes="A answers 3 x timeoutMs late (a deny under fail-open, no effect under fail-closed); the late reply is never applied and the outcome comes before it (D-01). The deadline covers connection setup and transmission (14.4), so A's request need not arrive: fail-open asks B, fail-closed never asks B, in any order with A (D-01 rule 7).")
 klass("connection_lost", BOTH, lambda b, p: script([{"do": "close"}]),
       sections=["14.1"], notes="stdio: A closes its stdout; HTTP: the connection is dropped without a response.")
 klass("unreachable", BOTH, lambda b, p: {"launch": "missing" if b == "stdio" else "refused"},
@@ -398,15 +409,25 @@ def failure_vectors():
                 before = ["A"] if deadline else None
                 # An unreachable A never receives the request.
                 asked = [] if "launch" in a else ["A"]
+                # A deadline vector's deadline covers connection setup and
+                # transmission (14.4), so it may run out before the request
+                # reaches A (D-01 rule 7): then only the order-free part of
+                # the chain is asserted (asked / not_asked, as DD-05 does).
                 if policy == "fail-open":
                     # A's failure, then B's exchange (D-01: both bounds).
                     max_ms = d01_bound(c["timeout"], 5000)
-                    trig = call("executed", calls=asked + ["B"], max_ms=max_ms, before=before)
+                    if deadline:
+                        trig = call("executed", asked=["B"], max_ms=max_ms, before=before)
+                    else:
+                        trig = call("executed", calls=asked + ["B"], max_ms=max_ms, before=before)
                     covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-22-h"]
                     verb = "the harness records it and asks B, and the tool runs"
                 else:
                     max_ms = d01_bound(c["timeout"])
-                    trig = call("denied", denial="synthetic", calls=asked, max_ms=max_ms, before=before)
+                    if deadline:
+                        trig = call("denied", denial="synthetic", not_asked=["B"], max_ms=max_ms, before=before)
+                    else:
+                        trig = call("denied", denial="synthetic", calls=asked, max_ms=max_ms, before=before)
                     covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-6.2-h", "ahp-14.3-c", "ahp-22-h"]
                     # An unadvertised effect that ends in a synthetic denial
                     # was not silently dropped (a dropped one would run the tool).
@@ -443,8 +464,16 @@ def per_event_failure_vectors():
     for name, sc, extra in cases:
         for policy in ("fail-open", "fail-closed"):
             timeout = DEADLINE_MS if name == "deadline_exceeded" else 5000
-            if policy == "fail-open":
+            # A short deadline may run out while A's process is being
+            # launched, before the request reaches it (14.4, D-01 rule 7):
+            # then only the order-free part of the chain is asserted.
+            short = timeout < 5000
+            if policy == "fail-open" and short:
+                trig = call("executed", asked=["B"], max_ms=d01_bound(timeout, 5000))
+            elif policy == "fail-open":
                 trig = call("executed", calls=["A", "B"], max_ms=d01_bound(timeout, 5000))
+            elif short:
+                trig = call("denied", denial="synthetic", not_asked=["B"], max_ms=d01_bound(timeout))
             else:
                 trig = call("denied", denial="synthetic", calls=["A"], max_ms=d01_bound(timeout))
             vector(
@@ -459,6 +488,7 @@ def per_event_failure_vectors():
                 lifecycle="per_event",
                 failure_class=name,
                 failure_policy=policy,
+                notes="A never answers. The deadline covers connection setup (here A's process launch) and transmission (14.4), so A's request need not arrive: fail-open asks B, fail-closed never asks B (D-01 rule 7)." if short else None,
             )
 
 
@@ -685,6 +715,13 @@ def composition_vectors():
             profiles=("base", "tool-interception", "lifecycle-observation"),
             expect={"request_assert": [{"backend": "A", "ptr": "/method", "eq": "hooks/observe"}]},
         )
+    # Plans go by request count (ahp-suite/ADAPTER.md), so a retry of a call
+    # takes the next plan. A harness MAY retry while the deadline is active
+    # (15, D-18): the third plan answers any attempt after call 2's first
+    # (a retry of call 2, or call 2 after a retried call 1) with no effect,
+    # and call 1 may end denied by its retry, which took plan 2's deny with
+    # its own id. Neither call asserts that A got the request: the 300 ms
+    # deadline may run out before it arrives (14.4, D-01 rule 7).
     vector(
         "A late reply carrying an earlier request's id is not applied to the current request (persistent stdio, D-17)",
         ["AHP-COMP-001", "AHP-FAIL-002"], ["ahp-17.2-a", "ahp-14.4-e"], ["14.4", "17.2"],
@@ -692,10 +729,12 @@ def composition_vectors():
         {"A": stdio(script(
             [{"do": "sleep", "ms": 60000}],
             [raw(text='{"jsonrpc":"2.0","id":{{prev_id}},"result":{"protocolVersion":"0.1","effects":[{"type":"deny","reason":"stale"}]}}'), {"do": "reply"}],
+            NO_EFFECT,
         ))},
-        [call("executed", calls=["A"], max_ms=BOUND_MS), call("executed", calls=["A"], max_ms=BOUND_MS)],
+        # No `denial` on call 1: the loader allows it only with outcome [denied].
+        [call(["executed", "denied"], max_ms=BOUND_MS), call("executed", max_ms=BOUND_MS)],
         "stdio", lifecycle="persistent",
-        notes="Call 1 times out (fail-open, the tool runs). For call 2, A first writes a deny with call 1's id, then no effect with call 2's id: matched by id, call 2 runs.",
+        notes="Call 1 times out (fail-open, the tool runs). For call 2, A first writes a deny with call 1's id, then no effect with call 2's id: matched by id, call 2 runs; a harness that takes the stale line for a mismatched-id failure runs it too (fail-open). A harness may retry call 1 while its deadline is active (15): the retry takes the second plan, whose deny carries call 1's own id, so call 1 may also end denied; any later attempt gets no effect (third plan). Whether A's requests arrive at all is not asserted (the deadline covers connection setup, 14.4, D-01 rule 7).",
     )
     vector(
         "Two tool calls get distinct event ids, and each is one request per backend",
@@ -882,7 +921,8 @@ def http_vectors():
         [call("executed", calls=["A"])], "http",
         load_env={"CTK_AHP_BEARER": "{{canary}}"},
         expect={"request_assert": [
-            {"backend": "A", "header": "authorization", "eq": "Bearer {{canary}}", "required": True},
+            # HTTP auth schemes are case-insensitive (RFC 9110 §11.1): `bearer` passes too (issue 26).
+            {"backend": "A", "header": "authorization", "bearer": "{{canary}}", "required": True},
             {"backend": "A", "header": "content-type", "present": True},
         ] + shape_asserts("A")},
     )
@@ -1023,7 +1063,7 @@ def clause_gap_vectors():
         {"backend": b, "method": "hooks/observe", "ptr": "/params/event/session/id", "type": "string"},
     ]
     vector(
-        "Every event carries id, source, type, time and a session with an id; tool events carry callId, name and kind as given (intercepts schema-checked, observations by pointer)",
+        "Every event carries id, source, type, time and a session with an id; tool events carry callId and name as given and a kind (intercepts schema-checked, observations by pointer)",
         ["AHP-TB-001"],
         ["ahp-9.1-a", "ahp-9.1-b", "ahp-9.1-c", "ahp-9.1-d", "ahp-9.1-e", "ahp-9.2-a",
          "ahp-9.3-a", "ahp-9.3-b", "ahp-9.3-c", "ahp-9.3-f", "ahp-10.2-a", "ahp-7.4-a"],
@@ -1036,7 +1076,8 @@ def clause_gap_vectors():
             {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/callId", "eq": "ctk-call-shape-1", "required": True},
             {"backend": "O", "method": "hooks/observe", "ptr": "/params/event/tool/callId", "eq": "ctk-call-shape-1"},
             {"backend": "O", "method": "hooks/observe", "ptr": "/params/event/tool/name", "eq": TOOL["name"]},
-            {"backend": "O", "method": "hooks/observe", "ptr": "/params/event/tool/kind", "eq": TOOL["kind"]},
+            # §22: "Assign a v0.1 `kind` or use `other`": any string, not only the kind given (issue 26).
+            {"backend": "O", "method": "hooks/observe", "ptr": "/params/event/tool/kind", "type": "string"},
         ]},
         notes="A non-empty string and the RFC 3339 and URI formats are checked on hooks/intercept (schema); on hooks/observe the pointers check presence and JSON type.",
     )
@@ -1083,7 +1124,8 @@ def clause_gap_vectors():
         expect={"request_assert": [
             {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/name", "eq": final["name"], "required": True},
             {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/input", "eq": final["input"], "required": True},
-            {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/kind", "eq": final["kind"], "required": True},
+            # The kind is the harness's to assign (§22: a v0.1 kind or `other`), checked by global.tool.
+            {"backend": "A", "method": "hooks/intercept", "ptr": "/params/event/tool/kind", "type": "string", "required": True},
         ]},
     )
     # Backend responses are untrusted even from an authenticated backend
