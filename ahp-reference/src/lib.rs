@@ -17,6 +17,7 @@
 
 pub mod backend;
 pub mod draft;
+pub mod freedoms;
 pub mod http;
 pub mod log;
 pub mod policy;

@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use ctk_ahp_reference::freedoms::{FreedomWriter, Freedoms};
 use ctk_ahp_reference::http::{self, HttpOptions};
 use ctk_ahp_reference::log::Logger;
 use ctk_ahp_reference::policy::{Policy, DEFAULT_POLICY_JSON};
@@ -58,6 +59,16 @@ struct Cli {
     /// Write no diagnostics to stderr.
     #[arg(long, global = true)]
     quiet: bool,
+    /// Take the other allowed choice at these places the text leaves open
+    /// (`all`, `none`, or ids of spec/ahp/0.1/freedoms.json, comma
+    /// separated; issue 26). stdio only for now.
+    #[arg(
+        long,
+        global = true,
+        value_name = "all|none|ID,...",
+        default_value = "none"
+    )]
+    freedoms: String,
     #[command(subcommand)]
     command: Command,
 }
@@ -114,6 +125,13 @@ fn main() -> ExitCode {
         Spec::V0_1 => ProtocolLine::V0_1,
         Spec::Draft => ProtocolLine::Draft,
     };
+    let freedoms = match Freedoms::parse(&cli.freedoms) {
+        Ok(f) => f,
+        Err(e) => {
+            log.line(&format!("--freedoms: {e}"));
+            return ExitCode::from(2);
+        }
+    };
     let backend = Backend::with_line(policy, line);
     match cli.command {
         Command::DefaultPolicy => {
@@ -125,7 +143,7 @@ fn main() -> ExitCode {
             max_frame_bytes,
         } => {
             let input = std::io::stdin().lock();
-            let output = std::io::stdout().lock();
+            let output = FreedomWriter::new(std::io::stdout().lock(), freedoms);
             let result = if per_event {
                 stdio::serve_per_event(&backend, input, output, max_frame_bytes, &log)
             } else {
@@ -145,6 +163,10 @@ fn main() -> ExitCode {
             max_body_bytes,
             ignore_stdin,
         } => {
+            if !freedoms.is_empty() {
+                log.line("--freedoms: the reference backend takes its freedoms on the stdio binding only so far");
+                return ExitCode::from(2);
+            }
             let bearer_token = match token_env {
                 None => None,
                 Some(name) => match std::env::var(&name) {

@@ -3,6 +3,7 @@
 mod agent_loop;
 mod best_effort;
 mod composition;
+mod freedoms;
 mod golden;
 mod harness;
 mod props;
