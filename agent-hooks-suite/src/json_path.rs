@@ -107,18 +107,6 @@ pub fn pointer_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-/// The integer a JSON number denotes, however it is spelled: `3`, `3.0`
-/// and `3e0` are one number (JSON Schema's `integer` counts all three), and
-/// a host may write any of them (freedom `number-spelling`). `None` for a
-/// number with a fraction, or a double beyond 2^53 that may not be exact.
-pub fn as_integer(value: &Value) -> Option<i64> {
-    let n = value.as_number()?;
-    n.as_i64().or_else(|| {
-        let f = n.as_f64()?;
-        (f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_991.0).then_some(f as i64)
-    })
-}
-
 /// JSON equality with numbers compared by mathematical value.
 pub fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {

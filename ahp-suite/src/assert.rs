@@ -195,9 +195,9 @@ fn error_problems(v: &Value, code: Option<i64>) -> Vec<String> {
         }),
         Some(e) => {
             match e.get("code") {
-                Some(c) if integral(c).is_some() => {
+                Some(c) if ctk_core::number::integral(c).is_some() => {
                     if let Some(want) = code {
-                        if integral(c) != Some(want) {
+                        if ctk_core::number::integral(c) != Some(want) {
                             p.push(format!("error.code is {c}, expected {want}"));
                         }
                     }
@@ -215,23 +215,13 @@ fn error_problems(v: &Value, code: Option<i64>) -> Vec<String> {
     p
 }
 
-/// The integer a JSON number denotes however it is spelled (`-32001`,
-/// `-32001.0`): the schemas' `integer` is JSON Schema's, any number with a
-/// zero fraction (issue 26, number spelling). `None` for a fraction or a
-/// double beyond 2^53, which may not be exact.
-pub(crate) fn integral(v: &Value) -> Option<i64> {
-    let n = v.as_number()?;
-    n.as_i64().or_else(|| {
-        let f = n.as_f64()?;
-        (f.fract() == 0.0 && f.abs() <= 9_007_199_254_740_991.0).then_some(f as i64)
-    })
-}
-
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() || integral(v).is_some() => "integer",
+        Value::Number(n) if n.is_i64() || n.is_u64() || ctk_core::number::integral(v).is_some() => {
+            "integer"
+        }
         Value::Number(_) => "number",
         Value::String(_) => "string",
         Value::Array(_) => "array",

@@ -19,6 +19,7 @@ pub mod diff;
 pub mod digest;
 pub mod errors;
 pub mod event;
+pub mod number;
 pub mod outcome;
 pub mod set;
 pub mod suite;

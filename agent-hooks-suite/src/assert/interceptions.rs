@@ -154,7 +154,7 @@ pub fn envelope(ctx: &Value) -> Result<(), String> {
         return Err(format!("unknown interception_point {p:?}"));
     }
     timestamp_ok(&obj["timestamp"])?;
-    if crate::json_path::as_integer(&obj["sequence"]).is_none_or(|s| s < 0) {
+    if ctk_core::number::integral(&obj["sequence"]).is_none_or(|s| s < 0) {
         return Err("sequence is not an integer >= 0".into());
     }
     let agent_ok = obj["agent"]
@@ -219,7 +219,7 @@ pub fn check_sequence(recorded: &[Value], failures: &mut Vec<AssertionFailure>) 
     let mut pre_tool: std::collections::BTreeMap<String, i64> = Default::default();
     let mut highest: Option<(i64, &Value)> = None;
     for (n, ctx) in recorded.iter().enumerate() {
-        let Some(seq) = ctx.get("sequence").and_then(crate::json_path::as_integer) else {
+        let Some(seq) = ctx.get("sequence").and_then(ctk_core::number::integral) else {
             failures.push(AssertionFailure::message(
                 "sequence",
                 format!(

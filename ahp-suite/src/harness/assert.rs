@@ -84,7 +84,7 @@ fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() || crate::assert::integral(v).is_some() => {
+        Value::Number(n) if n.is_i64() || n.is_u64() || ctk_core::number::integral(v).is_some() => {
             "integer"
         }
         Value::Number(_) => "number",
