@@ -47,6 +47,9 @@ pub enum Disposition {
     Error(i64),
     /// A notification (no `id`): never answered (spec 8.4).
     Notification,
+    /// A frame left unanswered that is no notification (a stdio line that
+    /// is not JSON, under the `non-json-line` freedom).
+    Ignored,
 }
 
 /// The outcome of one inbound message.
@@ -404,6 +407,28 @@ impl Backend {
             json!({"protocolVersion": WIRE_VERSION, "effects": effects}),
             disposition,
         ))
+    }
+}
+
+/// What answers one inbound frame on a binding: the [`Backend`] itself, or
+/// an edge around it that takes the other readings of the text
+/// ([`crate::freedoms::FreedomBackend`]). The bindings ask only this, so
+/// the choices the text leaves open stay out of their code.
+pub trait Respond: Send + Sync {
+    /// The outcome of one frame (one stdio line without its newline, or
+    /// one HTTP body).
+    fn respond_to(&self, frame: &[u8]) -> Handled;
+
+    /// How long to wait before sending the reply of `handled` (the backend
+    /// itself answers at once).
+    fn delay(&self, _handled: &Handled) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
+}
+
+impl Respond for Backend {
+    fn respond_to(&self, frame: &[u8]) -> Handled {
+        self.handle_bytes(frame)
     }
 }
 

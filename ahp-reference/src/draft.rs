@@ -49,6 +49,13 @@ const HARNESS_MEMBERS: &[&str] = &["name", "version"];
 const CALL_MEMBERS: &[&str] = &["id", "synthesized"];
 /// The members of the closed `event.tool`.
 const TOOL_MEMBERS: &[&str] = &["name", "kind", "input", "origin", "mcp"];
+
+/// The event's objects the draft closes, each with the members it defines.
+pub(crate) const CLOSED_OBJECTS: [(&str, &[&str]); 3] = [
+    ("harness", HARNESS_MEMBERS),
+    ("call", CALL_MEMBERS),
+    ("tool", TOOL_MEMBERS),
+];
 /// Event-level members that belong to `tool.after` only.
 const AFTER_ONLY: &[&str] = &["outcome", "execution", "durationMs", "fileChanges"];
 /// The values of `params.state.permission`.

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper::header::{
@@ -30,7 +31,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 
-use crate::backend::Backend;
+use crate::backend::{Handled, Respond};
 use crate::log::Logger;
 
 /// The default bound on one request body, in bytes.
@@ -56,6 +57,17 @@ pub enum HttpError {
     },
 }
 
+/// The body of every response: one whole buffer from this binding, any
+/// body (chunked, for one) from a [`Finish`] hook.
+pub type ReplyBody = BoxBody<Bytes, Infallible>;
+
+/// A last look at the response to a handled message before it is sent:
+/// where the other readings of the HTTP binding (status of a notification
+/// or an error, body layout, framing) are taken
+/// ([`crate::freedoms::FreedomBackend::http_finish`]), so that this
+/// binding's own mapping stays the one described above.
+pub type Finish = Arc<dyn Fn(&Handled, Response<ReplyBody>) -> Response<ReplyBody> + Send + Sync>;
+
 /// How the HTTP server answers, beyond the policy.
 #[derive(Clone, Default)]
 pub struct HttpOptions {
@@ -64,6 +76,11 @@ pub struct HttpOptions {
     /// When set, every request must carry `Authorization: Bearer <token>`
     /// with exactly this token, or it gets `401`.
     pub bearer_token: Option<String>,
+    /// Applied to the response of every handled message (none by default).
+    pub finish: Option<Finish>,
+    /// Write header names in title case (`Content-Type`) rather than
+    /// hyper's lower case: HTTP field names are case-insensitive.
+    pub title_case_headers: bool,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -72,6 +89,8 @@ impl std::fmt::Debug for HttpOptions {
         f.debug_struct("HttpOptions")
             .field("max_body_bytes", &self.max_body_bytes)
             .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<set>"))
+            .field("finish", &self.finish.as_ref().map(|_| "<hook>"))
+            .field("title_case_headers", &self.title_case_headers)
             .finish()
     }
 }
@@ -94,7 +113,7 @@ pub fn url_of(listener: &TcpListener) -> std::io::Result<String> {
 /// Serve `listener` until `shutdown` completes; then stop accepting and
 /// return (connections still open are dropped with the runtime).
 pub async fn serve(
-    backend: Arc<Backend>,
+    backend: Arc<dyn Respond>,
     listener: TcpListener,
     options: HttpOptions,
     log: Logger,
@@ -119,14 +138,16 @@ pub async fn serve(
         let backend = Arc::clone(&backend);
         let options = Arc::clone(&options);
         tokio::spawn(async move {
+            let title_case = options.title_case_headers;
             let service = hyper::service::service_fn(move |req| {
                 let backend = Arc::clone(&backend);
                 let options = Arc::clone(&options);
-                async move { Ok::<_, Infallible>(answer(&backend, &options, log, req).await) }
+                async move { Ok::<_, Infallible>(answer(&*backend, &options, log, req).await) }
             });
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(HEADER_READ_TIMEOUT)
+                .title_case_headers(title_case)
                 .serve_connection(TokioIo::new(stream), service);
             if let Err(e) = conn.await {
                 log.line(&format!("http: connection ended with an error: {e}"));
@@ -136,8 +157,8 @@ pub async fn serve(
     log.line("http: shutting down");
 }
 
-fn empty(status: StatusCode) -> Response<Full<Bytes>> {
-    let mut r = Response::new(Full::new(Bytes::new()));
+fn empty(status: StatusCode) -> Response<ReplyBody> {
+    let mut r = Response::new(Full::new(Bytes::new()).boxed());
     *r.status_mut() = status;
     r
 }
@@ -176,11 +197,11 @@ fn authorized(header: Option<&HeaderValue>, token: &str) -> bool {
 }
 
 async fn answer(
-    backend: &Backend,
+    backend: &dyn Respond,
     options: &HttpOptions,
     log: Logger,
     req: Request<Incoming>,
-) -> Response<Full<Bytes>> {
+) -> Response<ReplyBody> {
     if req.method() != Method::POST {
         log.line(&format!("http: {} refused (405)", req.method()));
         let mut r = empty(StatusCode::METHOD_NOT_ALLOWED);
@@ -226,16 +247,24 @@ async fn answer(
             return empty(StatusCode::BAD_REQUEST);
         }
     };
-    let handled = backend.handle_bytes(&body);
+    let handled = backend.respond_to(&body);
     log.handled("http", &handled);
-    match handled.reply_line() {
+    let delay = backend.delay(&handled);
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    let response = match handled.reply_line() {
         Some(line) => {
-            let mut r = Response::new(Full::new(Bytes::from(line)));
+            let mut r = Response::new(Full::new(Bytes::from(line)).boxed());
             r.headers_mut()
                 .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             r
         }
         None => empty(StatusCode::ACCEPTED),
+    };
+    match &options.finish {
+        Some(finish) => finish(&handled, response),
+        None => response,
     }
 }
 
@@ -283,6 +312,7 @@ mod tests {
         let o = HttpOptions {
             max_body_bytes: 1,
             bearer_token: Some("canary-123".into()),
+            ..HttpOptions::default()
         };
         assert!(!format!("{o:?}").contains("canary-123"));
     }

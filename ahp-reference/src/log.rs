@@ -33,6 +33,7 @@ impl Logger {
             Disposition::Denied(None) => "deny".to_owned(),
             Disposition::Error(code) => format!("error {code}"),
             Disposition::Notification => "notification, not answered".to_owned(),
+            Disposition::Ignored => "ignored, not answered".to_owned(),
         };
         self.line(&format!("{via}: {method}: {what}"));
     }

@@ -11,7 +11,7 @@ use std::io::{self, BufRead, Write};
 
 use serde_json::json;
 
-use crate::backend::Backend;
+use crate::backend::Respond;
 use crate::log::Logger;
 use crate::rpc;
 
@@ -32,7 +32,7 @@ pub enum StdioError {
 }
 
 /// One inbound line as read.
-enum Frame {
+pub(crate) enum Frame {
     /// The line's bytes, newline removed.
     Line(Vec<u8>),
     /// The line was longer than the bound and was discarded.
@@ -41,7 +41,7 @@ enum Frame {
 
 /// Read one line of at most `max` bytes; `None` at EOF before any byte. A
 /// last line without a newline still counts as a line.
-fn read_frame<R: BufRead>(input: &mut R, max: usize) -> io::Result<Option<Frame>> {
+pub(crate) fn read_frame<R: BufRead>(input: &mut R, max: usize) -> io::Result<Option<Frame>> {
     let mut line = Vec::new();
     let mut oversize = false;
     let mut any = false;
@@ -97,13 +97,13 @@ fn oversize_reply(max: usize) -> String {
     serde_json::to_string(&v).expect("a JSON value serializes")
 }
 
-fn is_blank(line: &[u8]) -> bool {
+pub(crate) fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
 /// Answer one frame: write the reply (if any) and log.
-fn answer<W: Write>(
-    backend: &Backend,
+pub(crate) fn answer<W: Write>(
+    backend: &dyn Respond,
     frame: Frame,
     max: usize,
     output: &mut W,
@@ -112,9 +112,13 @@ fn answer<W: Write>(
 ) -> io::Result<()> {
     match frame {
         Frame::Line(bytes) => {
-            let handled = backend.handle_bytes(&bytes);
+            let handled = backend.respond_to(&bytes);
             log.handled(via, &handled);
             if let Some(line) = handled.reply_line() {
+                let delay = backend.delay(&handled);
+                if !delay.is_zero() {
+                    std::thread::sleep(delay);
+                }
                 write_line(output, &line)?;
             }
         }
@@ -126,23 +130,35 @@ fn answer<W: Write>(
     Ok(())
 }
 
+/// Answer one frame of the persistent lifecycle; a blank line is no
+/// message and is skipped.
+pub(crate) fn answer_persistent<W: Write>(
+    backend: &dyn Respond,
+    frame: Frame,
+    max: usize,
+    output: &mut W,
+    log: &Logger,
+) -> io::Result<()> {
+    if let Frame::Line(l) = &frame {
+        if is_blank(l) {
+            log.line("stdio: blank line skipped");
+            return Ok(());
+        }
+    }
+    answer(backend, frame, max, output, log, "stdio")
+}
+
 /// The persistent lifecycle (spec 17.2): answer every line until EOF, then
 /// return `Ok`. Blank lines are no message and are skipped.
 pub fn serve_persistent<R: BufRead, W: Write>(
-    backend: &Backend,
+    backend: &dyn Respond,
     mut input: R,
     mut output: W,
     max_frame_bytes: usize,
     log: &Logger,
 ) -> Result<(), StdioError> {
     while let Some(frame) = read_frame(&mut input, max_frame_bytes)? {
-        if let Frame::Line(l) = &frame {
-            if is_blank(l) {
-                log.line("stdio: blank line skipped");
-                continue;
-            }
-        }
-        answer(backend, frame, max_frame_bytes, &mut output, log, "stdio")?;
+        answer_persistent(backend, frame, max_frame_bytes, &mut output, log)?;
     }
     log.line("stdio: EOF on stdin, exiting");
     Ok(())
@@ -154,7 +170,7 @@ pub fn serve_persistent<R: BufRead, W: Write>(
 /// only after reading the reply still gets one; anything after the first
 /// line is not read.
 pub fn serve_per_event<R: BufRead, W: Write>(
-    backend: &Backend,
+    backend: &dyn Respond,
     mut input: R,
     mut output: W,
     max_frame_bytes: usize,
@@ -180,6 +196,7 @@ pub fn serve_per_event<R: BufRead, W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Backend;
 
     fn run(input: &[u8], max: usize) -> String {
         let mut out = Vec::new();

@@ -16,7 +16,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ctk_ahp_reference::freedoms::{FreedomWriter, Freedoms};
+use ctk_ahp_reference::backend::Respond;
+use ctk_ahp_reference::freedoms::{self, Freedom, FreedomBackend, FreedomWriter, Freedoms};
 use ctk_ahp_reference::http::{self, HttpOptions};
 use ctk_ahp_reference::log::Logger;
 use ctk_ahp_reference::policy::{Policy, DEFAULT_POLICY_JSON};
@@ -60,8 +61,9 @@ struct Cli {
     #[arg(long, global = true)]
     quiet: bool,
     /// Take the other allowed choice at these places the text leaves open
-    /// (`all`, `none`, or ids of spec/ahp/0.1/freedoms.json, comma
-    /// separated; issue 26). stdio only for now.
+    /// (`all`, `none`, or backend ids of spec/ahp/0.1/freedoms.json, and
+    /// with --spec draft of spec/ahp/draft/freedoms.json too, comma
+    /// separated; issue 26).
     #[arg(
         long,
         global = true,
@@ -110,7 +112,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let log = Logger { quiet: cli.quiet };
+    let mut log = Logger { quiet: cli.quiet };
     let policy = match &cli.policy {
         Some(path) => match Policy::from_file(path) {
             Ok(p) => p,
@@ -125,14 +127,27 @@ fn main() -> ExitCode {
         Spec::V0_1 => ProtocolLine::V0_1,
         Spec::Draft => ProtocolLine::Draft,
     };
-    let freedoms = match Freedoms::parse(&cli.freedoms) {
+    let freedoms = match Freedoms::parse(&cli.freedoms, line) {
         Ok(f) => f,
         Err(e) => {
             log.line(&format!("--freedoms: {e}"));
             return ExitCode::from(2);
         }
     };
+    if freedoms.has(Freedom::StderrDiagnostics) {
+        log.quiet = true;
+    }
     let backend = Backend::with_line(policy, line);
+    let stdio_binding = matches!(cli.command, Command::Stdio { .. });
+    // The plain backend unless a freedom is taken: the edge reads every
+    // message once more, which the default path has no need to pay for.
+    let edge = (!freedoms.is_empty()).then(|| {
+        Arc::new(FreedomBackend::new(
+            backend.clone(),
+            freedoms.clone(),
+            stdio_binding,
+        ))
+    });
     match cli.command {
         Command::DefaultPolicy => {
             print!("{DEFAULT_POLICY_JSON}");
@@ -142,15 +157,48 @@ fn main() -> ExitCode {
             per_event,
             max_frame_bytes,
         } => {
-            let input = std::io::stdin().lock();
-            let output = FreedomWriter::new(std::io::stdout().lock(), freedoms);
-            let result = if per_event {
-                stdio::serve_per_event(&backend, input, output, max_frame_bytes, &log)
-            } else {
-                stdio::serve_persistent(&backend, input, output, max_frame_bytes, &log)
+            let output = FreedomWriter::new(std::io::stdout().lock(), freedoms.clone());
+            let responder: &dyn Respond = match &edge {
+                Some(e) => &**e,
+                None => &backend,
+            };
+            let result = match (per_event, &edge) {
+                (true, Some(edge)) => freedoms::stdio::serve_per_event(
+                    edge,
+                    std::io::stdin().lock(),
+                    output,
+                    max_frame_bytes,
+                    &log,
+                ),
+                (true, None) => stdio::serve_per_event(
+                    responder,
+                    std::io::stdin().lock(),
+                    output,
+                    max_frame_bytes,
+                    &log,
+                )
+                .map(|()| 0),
+                (false, _) if freedoms.has(Freedom::PersistentReplyAfterNotifications) => {
+                    freedoms::stdio::serve_persistent_batched(
+                        responder,
+                        std::io::BufReader::new(std::io::stdin()),
+                        output,
+                        max_frame_bytes,
+                        &log,
+                    )
+                    .map(|()| 0)
+                }
+                (false, _) => stdio::serve_persistent(
+                    responder,
+                    std::io::stdin().lock(),
+                    output,
+                    max_frame_bytes,
+                    &log,
+                )
+                .map(|()| 0),
             };
             match result {
-                Ok(()) => ExitCode::SUCCESS,
+                Ok(status) => ExitCode::from(status),
                 Err(e) => {
                     log.line(&e.to_string());
                     ExitCode::from(1)
@@ -163,10 +211,6 @@ fn main() -> ExitCode {
             max_body_bytes,
             ignore_stdin,
         } => {
-            if !freedoms.is_empty() {
-                log.line("--freedoms: the reference backend takes its freedoms on the stdio binding only so far");
-                return ExitCode::from(2);
-            }
             let bearer_token = match token_env {
                 None => None,
                 Some(name) => match std::env::var(&name) {
@@ -182,8 +226,14 @@ fn main() -> ExitCode {
             let options = HttpOptions {
                 max_body_bytes,
                 bearer_token,
+                finish: edge.as_ref().map(FreedomBackend::http_finish),
+                title_case_headers: freedoms.has(Freedom::HttpMessageFraming),
             };
-            let code = run_http(backend, listen, options, ignore_stdin, log);
+            let responder: Arc<dyn Respond> = match edge {
+                Some(e) => e,
+                None => Arc::new(backend),
+            };
+            let code = run_http(responder, listen, options, ignore_stdin, log);
             // Exit at once: a thread may still be blocked reading stdin.
             std::process::exit(code);
         }
@@ -191,7 +241,7 @@ fn main() -> ExitCode {
 }
 
 fn run_http(
-    backend: Backend,
+    backend: Arc<dyn Respond>,
     listen: SocketAddr,
     options: HttpOptions,
     ignore_stdin: bool,
@@ -234,7 +284,7 @@ fn run_http(
             }
         }
         log.line(&format!("http: serving {url}"));
-        http::serve(Arc::new(backend), listener, options, log, stop).await;
+        http::serve(backend, listener, options, log, stop).await;
         0
     })
 }

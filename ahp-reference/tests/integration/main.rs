@@ -4,6 +4,7 @@
 
 mod core;
 mod draft;
+mod freedoms;
 mod http;
 mod kit_validator;
 mod stdio;

@@ -1,147 +1,18 @@
-//! Other readings of the reference backend (issue 26): `ctk-ahp-backend
-//! --freedoms all|none|ID,...` takes, at the places the AHP text leaves open
-//! (`spec/ahp/0.1/freedoms.json`, role `backend`), the choice it does not
-//! take by default, so that the suite can show that a backend taking it
-//! still passes every gating vector.
-//!
-//! Every choice here is made at the edge: [`FreedomWriter`] rewrites each
-//! reply line on its way to stdout, around an unchanged [`crate::Backend`].
-//! Only the stdio binding is covered so far; the catalog's other backend
-//! freedoms (HTTP framing, behaviour) are refused by name as not realised
-//! yet, never ignored.
+//! How each reply is written under the representation freedoms: the
+//! JSON value's members and spelling, and on stdio the frame's line end,
+//! blank lines and writes. The value itself never changes, except for the
+//! members `reply-extensions` and `reply-unknown-members` add.
 
-use std::collections::BTreeSet;
 use std::io::{self, Write};
 use std::time::Duration;
 
 use serde_json::{Map, Number, Value};
 
-/// The catalog the ids come from, compiled in so that an id it does not
-/// know is refused with the list it does.
-const CATALOG: &str = include_str!("../../spec/ahp/0.1/freedoms.json");
+use ctk_ahp_protocol::version::ProtocolLine;
 
-/// A backend freedom the reference backend can take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum Freedom {
-    /// Every object's members in reverse order.
-    JsonMemberOrder,
-    /// A space after every `:` and `,`.
-    JsonInsignificantWhitespace,
-    /// Integral numbers written with a fraction (`-32001.0`).
-    JsonNumberSpelling,
-    /// Every non-ASCII character and `/` written as an escape.
-    JsonStringEscapes,
-    /// Every frame ended by CR LF.
-    StdioCarriageReturn,
-    /// An empty line after every frame.
-    StdioBlankLines,
-    /// Every frame written in three pieces, a few milliseconds apart.
-    StdioWriteChunking,
-    /// `"extensions": {}` on every result, and a namespaced member on a
-    /// deny.
-    ReplyExtensions,
-    /// An extra `x-ctk-freedom` member in the response, its result and each
-    /// effect.
-    ReplyUnknownMembers,
-}
-
-impl Freedom {
-    /// Every freedom the reference backend takes, in catalog order.
-    pub const ALL: [Freedom; 9] = [
-        Freedom::JsonMemberOrder,
-        Freedom::JsonInsignificantWhitespace,
-        Freedom::JsonNumberSpelling,
-        Freedom::JsonStringEscapes,
-        Freedom::StdioCarriageReturn,
-        Freedom::StdioBlankLines,
-        Freedom::StdioWriteChunking,
-        Freedom::ReplyExtensions,
-        Freedom::ReplyUnknownMembers,
-    ];
-
-    /// The catalog id.
-    pub fn id(self) -> &'static str {
-        match self {
-            Freedom::JsonMemberOrder => "json-member-order",
-            Freedom::JsonInsignificantWhitespace => "json-insignificant-whitespace",
-            Freedom::JsonNumberSpelling => "json-number-spelling",
-            Freedom::JsonStringEscapes => "json-string-escapes",
-            Freedom::StdioCarriageReturn => "stdio-carriage-return",
-            Freedom::StdioBlankLines => "stdio-blank-lines",
-            Freedom::StdioWriteChunking => "stdio-write-chunking",
-            Freedom::ReplyExtensions => "reply-extensions",
-            Freedom::ReplyUnknownMembers => "reply-unknown-members",
-        }
-    }
-}
-
-/// The backend-role ids of the catalog.
-fn catalog_ids() -> Vec<String> {
-    let doc: Value = serde_json::from_str(CATALOG).unwrap_or(Value::Null);
-    doc["freedoms"]
-        .as_array()
-        .map(|fs| {
-            fs.iter()
-                .filter(|f| {
-                    f["roles"]
-                        .as_array()
-                        .is_some_and(|r| r.iter().any(|x| x == "backend"))
-                })
-                .filter_map(|f| f["id"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The freedoms a backend process takes.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Freedoms(BTreeSet<Freedom>);
+use super::{Freedom, Freedoms};
 
 impl Freedoms {
-    /// `all` (every freedom the reference backend takes), `none`, or ids
-    /// separated by commas. An id the catalog does not know, or knows but
-    /// the reference backend does not take yet, is an error naming it.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        match text.trim() {
-            "all" => return Ok(Self(Freedom::ALL.into_iter().collect())),
-            "none" | "" => return Ok(Self::default()),
-            _ => {}
-        }
-        let known = catalog_ids();
-        let mut set = BTreeSet::new();
-        for id in text.split(',').map(str::trim) {
-            match Freedom::ALL.into_iter().find(|f| f.id() == id) {
-                Some(f) => {
-                    set.insert(f);
-                }
-                None if known.iter().any(|k| k == id) => {
-                    return Err(format!(
-                        "freedom {id:?} is in spec/ahp/0.1/freedoms.json but the reference backend does not take it yet; it takes: {}",
-                        Freedom::ALL.map(Freedom::id).join(", ")
-                    ))
-                }
-                None => {
-                    return Err(format!(
-                        "unknown freedom {id:?}: spec/ahp/0.1/freedoms.json knows, for the backend role: {}",
-                        known.join(", ")
-                    ))
-                }
-            }
-        }
-        Ok(Self(set))
-    }
-
-    /// Whether `freedom` is taken.
-    pub fn has(&self, freedom: Freedom) -> bool {
-        self.0.contains(&freedom)
-    }
-
-    /// Whether none is taken.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// `line` (a reply, no line end) as these freedoms write it; a line
     /// that is not JSON is passed on unchanged.
     pub fn respell(&self, line: &str) -> String {
@@ -191,8 +62,11 @@ impl Freedoms {
                 .or_insert_with(|| Value::Object(Map::new()));
         }
         if let Some(Value::Array(effects)) = result.get_mut("effects") {
+            // The draft closes a deny effect (type, reason, code,
+            // extensions): an unknown member there is not the draft's.
+            let open_effects = self.line() != ProtocolLine::Draft;
             for effect in effects.iter_mut().filter_map(Value::as_object_mut) {
-                if unknown {
+                if unknown && open_effects {
                     effect.insert("x-ctk-freedom".into(), Value::Bool(true));
                 }
                 if extensions && effect.get("type").and_then(Value::as_str) == Some("deny") {
@@ -362,30 +236,7 @@ mod tests {
     use serde_json::json;
 
     fn all() -> Freedoms {
-        Freedoms::parse("all").expect("all")
-    }
-
-    #[test]
-    fn ids_are_the_catalogs_and_unknown_or_unrealised_ones_are_named() {
-        let known = catalog_ids();
-        for f in Freedom::ALL {
-            assert!(
-                known.iter().any(|k| k == f.id()),
-                "{} is not in the catalog",
-                f.id()
-            );
-        }
-        let e = Freedoms::parse("json-member-order,nope").unwrap_err();
-        assert!(
-            e.contains("unknown freedom \"nope\"") && e.contains("decision-policy"),
-            "{e}"
-        );
-        let e = Freedoms::parse("decision-policy").unwrap_err();
-        assert!(e.contains("does not take it yet"), "{e}");
-        assert!(Freedoms::parse("none").unwrap().is_empty());
-        assert!(Freedoms::parse("stdio-blank-lines")
-            .unwrap()
-            .has(Freedom::StdioBlankLines));
+        Freedoms::parse("all", ProtocolLine::V0_1).expect("all")
     }
 
     #[test]
@@ -413,8 +264,11 @@ mod tests {
 
     #[test]
     fn the_writer_frames_by_line_with_the_line_end_and_blank_lines_asked() {
-        let f = Freedoms::parse("stdio-carriage-return,stdio-blank-lines,stdio-write-chunking")
-            .unwrap();
+        let f = Freedoms::parse(
+            "stdio-carriage-return,stdio-blank-lines,stdio-write-chunking",
+            ProtocolLine::V0_1,
+        )
+        .unwrap();
         let mut w = FreedomWriter::new(Vec::new(), f);
         w.write_all(b"{\"a\":1}\n{\"b\"").unwrap();
         w.write_all(b":2}\n").unwrap();
