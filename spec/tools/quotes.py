@@ -24,6 +24,10 @@ What it checks (each failure names the file, the JSON pointer or entry, and the 
    `agent-hooks/spec/` resp. `agent-hooks-protocol/`), or, when the entry names a `source`, in that
    file or seed (`"source": "seed:000"`).
 
+4. Decisions carried by the text: in `spec/0.1/DECISIONS.md`, every quote ("…", a backtick span
+   kept whole) of the bullet "Carried by the text" is found in the 0.1 text, or in seed 000 when
+   the bullet attributes it to "seed 000:". A quote elided with "…" is checked piece by piece.
+
 "Found" means: after collapsing every run of whitespace to one space, the quote is a substring of
 the file (Markdown emphasis and backticks count as written). In a JSON file the quote may also be
 found in the decoded text of the file's strings, so a schema `description` can be quoted without its
@@ -79,6 +83,11 @@ TRIAGE_FILES = (
     ("reports/interop/ahp/triage.json", "agent-hooks-protocol"),
 )
 TEXT_SUFFIXES = (".md", ".json", ".abnf", ".txt")
+
+
+# A quote in DECISIONS.md prose: straight double quotes around text in which a backtick span (which
+# may hold quotes of its own) is kept whole.
+CARRIED_QUOTE_RE = re.compile(r'"((?:[^"`]|`[^`]*`)+)"')
 
 
 def squash(text: str) -> str:
@@ -465,6 +474,29 @@ class Lint:
             if not any(self.upstream.found(sentence, p) for p in pool):
                 self.fail(rel, at, f"sentence not found in any file under {TRIAGE_SEARCH[protocol]}/", sentence)
 
+    # -- 4. decisions carried by the text -------------------------------------------------------
+
+    def check_carried(self, rel: str, source: str) -> None:
+        path = self.root / rel
+        if not path.is_file():
+            return
+        text = path.read_text(encoding="utf-8")
+        start = text.find("- Carried by the text")
+        if start < 0:
+            self.fail(rel, "Carried by the text", "the bullet listing the decisions carried by the text is missing")
+            return
+        end = text.find("\n- ", start + 1)
+        bullet = text[start:end if end > 0 else len(text)]
+        for m in CARRIED_QUOTE_RE.finditer(bullet):
+            quote = m.group(1)
+            before = bullet[max(0, m.start() - 12):m.start()]
+            src = "seed:000" if "seed 000:" in before else source
+            for piece in (p.strip() for p in quote.split("…")):
+                if len(piece) < 12:
+                    continue
+                self.counts["carried"] = self.counts.get("carried", 0) + 1
+                self.check_quote(rel, f"Carried by the text, quote {show(quote, 60)}", src, piece)
+
     # -- all ------------------------------------------------------------------------------------
 
     def run(self) -> None:
@@ -478,6 +510,7 @@ class Lint:
                 self.check_gating_clauses(rel, catalogs[rel], vectors, protocol)
         for rel, protocol in TRIAGE_FILES:
             self.check_triage(rel, protocol)
+        self.check_carried("spec/0.1/DECISIONS.md", "agent-hooks/spec/AGENT-HOOKS-0.1.md")
 
 
 def main(argv=None) -> int:
@@ -517,7 +550,7 @@ def main(argv=None) -> int:
         print(f"note: {c['unstored']} grant(s) of draft-line catalogs quote a text not stored under the upstream "
               "folder and could not be checked")
     print(f"quotes.py: {c['catalogs']} catalog(s) of freedoms ({c['grants']} grants), {c['clause_quotes']} clause "
-          f"quote(s), {c['triage']} implementation_defect triage sentence(s) {checked}; "
+          f"quote(s), {c['triage']} implementation_defect triage sentence(s), {c.get('carried', 0)} decision quote(s) {checked}; "
           f"{len(lint.failures)} failure(s)")
     if lint.failures:
         return 1

@@ -276,6 +276,31 @@ class QuoteLint(unittest.TestCase):
         self.assertIn("reports/interop/triage.json: /entries/1 (CTK-0002, h): sentence not found in any file under agent-hooks/spec/", failures[0])
         self.assertIn("3 implementation_defect triage sentence(s)", out)
 
+    def test_decisions_carried_by_the_text_quote_it(self):
+        spec = self.upstream / "agent-hooks" / "spec"
+        (spec / "AGENT-HOOKS-0.1.md").write_text(TEXT, encoding="utf-8")
+        decisions = self.root / "spec" / "0.1" / "DECISIONS.md"
+        decisions.write_text(textwrap.dedent("""\
+            ### Decisions audited
+
+            - Carried by the text: D-01 (§10.3 "A host MUST produce one
+              **InterceptionRecord** per emission"), D-02 ("The record … carries no context or
+              target content"), D-04 (seed 000: "The envelope is part of the 0.1 contract"),
+              D-05 (`"quoted"` code spans are kept whole: "is payload-free: it carries `no`").
+            - Not pinned: D-03.
+            """), encoding="utf-8")
+        rc, out, _ = self.lint()
+        failures = [l for l in out.splitlines() if not l.startswith(("note:", "quotes.py:"))]
+        self.assertEqual(len(failures), 1, out)
+        self.assertIn("spec/0.1/DECISIONS.md: Carried by the text", failures[0])
+        self.assertIn("is payload-free: it carries `no`", failures[0])
+        self.assertIn("4 decision quote(s)", out)
+        self.assertEqual(rc, 1)
+        decisions.write_text("### Decisions audited\n\n- Not pinned: D-03.\n", encoding="utf-8")
+        rc, out, _ = self.lint()
+        self.assertEqual(rc, 1)
+        self.assertIn("the bullet listing the decisions carried by the text is missing", out)
+
 
 if __name__ == "__main__":
     unittest.main()
