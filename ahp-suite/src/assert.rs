@@ -253,7 +253,7 @@ fn check_pointer(key: &str, a: &PointerAssert, reply: &Value, step: &Step, out: 
         }
     }
     let mut compare = |expected: &Value, what: String| match actual {
-        Some(v) if v == expected => {}
+        Some(v) if ctk_core::number::json_eq(v, expected) => {}
         Some(v) => out.push(Failure {
             key: key.to_owned(),
             message: format!("{} is {v}, expected {what}", a.ptr),

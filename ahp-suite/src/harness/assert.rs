@@ -16,7 +16,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use ctk_ahp_protocol::schema::SchemaKind;
-use ctk_ahp_protocol::validate::check_as;
+use ctk_ahp_protocol::validate::{check_as, check_message, check_reply};
+use ctk_core::number::json_eq;
 use serde_json::Value;
 
 use super::adapter::{ToolCallResult, ToolOutcome};
@@ -117,7 +118,13 @@ fn media_type(ct: Option<&str>) -> Option<String> {
     })
 }
 
-fn plain_decision(v: &HarnessVector, backend: &str) -> bool {
+/// Whether `backend`'s scripted answer to `request` is a valid decision, so
+/// that a retry after it breaks "A harness MUST NOT retry an explicit
+/// denial or a successful empty-effect response" (spec 15). Only a reply
+/// the text makes valid counts: a deny whose reason is only whitespace
+/// (D-05's open reading) or whose code or extensions break the schema is a
+/// malformed effect, a failure the harness may retry.
+fn plain_decision(v: &HarnessVector, backend: &str, request: Option<&Value>) -> bool {
     let Some(b) = v.backends.get(backend) else {
         return false;
     };
@@ -132,7 +139,7 @@ fn plain_decision(v: &HarnessVector, backend: &str) -> bool {
             }] => {
                 extra.is_empty()
                     && result.as_ref().is_none_or(|r| {
-                        r.get("protocolVersion") == Some(&Value::from(v.wire()))
+                        let shaped = r.get("protocolVersion") == Some(&Value::from(v.wire()))
                             && r.get("effects").and_then(Value::as_array).is_some_and(|e| {
                                 e.is_empty()
                                     || (e.len() == 1
@@ -140,8 +147,20 @@ fn plain_decision(v: &HarnessVector, backend: &str) -> bool {
                                         && e[0]
                                             .get("reason")
                                             .and_then(Value::as_str)
-                                            .is_some_and(|s| !s.is_empty()))
-                            })
+                                            .is_some_and(|s| !s.trim().is_empty()))
+                            });
+                        // The 0.1 schemas and reply rules, where the line has them.
+                        let valid = v.wire() != ctk_ahp_protocol::version::WIRE_VERSION
+                            || request.is_none_or(|req| {
+                                let reply = serde_json::json!({
+                                    "jsonrpc": "2.0",
+                                    "id": req.get("id").cloned().unwrap_or(Value::Null),
+                                    "result": r,
+                                });
+                                check_message(&reply).is_empty()
+                                    && check_reply(req, &reply).is_empty()
+                            });
+                        shaped && valid
                     })
             }
             _ => false,
@@ -509,7 +528,10 @@ fn request_assert(
     let msgs: Vec<&Received> = rec
         .received
         .iter()
-        .filter(|r| r.backend == a.backend && method_ok(r))
+        // A blank stdio line is no message (whether a harness may write one
+        // is D-24's open reading, the freedom `stdio-blank-lines`): it
+        // is never the message an assertion reads.
+        .filter(|r| r.backend == a.backend && !r.text.trim().is_empty() && method_ok(r))
         .collect();
     if a.required && msgs.is_empty() {
         f.push(fail(
@@ -558,7 +580,7 @@ fn request_assert(
         }
         if let Some(want) = &a.eq {
             let want = expand_canary(want, canary);
-            if got.as_ref() != Some(&want) {
+            if !got.as_ref().is_some_and(|g| json_eq(g, &want)) {
                 let shown = got
                     .as_ref()
                     .map(|g| g.to_string().replace(canary, "<canary>"));
@@ -590,7 +612,8 @@ fn request_assert(
         }
         if let Some(p) = &a.eq_ptr {
             let other = r.json.as_ref().and_then(|j| j.pointer(p));
-            if got.is_none() || got.as_ref() != other {
+            let same = matches!((&got, other), (Some(g), Some(o)) if json_eq(g, o));
+            if !same {
                 bad(format!("is {got:?}, not equal to {p} ({other:?})"));
             }
         }
@@ -792,7 +815,11 @@ fn global(
                     ));
                 }
                 if b.backend == a.backend && b.id() == a.id() && a.id().is_some() {
-                    if b.json != a.json {
+                    let same = match (&b.json, &a.json) {
+                        (Some(x), Some(y)) => json_eq(x, y),
+                        (x, y) => x == y,
+                    };
+                    if !same {
                         f.push(fail(
                             "global.retry",
                             format!(
@@ -811,7 +838,9 @@ fn global(
                             ),
                         ));
                     }
-                    if plain_decision(v, &a.backend) && a.reply_t.is_some_and(|t| t < b.t) {
+                    if plain_decision(v, &a.backend, a.json.as_ref())
+                        && a.reply_t.is_some_and(|t| t < b.t)
+                    {
                         f.push(fail(
                             "global.retry",
                             format!(

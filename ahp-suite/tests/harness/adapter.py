@@ -12,7 +12,8 @@ so that the suite must fail the vectors that check it:
 
 `--mode other-readings` breaks nothing: it takes choices the text leaves open the
 other way (issue 26: `kind: "other"`, the Bearer scheme in lower case, a blank line
-after a per_event message), and must pass every gating vector, as `correct` does.
+after every stdio message, every integer written with a fraction: `420.0`), and must
+pass every gating vector, as `correct` does.
 
 Stdlib only. One JSON-RPC message per line on stdin/stdout; diagnostics on
 stderr.
@@ -43,6 +44,29 @@ KINDS = {"shell", "file_read", "file_write", "file_edit", "search", "fetch", "ta
 SOURCE = "urn:uuid:0b6a3f52-3c1e-4f43-9d59-5c7a0d1e2f30"
 GENERIC = "Required policy backend unavailable."
 
+
+
+def spelled(message):
+    """other-readings: every integer written with a fraction (JSON has one number type)."""
+    if MODE != "other-readings":
+        return message
+    if isinstance(message, bool):
+        return message
+    if isinstance(message, int):
+        return float(message)
+    if isinstance(message, list):
+        return [spelled(x) for x in message]
+    if isinstance(message, dict):
+        return {k: spelled(v) for k, v in message.items()}
+    return message
+
+
+def stdio_frame(message):
+    """One stdio frame; other-readings adds a blank line after it (left open, D-24)."""
+    frame = (json.dumps(spelled(message), separators=(",", ":")) + "\n").encode()
+    if MODE == "other-readings":
+        frame += b"\n"
+    return frame
 
 def log(*a):
     print("adapter:", *a, file=sys.stderr, flush=True)
@@ -189,7 +213,7 @@ class Stdio:
             self.proc.stdin.flush()
 
     def intercept(self, req, deadline):
-        frame = (json.dumps(req, separators=(",", ":")) + "\n").encode()
+        frame = stdio_frame(req)
         if self.lifecycle == "per_event":
             return self._per_event(frame, req["id"], deadline)
         try:
@@ -224,8 +248,6 @@ class Stdio:
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         except OSError as e:
             raise Failure("launch: %s" % e)
-        if MODE == "other-readings":
-            frame += b"\n"  # a blank line after the one message: left open (D-24)
         try:
             out, _ = p.communicate(frame, timeout=max(0.001, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
@@ -243,7 +265,7 @@ class Stdio:
         return decision
 
     def observe(self, note):
-        frame = (json.dumps(note, separators=(",", ":")) + "\n").encode()
+        frame = stdio_frame(note)
 
         def go():
             try:
@@ -303,7 +325,7 @@ class Http:
             raise Failure("http: %s" % e)
 
     def intercept(self, req, deadline):
-        body = json.dumps(req).encode()
+        body = json.dumps(spelled(req)).encode()
         status, ctype, data = self._post(body, deadline - time.monotonic())
         if time.monotonic() > deadline:
             raise Failure("deadline")
@@ -314,7 +336,7 @@ class Http:
         return check_reply(parse(data), req["id"])
 
     def observe(self, note):
-        body = json.dumps(note).encode()
+        body = json.dumps(spelled(note)).encode()
 
         def go():
             try:
