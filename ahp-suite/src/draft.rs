@@ -135,12 +135,6 @@ fn deny_problems(e: &serde_json::Map<String, Value>, k: usize, p: &mut Vec<Strin
     }
 }
 
-/// The members the draft allows inside `event.tool` (closed).
-const TOOL_MEMBERS: &[&str] = &["name", "kind", "input", "origin", "mcp"];
-/// The members the draft allows inside `event.call` (closed).
-const CALL_MEMBERS: &[&str] = &["id", "synthesized"];
-/// The members the draft allows inside `event.harness` (closed).
-const HARNESS_MEMBERS: &[&str] = &["name", "version"];
 /// Event-level members a `tool.before` must not hold (they belong to
 /// `tool.after`).
 const AFTER_ONLY: &[&str] = &["outcome", "execution", "durationMs", "fileChanges"];
@@ -196,8 +190,10 @@ fn is_date_time(s: &str) -> bool {
 /// `harness{name, version}`, `call{id}` and `path`, and none of the
 /// `tool.after` members; `tool` holds `name`, an object `input`, `origin`
 /// (`native` or `mcp`, with `mcp` exactly when `mcp`) and an optional
-/// non-empty `kind`. `harness`, `call` and `tool` are closed (the draft
-/// schemas; DD-01 reading a). An empty list means valid.
+/// non-empty `kind`. `harness`, `call` and `tool` need their required
+/// members; a member of the harness's own inside them is allowed (DD-01:
+/// the draft's schemas close them, its prose says receivers ignore unknown
+/// fields). An empty list means valid.
 pub fn intercept_request_problems(m: &Value) -> Vec<String> {
     let mut p = Vec::new();
     if m.get("jsonrpc") != Some(&Value::from("2.0")) {
@@ -258,7 +254,7 @@ pub fn intercept_request_problems(m: &Value) -> Vec<String> {
             p.push("event.session has no non-empty id".to_owned());
         }
     }
-    let closed = |name: &str, members: &[&str], required: &[&str], p: &mut Vec<String>| {
+    let required_members = |name: &str, required: &[&str], p: &mut Vec<String>| {
         let Some(o) = e.get(name).and_then(Value::as_object) else {
             p.push(format!("event.{name} is absent or not an object"));
             return;
@@ -270,18 +266,15 @@ pub fn intercept_request_problems(m: &Value) -> Vec<String> {
                 ));
             }
         }
-        for k in o.keys() {
-            if !members.contains(&k.as_str()) {
-                p.push(format!(
-                    "event.{name} holds member {k:?}; the draft closes it ({})",
-                    members.join(", ")
-                ));
-            }
-        }
+        // The draft's schemas close these objects while its prose says
+        // receivers ignore unknown fields (DD-01): whether a harness may put
+        // a member of its own there is the freedom `closed-object-members`
+        // of spec/ahp/draft/freedoms.json, so an unknown member is not held
+        // against the request here.
     };
-    closed("harness", HARNESS_MEMBERS, &["name", "version"], &mut p);
-    closed("call", CALL_MEMBERS, &["id"], &mut p);
-    closed("tool", TOOL_MEMBERS, &["name"], &mut p);
+    required_members("harness", &["name", "version"], &mut p);
+    required_members("call", &["id"], &mut p);
+    required_members("tool", &["name"], &mut p);
     if let Some(t) = e.get("tool").and_then(Value::as_object) {
         if !t.get("input").is_some_and(Value::is_object) {
             p.push("event.tool.input is absent or not an object".to_owned());

@@ -149,17 +149,21 @@ fn plain_decision(v: &HarnessVector, backend: &str, request: Option<&Value>) -> 
                                             .and_then(Value::as_str)
                                             .is_some_and(|s| !s.trim().is_empty()))
                             });
-                        // The 0.1 schemas and reply rules, where the line has them.
-                        let valid = v.wire() != ctk_ahp_protocol::version::WIRE_VERSION
-                            || request.is_none_or(|req| {
-                                let reply = serde_json::json!({
-                                    "jsonrpc": "2.0",
-                                    "id": req.get("id").cloned().unwrap_or(Value::Null),
-                                    "result": r,
-                                });
+                        // The line's schemas and reply rules: 0.1's, or the
+                        // draft's (which closes a deny effect).
+                        let valid = request.is_none_or(|req| {
+                            let reply = serde_json::json!({
+                                "jsonrpc": "2.0",
+                                "id": req.get("id").cloned().unwrap_or(Value::Null),
+                                "result": r,
+                            });
+                            if v.is_draft() {
+                                crate::draft::decision(&reply, Some(req)).is_ok()
+                            } else {
                                 check_message(&reply).is_empty()
                                     && check_reply(req, &reply).is_empty()
-                            });
+                            }
+                        });
                         shaped && valid
                     })
             }
