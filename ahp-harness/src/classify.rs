@@ -197,6 +197,11 @@ pub fn classify_value(request: &Value, reply: &Value) -> Result<Decision, Failur
                     "an effect type the request did not advertise",
                 ));
             }
+            if t == crate::freedoms::NOOP_EFFECT && crate::readings::get().noop_extension_effect {
+                // The extension effect the capabilities freedom advertises:
+                // enforced as nothing, so the reply is a no-effect answer.
+                return Ok(Decision::NoEffect);
+            }
             if t != EFFECT_DENY {
                 // Only deny is advertised by this harness, so this is
                 // unreachable today; an advertised extension effect this
@@ -207,6 +212,11 @@ pub fn classify_value(request: &Value, reply: &Value) -> Result<Decision, Failur
                 .get("reason")
                 .and_then(Value::as_str)
                 .ok_or(Failure::BadEffects("a deny without a string reason"))?;
+            if crate::readings::get().blank_reason_malformed && reason.trim().is_empty() {
+                // The other reading of D-05: a reason with no visible text
+                // is no reason, so the effect is malformed.
+                return Err(Failure::BadEffects("a deny with a whitespace-only reason"));
+            }
             if reason.is_empty() {
                 // Whitespace-only text is a valid, unhelpful reason (D-05).
                 return Err(Failure::BadEffects("a deny with an empty reason"));

@@ -246,6 +246,11 @@ pub fn classify_result(request: &Value, result: &Map<String, Value>) -> Result<D
                 "an effect type the request did not advertise",
             ));
         }
+        if t == crate::freedoms::NOOP_EFFECT && crate::readings::get().noop_extension_effect {
+            // The extension effect the extension-effects-tool-before
+            // freedom advertises: enforced as nothing.
+            continue;
+        }
         if t != "deny" {
             return Err(Failure::BadEffects("an effect this harness cannot enforce"));
         }
@@ -260,6 +265,10 @@ pub fn classify_result(request: &Value, result: &Map<String, Value>) -> Result<D
             .ok_or(Failure::BadEffects("a deny without a string reason"))?;
         if reason.is_empty() {
             return Err(Failure::BadEffects("a deny with an empty reason"));
+        }
+        if crate::readings::get().blank_reason_malformed && reason.trim().is_empty() {
+            // The other reading of D-05, as on 0.1.
+            return Err(Failure::BadEffects("a deny with a whitespace-only reason"));
         }
         let code = match e.get("code") {
             None => None,

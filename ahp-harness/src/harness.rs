@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use ctk_ahp_protocol::registration::{
@@ -19,7 +19,9 @@ use tokio::time::Instant;
 
 use crate::classify::{Decision, Failure};
 use crate::draft::{self, EventParts};
+use crate::freedoms::edge;
 use crate::process::Launch;
+use crate::readings;
 use crate::stdio::{self, Persistent};
 use crate::{http, SYNTHETIC_REASON};
 
@@ -99,6 +101,9 @@ struct Loaded {
     links: Vec<Arc<Link>>,
     env: BTreeMap<String, String>,
     session_id: String,
+    /// The harness's working directory (the load `cwd`, else its own), for
+    /// `session.cwd` when that optional member is sent.
+    cwd: String,
 }
 
 /// The reference AHP harness.
@@ -106,7 +111,7 @@ struct Loaded {
 pub struct Harness {
     line: ProtocolLine,
     loaded: Option<Loaded>,
-    client: Option<reqwest::Client>,
+    client: OnceLock<reqwest::Client>,
     seq: AtomicU64,
     instance: String,
 }
@@ -135,7 +140,7 @@ impl Harness {
         Harness {
             line,
             loaded: None,
-            client: None,
+            client: OnceLock::new(),
             seq: AtomicU64::new(1),
             instance: format!("{:x}-{:x}", std::process::id(), nanos),
         }
@@ -149,8 +154,10 @@ impl Harness {
     /// A fresh id, unique across every event this harness produces (spec
     /// 9.1; decision D-15).
     fn fresh(&self, prefix: &str) -> String {
-        let n = self.seq.fetch_add(1, Ordering::Relaxed);
-        format!("{prefix}-{}-{n}", self.instance)
+        readings::fresh_id(prefix, || {
+            let n = self.seq.fetch_add(1, Ordering::Relaxed);
+            format!("{prefix}-{}-{n}", self.instance)
+        })
     }
 
     /// Validate `document` with the kit's loader (every 0.1 rule, plain
@@ -174,53 +181,73 @@ impl Harness {
                 released.as_slice()
             }
         };
-        let registration = registration::parse(
-            document,
-            Path::new("harness/load registration"),
-            &LoadOptions::default(),
-        )
-        .map_err(|e| {
-            let mut out: Vec<Refusal> = e
-                .findings()
-                .iter()
-                .map(|f| Refusal {
-                    pointer: f.pointer.clone(),
-                    reason: format!("{} ({})", f.message, f.rule.id()),
-                })
-                .collect();
-            if out.is_empty() {
-                out.push(Refusal {
-                    pointer: String::new(),
-                    reason: e.to_string(),
-                });
+        let registration = match readings::get() {
+            r if r.refuse_entries_only
+                || r.overlapping_observers_load
+                || r.plain_http_remote
+                || r.timeout_range
+                || r.token_env_at_load =>
+            {
+                crate::loading::load(document, &env, r)?
             }
-            out
-        })?;
+            _ => registration::parse(
+                document,
+                Path::new("harness/load registration"),
+                &LoadOptions::default(),
+            )
+            .map_err(|e| refusals(&e))?,
+        };
+        // Under the deadline-scope reading the client is built on first
+        // use instead, inside that call's deadline.
         if registration
             .hooks
             .iter()
             .any(|b| matches!(b.transport, Transport::Http { .. }))
-            && self.client.is_none()
+            && !readings::get().http_client_on_first_use
         {
-            self.client = Some(http::client().map_err(|e| {
+            self.http_client().map_err(|e| {
                 vec![Refusal {
                     pointer: String::new(),
                     reason: format!("cannot build the HTTP client: {e}"),
                 }]
-            })?);
+            })?;
         }
-        let links = registration
+        let links: Vec<Arc<Link>> = registration
             .hooks
             .iter()
             .map(|b| Arc::new(link(b, &env, cwd.as_deref())))
             .collect();
+        if readings::get().launch_at_load {
+            for l in &links {
+                if let Link::Persistent(p) = &**l {
+                    // One that cannot start fails each of its exchanges,
+                    // as it would when started at first use.
+                    p.start();
+                }
+            }
+        }
+        let own_cwd = cwd
+            .clone()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
         self.loaded = Some(Loaded {
             registration,
             links,
             env,
             session_id: self.fresh("session"),
+            cwd: own_cwd.to_string_lossy().into_owned(),
         });
         Ok(())
+    }
+
+    /// The HTTP client every backend shares, built the first time it is
+    /// asked for.
+    fn http_client(&self) -> Result<reqwest::Client, reqwest::Error> {
+        if let Some(c) = self.client.get() {
+            return Ok(c.clone());
+        }
+        let built = http::client()?;
+        Ok(self.client.get_or_init(|| built).clone())
     }
 
     /// Whether a registration is loaded.
@@ -237,8 +264,14 @@ impl Harness {
             return Some(self.tool_call_draft(loaded, call).await);
         }
         let call_id = call.call_id.clone().unwrap_or_else(|| self.fresh("call"));
+        let reading = readings::get();
+        let kind = if reading.kind_other {
+            ToolKind::Other
+        } else {
+            call.kind.clone()
+        };
         let native_payload = json!({
-            "name": call.name, "kind": call.kind.as_str(), "input": call.input, "callId": call_id,
+            "name": call.name, "kind": kind.as_str(), "input": call.input, "callId": call_id,
         });
         let before = self.event(
             loaded,
@@ -246,7 +279,7 @@ impl Harness {
             Some(Tool {
                 call_id: call_id.clone(),
                 name: call.name.clone(),
-                kind: call.kind.clone(),
+                kind: kind.clone(),
                 input: Some(call.input.clone()),
                 output: None,
                 error: None,
@@ -254,7 +287,10 @@ impl Harness {
                 unknown: Map::new(),
             }),
         );
-        self.observe(loaded, &before, &native_payload);
+        if !reading.observers_after_chain {
+            self.observe(loaded, &before, &native_payload);
+        }
+        prompt_first(&call);
         let mut outcome = None;
         for link in chain(&loaded.registration) {
             let mut request = serde_json::to_value(InterceptRequest::new(
@@ -266,12 +302,15 @@ impl Harness {
                 request["params"]["event"]["native"] = native(&native_payload, "tool.before");
             }
             let result = self
-                .intercept(loaded, &loaded.links[link.index], &request, link.timeout_ms)
+                .intercept_within(loaded, &loaded.links[link.index], request, link.timeout_ms)
                 .await;
             outcome = settle(&link.backend.id, result, link.failure_policy);
             if outcome.is_some() {
                 break;
             }
+        }
+        if reading.observers_after_chain {
+            self.observe(loaded, &before, &native_payload);
         }
         if let Some(denied) = outcome {
             // No tool.error: nothing was attempted (spec 10.3, D-30).
@@ -287,7 +326,7 @@ impl Harness {
             Some(Tool {
                 call_id,
                 name: call.name,
-                kind: call.kind,
+                kind,
                 input: Some(call.input),
                 output: Some(json!({"status": "ok"})),
                 error: None,
@@ -311,7 +350,7 @@ impl Harness {
         let event = |event_type: &str| {
             draft::event(&EventParts {
                 id: &self.fresh("evt"),
-                source: SOURCE,
+                source: &readings::source(SOURCE),
                 event_type,
                 time: &now_rfc3339(),
                 session_id: &loaded.session_id,
@@ -319,7 +358,11 @@ impl Harness {
             })
         };
         let before = event("tool.before");
-        self.observe_draft(loaded, &before, &native_payload);
+        let reading = readings::get();
+        if !reading.observers_after_chain {
+            self.observe_draft(loaded, &before, &native_payload);
+        }
+        prompt_first(&call);
         let mut outcome = None;
         let mut uncalled: Vec<usize> = Vec::new();
         for link in chain(&loaded.registration) {
@@ -334,17 +377,23 @@ impl Harness {
                 request["params"]["event"]["native"] = native(&native_payload, "tool.before");
             }
             let result = self
-                .intercept(loaded, &loaded.links[link.index], &request, link.timeout_ms)
+                .intercept_within(loaded, &loaded.links[link.index], request, link.timeout_ms)
                 .await;
             outcome = settle(&link.backend.id, result, link.failure_policy);
         }
+        if reading.observers_after_chain {
+            self.observe_draft(loaded, &before, &native_payload);
+        }
         if let Some(denied) = outcome {
             // The uncalled interceptors are told how the call settled
-            // (observation-disposition.md).
-            let note = draft::observe_notification(before);
-            let frame = serde_json::to_vec(&note).expect("a notification serializes");
-            for index in uncalled {
-                self.send_note(loaded, index, frame.clone());
+            // (observation-disposition.md), unless the best-effort reading
+            // drops it.
+            if !reading.no_uncalled_observation {
+                let mut note = draft::observe_notification(before);
+                edge().dress(&mut note, &loaded.cwd);
+                for index in uncalled {
+                    self.send_note(loaded, index, &note);
+                }
             }
             return denied;
         }
@@ -365,7 +414,7 @@ impl Harness {
         if self.line == ProtocolLine::Draft {
             let event = draft::event(&EventParts {
                 id: &self.fresh("evt"),
-                source: SOURCE,
+                source: &readings::source(SOURCE),
                 event_type: event_type.as_str(),
                 time: &now_rfc3339(),
                 session_id: &loaded.session_id,
@@ -383,7 +432,7 @@ impl Harness {
     fn event(&self, loaded: &Loaded, event_type: EventType, tool: Option<Tool>) -> Event {
         Event {
             id: self.fresh("evt"),
-            source: SOURCE.to_owned(),
+            source: readings::source(SOURCE),
             event_type,
             time: now_rfc3339(),
             session: Session {
@@ -402,16 +451,47 @@ impl Harness {
         }
     }
 
-    /// One interceptor exchange over its binding, within `timeout_ms`.
+    /// One interceptor exchange within `timeout_ms`: `request` dressed as
+    /// the edge's freedoms ask, sent, and judged; under the retry reading
+    /// sent once more, at once, after a failure other than the deadline
+    /// while the deadline still runs (spec 15).
+    async fn intercept_within(
+        &self,
+        loaded: &Loaded,
+        link: &Link,
+        mut request: Value,
+        timeout_ms: u64,
+    ) -> Result<Decision, Failure> {
+        let deadline = deadline(timeout_ms);
+        edge().dress(&mut request, &loaded.cwd);
+        let first = self
+            .intercept(loaded, link, &request, deadline, timeout_ms)
+            .await;
+        match first {
+            Err(ref f)
+                if readings::get().retry_once
+                    && !matches!(f, Failure::Timeout(_))
+                    && Instant::now() < deadline =>
+            {
+                eprintln!(
+                    "ctk-ahp-harness: interceptor failed ({f}); retrying once within the deadline"
+                );
+                self.intercept(loaded, link, &request, deadline, timeout_ms)
+                    .await
+            }
+            other => other,
+        }
+    }
+
+    /// One interceptor exchange over its binding, until `deadline`.
     async fn intercept(
         &self,
         loaded: &Loaded,
         link: &Link,
         request: &Value,
+        deadline: Instant,
         timeout_ms: u64,
     ) -> Result<Decision, Failure> {
-        let deadline = deadline(timeout_ms);
-        let mut frame = serde_json::to_vec(request).expect("a request serializes");
         match link {
             Link::Http { url, token_env } => {
                 let token = match token_env {
@@ -421,27 +501,27 @@ impl Harness {
                     ),
                     None => None,
                 };
-                let client = self
-                    .client
-                    .as_ref()
-                    .expect("built at load for http backends");
+                let client = self.http_client().map_err(|e| {
+                    Failure::Transport(format!("cannot build the HTTP client: {e}"))
+                })?;
+                let body = edge().http_body(request);
                 http::intercept(
-                    client,
+                    &client,
                     url,
                     token.as_deref(),
                     request,
-                    frame,
+                    body,
                     deadline,
                     timeout_ms,
                 )
                 .await
             }
             Link::Persistent(p) => {
-                frame.push(b'\n');
+                let frame = edge().stdio_frame(request);
                 p.intercept(request, frame, deadline, timeout_ms).await
             }
             Link::PerEvent(launch) => {
-                frame.push(b'\n');
+                let frame = edge().stdio_frame(request);
                 stdio::per_event_intercept(launch, request, frame, deadline, timeout_ms).await
             }
         }
@@ -466,36 +546,48 @@ impl Harness {
     /// Send `note` (a notification of an `name` event) to every observe
     /// subscription naming `name`, with `native` where one asks for it.
     fn observe_note(&self, loaded: &Loaded, name: &str, note: &Value, native_payload: &Value) {
-        for (index, backend) in loaded.registration.hooks.iter().enumerate() {
-            for sub in &backend.subscriptions {
-                let Subscription::Observe { include_native, .. } = sub else {
-                    continue;
-                };
-                if !sub.covers(name) {
-                    continue;
-                }
-                let mut note = note.clone();
-                if *include_native {
-                    note["params"]["event"]["native"] = native(native_payload, name);
-                }
-                let frame = serde_json::to_vec(&note).expect("a notification serializes");
-                self.send_note(loaded, index, frame);
+        let reading = readings::get();
+        if reading.tool_before_only && name != "tool.before" {
+            return;
+        }
+        let mut backends: Vec<(usize, &Backend)> =
+            loaded.registration.hooks.iter().enumerate().collect();
+        if reading.observers_reversed {
+            backends.reverse();
+        }
+        for (index, backend) in backends {
+            // One notification per backend and event, even where two of
+            // its observe subscriptions overlap (loaded only under the
+            // `overlapping-observe-subscriptions` reading).
+            let Some(Subscription::Observe { include_native, .. }) = backend
+                .subscriptions
+                .iter()
+                .find(|s| matches!(s, Subscription::Observe { .. }) && s.covers(name))
+            else {
+                continue;
+            };
+            let mut note = note.clone();
+            if *include_native {
+                note["params"]["event"]["native"] = native(native_payload, name);
             }
+            edge().dress(&mut note, &loaded.cwd);
+            self.send_note(loaded, index, &note);
         }
     }
 
-    /// Deliver one notification frame (no newline) to backend `index`
-    /// without waiting for it.
-    fn send_note(&self, loaded: &Loaded, index: usize, mut frame: Vec<u8>) {
+    /// Deliver one notification to backend `index` without waiting for
+    /// it.
+    fn send_note(&self, loaded: &Loaded, index: usize, note: &Value) {
         let backend = &loaded.registration.hooks[index];
         match &*loaded.links[index] {
             Link::Persistent(p) => {
-                frame.push(b'\n');
-                p.notify(frame);
+                p.notify(edge().stdio_frame(note));
             }
             Link::PerEvent(launch) => {
-                frame.push(b'\n');
-                tokio::spawn(stdio::per_event_notify(launch.clone(), frame));
+                tokio::spawn(stdio::per_event_notify(
+                    launch.clone(),
+                    edge().stdio_frame(note),
+                ));
             }
             Link::Http { url, token_env } => {
                 let token = match token_env {
@@ -511,16 +603,22 @@ impl Harness {
                     },
                     None => None,
                 };
-                let client = self
-                    .client
-                    .clone()
-                    .expect("built at load for http backends");
+                let client = match self.http_client() {
+                    Ok(c) => c,
+                    Err(e) => {
+                        eprintln!(
+                            "ctk-ahp-harness: observer {}: cannot build the HTTP client: {e}; not sent",
+                            backend.id
+                        );
+                        return;
+                    }
+                };
                 tokio::spawn(http::notify(
                     client,
                     backend.id.clone(),
                     url.clone(),
                     token,
-                    frame,
+                    edge().http_body(note),
                 ));
             }
         }
@@ -609,7 +707,7 @@ fn settle(
         Ok(Decision::NoEffect) => None,
         Ok(Decision::Deny { reason, code }) => Some(Outcome::Denied {
             synthetic: false,
-            reason,
+            reason: readings::reported_reason(false, reason),
             code,
         }),
         Err(f) => {
@@ -620,7 +718,7 @@ fn settle(
             eprintln!("ctk-ahp-harness: interceptor {backend_id} failed: {f} ({policy})");
             (failure_policy == FailurePolicy::FailClosed).then(|| Outcome::Denied {
                 synthetic: true,
-                reason: SYNTHETIC_REASON.to_owned(),
+                reason: readings::reported_reason(true, SYNTHETIC_REASON.to_owned()),
                 code: None,
             })
         }
@@ -638,7 +736,7 @@ fn draft_document(document: &[u8]) -> Result<Vec<u8>, Vec<Refusal>> {
             reason,
         }]
     };
-    let doc = ctk_ahp_protocol::json::parse_bytes(document)
+    let mut doc = ctk_ahp_protocol::json::parse_bytes(document)
         .map_err(|e| whole(format!("the registration is not strict JSON: {e}")))?;
     if doc.get("protocolVersion").and_then(Value::as_str) != Some(draft::DRAFT_WIRE_VERSION) {
         return Err(vec![Refusal {
@@ -647,10 +745,25 @@ fn draft_document(document: &[u8]) -> Result<Vec<u8>, Vec<Refusal>> {
         }]);
     }
     let problems = draft::registration_problems(&doc);
+    // Under the registration-refusal-scope reading only the faulty entries
+    // go, when some entry is left.
     if !problems.is_empty() {
-        return Err(problems);
+        let dropped = readings::get().refuse_entries_only
+            && crate::loading::drop_faulty_draft_entries(&mut doc, &problems);
+        if !dropped {
+            return Err(problems);
+        }
     }
     Ok(serde_json::to_vec(&draft::as_released(doc)).expect("a JSON value serializes"))
+}
+
+/// Under the prompt-before-interception reading, the host's own prompt
+/// comes first; the adapter stands for a user who answers yes, so
+/// interception still decides.
+fn prompt_first(call: &ToolCall) {
+    if readings::get().prompt_first && call.host_permission == HostPermission::Prompt {
+        eprintln!("ctk-ahp-harness: host permission prompt before interception: answered yes");
+    }
 }
 
 /// `native` for this harness: the tool call as the agent loop saw it.
@@ -662,7 +775,15 @@ fn native(payload: &Value, event_name: &str) -> Value {
 /// enforced as "far away", never wrapped to a short one (decision D-10).
 fn deadline(timeout_ms: u64) -> Instant {
     let now = Instant::now();
-    now.checked_add(Duration::from_millis(timeout_ms))
+    // Under the late-expiry reading, a reply may still be taken up to
+    // `timeoutMs` after the deadline (spec 14.4 bounds the wait, not how
+    // promptly expiry is acted on).
+    let wait = if readings::get().late_expiry {
+        timeout_ms.saturating_mul(2)
+    } else {
+        timeout_ms
+    };
+    now.checked_add(Duration::from_millis(wait))
         .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
@@ -692,9 +813,22 @@ fn link(backend: &Backend, env: &BTreeMap<String, String>, base: Option<&Path>) 
                 (Some(c), None) => Some(PathBuf::from(c)),
                 (None, b) => b.map(Path::to_path_buf),
             };
+            // Under the command-lookup reading a relative command is a path
+            // from the backend's working directory (the harness's own when
+            // none is set), never a PATH lookup.
+            let command =
+                if readings::get().command_in_backend_cwd && Path::new(command).is_relative() {
+                    let dir = cwd
+                        .clone()
+                        .or_else(|| std::env::current_dir().ok())
+                        .unwrap_or_default();
+                    dir.join(command).to_string_lossy().into_owned()
+                } else {
+                    command.clone()
+                };
             let launch = Launch {
                 backend: backend.id.clone(),
-                command: command.clone(),
+                command,
                 args: args.clone(),
                 cwd,
                 env: backend_env(env),
@@ -713,6 +847,11 @@ fn link(backend: &Backend, env: &BTreeMap<String, String>, base: Option<&Path>) 
 /// them visible to stdio backends), and the kit's process-tree tag
 /// `CTK_HOST_INSTANCE` when set, so the kit can find a leftover process.
 fn backend_env(env: &BTreeMap<String, String>) -> Vec<(String, String)> {
+    if readings::get().inherit_environment {
+        let mut all: BTreeMap<String, String> = std::env::vars().collect();
+        all.extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        return all.into_iter().collect();
+    }
     let mut out = Vec::new();
     for name in ["PATH", "CTK_HOST_INSTANCE"] {
         if let Ok(v) = std::env::var(name) {
@@ -725,7 +864,24 @@ fn backend_env(env: &BTreeMap<String, String>) -> Vec<(String, String)> {
 
 /// The current time as RFC 3339 UTC.
 fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .expect("UTC time formats as RFC 3339")
+    readings::event_time(time::OffsetDateTime::now_utc())
+}
+
+/// The refusals of a registration the kit's loader did not accept.
+pub(crate) fn refusals(e: &registration::RegistrationError) -> Vec<Refusal> {
+    let mut out: Vec<Refusal> = e
+        .findings()
+        .iter()
+        .map(|f| Refusal {
+            pointer: f.pointer.clone(),
+            reason: format!("{} ({})", f.message, f.rule.id()),
+        })
+        .collect();
+    if out.is_empty() {
+        out.push(Refusal {
+            pointer: String::new(),
+            reason: e.to_string(),
+        });
+    }
+    out
 }

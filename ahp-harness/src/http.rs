@@ -9,6 +9,8 @@ use serde_json::Value;
 use tokio::time::{timeout, timeout_at, Instant};
 
 use crate::classify::{classify, Decision, Failure};
+use crate::freedoms::{edge, Freedoms};
+use crate::readings;
 
 /// The largest reply body accepted.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -19,16 +21,62 @@ pub const OBSERVE_BOUND: Duration = Duration::from_secs(30);
 /// The HTTP client every backend of a harness shares: rustls, no redirects
 /// (spec 18.1), no proxy discovery from the environment.
 pub fn client() -> Result<reqwest::Client, reqwest::Error> {
-    reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
-        .no_proxy()
-        .build()
+        .no_proxy();
+    // Header names are case-insensitive (RFC 9110); the other framing
+    // spells them in Title-Case.
+    let builder = if edge().other_http_framing() {
+        builder.http1_title_case_headers()
+    } else {
+        builder
+    };
+    builder.build()
+}
+
+/// A `POST` of `body` to `url` with the headers the edge's freedoms ask:
+/// the content type (with or without parameters), the bearer token in the
+/// spelling asked, and under the other framing a chunked body,
+/// `Connection: close` and an extra header.
+fn post(
+    client: &reqwest::Client,
+    url: &str,
+    token: Option<&str>,
+    body: Vec<u8>,
+    edge: &Freedoms,
+) -> Result<reqwest::RequestBuilder, Failure> {
+    let mut req = client.post(url).header(CONTENT_TYPE, edge.content_type());
+    if let Some(t) = token {
+        req = req.header(AUTHORIZATION, bearer(t, edge)?);
+    }
+    Ok(if edge.other_http_framing() {
+        req.header(reqwest::header::CONNECTION, "close")
+            .header("X-Ctk-Freedom", "http-message-framing")
+            .body(reqwest::Body::wrap(Chunked(Some(body.into()))))
+    } else {
+        req.body(body)
+    })
+}
+
+/// A body of unknown length, so hyper sends it chunked.
+struct Chunked(Option<bytes::Bytes>);
+
+impl http_body::Body for Chunked {
+    type Data = bytes::Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        std::task::Poll::Ready(self.0.take().map(|b| Ok(http_body::Frame::data(b))))
+    }
 }
 
 /// The `Authorization` header for `token`, marked sensitive so it is never
 /// printed by a `Debug` dump.
-fn bearer(token: &str) -> Result<HeaderValue, Failure> {
-    let mut v = HeaderValue::from_str(&format!("Bearer {token}"))
+fn bearer(token: &str, edge: &Freedoms) -> Result<HeaderValue, Failure> {
+    let mut v = HeaderValue::from_str(&edge.authorization(token))
         .map_err(|_| Failure::Transport("the bearer token is not a valid header value".into()))?;
     v.set_sensitive(true);
     Ok(v)
@@ -71,19 +119,13 @@ pub async fn intercept(
     deadline: Instant,
     timeout_ms: u64,
 ) -> Result<Decision, Failure> {
-    let mut req = client
-        .post(url)
-        .header(CONTENT_TYPE, "application/json")
-        .body(body);
-    if let Some(t) = token {
-        req = req.header(AUTHORIZATION, bearer(t)?);
-    }
+    let req = post(client, url, token, body, edge())?;
     let exchange = async {
         let mut resp = req.send().await.map_err(|e| transport(&e))?;
         if resp.status().as_u16() != 200 {
             return Err(Failure::HttpStatus(resp.status().as_u16()));
         }
-        if !is_json(&resp) {
+        if !is_json(&resp) && !readings::get().any_media_type {
             return Err(Failure::MediaType);
         }
         let mut buf = Vec::new();
@@ -103,6 +145,8 @@ pub async fn intercept(
 
 /// Deliver one notification; the status is only logged (decision D-03: an
 /// observer's answer never changes anything).
+/// Under the notification-retry reading a failed delivery (a transport
+/// failure, a status outside 2xx) is made once more.
 pub async fn notify(
     client: reqwest::Client,
     backend: String,
@@ -110,30 +154,47 @@ pub async fn notify(
     token: Option<String>,
     body: Vec<u8>,
 ) {
-    let mut req = client
-        .post(&url)
-        .header(CONTENT_TYPE, "application/json")
-        .body(body);
-    if let Some(t) = &token {
-        match bearer(t) {
-            Ok(v) => req = req.header(AUTHORIZATION, v),
-            Err(f) => {
-                eprintln!("ctk-ahp-harness: observer {backend}: {f}");
-                return;
-            }
-        }
+    let once = |body: Vec<u8>| notify_once(&client, &backend, &url, token.as_deref(), body);
+    if !once(body.clone()).await && readings::get().retry_notifications {
+        eprintln!("ctk-ahp-harness: observer {backend}: retrying the notification once");
+        once(body).await;
     }
+}
+
+/// One attempt of [`notify`]: whether it was delivered.
+async fn notify_once(
+    client: &reqwest::Client,
+    backend: &str,
+    url: &str,
+    token: Option<&str>,
+    body: Vec<u8>,
+) -> bool {
+    let req = match post(client, url, token, body, edge()) {
+        Ok(r) => r,
+        Err(f) => {
+            eprintln!("ctk-ahp-harness: observer {backend}: {f}");
+            return false;
+        }
+    };
     match timeout(OBSERVE_BOUND, req.send()).await {
         Ok(Ok(resp)) => {
             let s = resp.status().as_u16();
             if s != 202 && s != 204 {
                 eprintln!("ctk-ahp-harness: observer {backend}: HTTP status {s} (ignored)");
             }
+            // Any 2xx was received; only another status counts as failed.
+            resp.status().is_success()
         }
-        Ok(Err(e)) => eprintln!(
-            "ctk-ahp-harness: observer {backend}: {} (ignored)",
-            transport(&e)
-        ),
-        Err(_) => eprintln!("ctk-ahp-harness: observer {backend}: no answer in time (ignored)"),
+        Ok(Err(e)) => {
+            eprintln!(
+                "ctk-ahp-harness: observer {backend}: {} (ignored)",
+                transport(&e)
+            );
+            false
+        }
+        Err(_) => {
+            eprintln!("ctk-ahp-harness: observer {backend}: no answer in time (ignored)");
+            false
+        }
     }
 }

@@ -21,6 +21,11 @@
 //! (`vectors/ahp/draft/AHP-DH-*`) run against it. One process serves one
 //! line; the default is 0.1.
 //!
+//! With `--freedoms` (issue 26) the binary takes, at the places the text
+//! leaves open, the other allowed choice: rewrites of what it sends
+//! ([`freedoms`]) and behavioural readings ([`readings`]), set once before
+//! it serves; every other use of the crate keeps the reference choices.
+//!
 //! Choices where the text leaves room are listed in `README.md`; the main
 //! ones: no retries; a fail-closed synthetic denial carries the generic
 //! reason [`SYNTHETIC_REASON`]; a per-event backend's valid deny stands
@@ -29,9 +34,12 @@
 pub mod adapter;
 pub mod classify;
 pub mod draft;
+pub mod freedoms;
 pub mod harness;
 pub mod http;
+mod loading;
 pub mod process;
+pub mod readings;
 pub mod stdio;
 
 /// The adapter contract this harness speaks on its stdio.

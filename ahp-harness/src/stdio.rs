@@ -23,7 +23,9 @@ use tokio::task::JoinHandle;
 use tokio::time::{timeout, timeout_at, Instant};
 
 use crate::classify::{classify, Decision, Failure};
+use crate::freedoms::edge;
 use crate::process::{self, Group, Launch, Spawned};
+use crate::readings;
 
 /// The longest stdout line (one frame) accepted from a backend.
 pub const MAX_FRAME_BYTES: usize = 1 << 20;
@@ -111,7 +113,7 @@ impl Persistent {
         let (tx, mut rx) = mpsc::channel::<Vec<u8>>(QUEUE);
         let writer = tokio::spawn(async move {
             while let Some(frame) = rx.recv().await {
-                if stdin.write_all(&frame).await.is_err() || stdin.flush().await.is_err() {
+                if write_frame(&mut stdin, frame).await.is_err() {
                     break;
                 }
             }
@@ -144,6 +146,14 @@ impl Persistent {
         });
         *slot = Some(p.clone());
         Ok(p)
+    }
+
+    /// Start the process now, if it is not running (the launch-at-load
+    /// reading); a failure is logged and the next exchange tries again.
+    pub fn start(&self) {
+        if let Err(f) = self.process() {
+            eprintln!("ctk-ahp-harness: backend {}: {f}", self.launch.backend);
+        }
     }
 
     /// Send `request` (its `frame` is the line to write, LF included) and
@@ -186,14 +196,16 @@ impl Persistent {
                     return Err(Failure::TooLarge(MAX_FRAME_BYTES));
                 }
                 Ok(Some(Incoming::Line(bytes))) => {
-                    if self.is_late(&bytes, request) {
+                    if self.is_late(&bytes, request) || skipped(&bytes, request) {
                         continue;
                     }
                     let verdict = classify(request, &bytes);
                     let malformed = verdict.as_ref().is_err_and(Failure::is_malformed_output);
                     if !malformed {
                         proc.malformed.store(0, Ordering::SeqCst);
-                    } else if proc.malformed.fetch_add(1, Ordering::SeqCst) + 1 >= MALFORMED_LIMIT {
+                    } else if proc.malformed.fetch_add(1, Ordering::SeqCst) + 1 >= MALFORMED_LIMIT
+                        && !readings::get().never_end_malformed
+                    {
                         eprintln!(
                             "ctk-ahp-harness: persistent backend {} sent {MALFORMED_LIMIT} bad replies in a row; ending it",
                             self.launch.backend
@@ -245,6 +257,17 @@ impl Persistent {
     /// Queue a notification frame; never waits (observation must not
     /// delay anything, spec 13.2).
     pub fn notify(&self, frame: Vec<u8>) {
+        if self.try_notify(frame.clone()).is_err() && readings::get().retry_notifications {
+            eprintln!(
+                "ctk-ahp-harness: observer {}: retrying the notification once",
+                self.launch.backend
+            );
+            let _ = self.try_notify(frame);
+        }
+    }
+
+    /// One attempt of [`Persistent::notify`]; `Err` when it failed.
+    fn try_notify(&self, frame: Vec<u8>) -> Result<(), ()> {
         match self.process() {
             Ok(p) => {
                 // Output nobody asked for (a broken backend answering
@@ -262,9 +285,14 @@ impl Persistent {
                         "ctk-ahp-harness: observer {}: notification dropped (backend not reading)",
                         self.launch.backend
                     );
+                    return Err(());
                 }
+                Ok(())
             }
-            Err(f) => eprintln!("ctk-ahp-harness: observer {}: {f}", self.launch.backend),
+            Err(f) => {
+                eprintln!("ctk-ahp-harness: observer {}: {f}", self.launch.backend);
+                Err(())
+            }
         }
     }
 
@@ -292,6 +320,46 @@ impl Persistent {
             p.kill();
         }
     }
+}
+
+/// Write one frame to a backend's stdin, in the pieces the edge's freedoms
+/// ask (one write by default).
+async fn write_frame(
+    stdin: &mut (impl tokio::io::AsyncWrite + Unpin),
+    frame: Vec<u8>,
+) -> std::io::Result<()> {
+    let pieces = edge().pieces(frame);
+    let last = pieces.len().saturating_sub(1);
+    for (i, piece) in pieces.into_iter().enumerate() {
+        stdin.write_all(&piece).await?;
+        stdin.flush().await?;
+        if i < last {
+            tokio::time::sleep(edge().piece_gap()).await;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a line read while `request` is outstanding is skipped by the
+/// readings rather than judged: a line that is not a JSON-RPC message (the
+/// banner reading), or one whose id is not the request's (the unmatched-id
+/// reading).
+fn skipped(line: &[u8], request: &Value) -> bool {
+    let r = readings::get();
+    if !r.skip_non_protocol_lines && !r.skip_unmatched_ids {
+        return false;
+    }
+    let parsed = serde_json::from_slice::<Value>(line).ok();
+    let object = parsed.as_ref().and_then(Value::as_object);
+    if r.skip_non_protocol_lines && !object.is_some_and(|o| o.contains_key("jsonrpc")) {
+        eprintln!("ctk-ahp-harness: a line that is not JSON-RPC skipped");
+        return true;
+    }
+    if r.skip_unmatched_ids && object.is_some_and(|o| o.get("id") != request.get("id")) {
+        eprintln!("ctk-ahp-harness: a reply of another id skipped");
+        return true;
+    }
+    false
 }
 
 /// Read LF-terminated lines of at most [`MAX_FRAME_BYTES`].
@@ -343,8 +411,21 @@ async fn read_bounded(
     }
 }
 
-/// The one reply frame in a per-event process's complete stdout.
-fn one_frame(out: &[u8]) -> Result<Option<&[u8]>, Failure> {
+/// The one reply frame in a per-event process's complete stdout (lines
+/// the readings skip left out first).
+fn one_frame(out: &[u8], request: &Value) -> Result<Option<Vec<u8>>, Failure> {
+    let r = readings::get();
+    if r.skip_non_protocol_lines || r.skip_unmatched_ids {
+        let kept: Vec<&[u8]> = out
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty() && !skipped(l, request))
+            .collect();
+        return match kept.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(one.to_vec())),
+            _ => Err(Failure::ExtraOutput),
+        };
+    }
     let body = out.strip_suffix(b"\n").unwrap_or(out);
     if body.is_empty() {
         return Ok(None);
@@ -352,7 +433,7 @@ fn one_frame(out: &[u8]) -> Result<Option<&[u8]>, Failure> {
     if body.contains(&b'\n') {
         return Err(Failure::ExtraOutput);
     }
-    Ok(Some(body))
+    Ok(Some(body.to_vec()))
 }
 
 /// One intercept exchange with a per-event process, bounded by `deadline`.
@@ -374,7 +455,7 @@ pub async fn per_event_intercept(
         let write = async {
             // A process that exits without reading makes the write fail;
             // its exit status and missing reply then decide.
-            let _ = stdin.write_all(&frame).await;
+            let _ = write_frame(&mut stdin, frame).await;
             let _ = stdin.shutdown().await;
             drop(stdin);
         };
@@ -391,8 +472,8 @@ pub async fn per_event_intercept(
     let Ok((read, status)) = finished else {
         // D-02: a valid deny already written stands; anything else is the
         // deadline failing.
-        if let Ok(Some(f)) = one_frame(&out) {
-            if let Ok(d @ Decision::Deny { .. }) = classify(request, f) {
+        if let Ok(Some(f)) = one_frame(&out, request) {
+            if let Ok(d @ Decision::Deny { .. }) = classify(request, &f) {
                 return Ok(d);
             }
         }
@@ -400,14 +481,22 @@ pub async fn per_event_intercept(
     };
     read?;
     let status = status.map_err(|e| Failure::Exited(e.to_string()))?;
-    let decision = match one_frame(&out)? {
+    let decision = match one_frame(&out, request)? {
         None if status.success() => return Err(Failure::NoReply),
         None => return Err(Failure::Exited(status.to_string())),
-        Some(f) => classify(request, f),
+        Some(f) => classify(request, &f),
     };
     match decision {
         // D-02 (c): an explicit deny is never downgraded to a failure.
         Ok(d @ Decision::Deny { .. }) => Ok(d),
+        // Reading (a): the body decides; the exit status is only logged.
+        Ok(d) if !status.success() && readings::get().body_decides => {
+            eprintln!(
+                "ctk-ahp-harness: backend {} exited {status} after a valid reply (logged only)",
+                launch.backend
+            );
+            Ok(d)
+        }
         _ if !status.success() => Err(Failure::Exited(status.to_string())),
         other => other,
     }
@@ -415,26 +504,40 @@ pub async fn per_event_intercept(
 
 /// Deliver one notification to a per-event process: one frame, EOF, then
 /// wait (bounded) for it to exit; its status is only logged (spec 17.3).
+/// Under the notification-retry reading a failed delivery (no launch, a
+/// nonzero exit) is made once more.
 pub async fn per_event_notify(launch: Launch, frame: Vec<u8>) {
+    if !per_event_notify_once(&launch, frame.clone()).await && readings::get().retry_notifications {
+        eprintln!(
+            "ctk-ahp-harness: observer {}: retrying the notification once",
+            launch.backend
+        );
+        per_event_notify_once(&launch, frame).await;
+    }
+}
+
+/// One attempt of [`per_event_notify`]: whether it was delivered (the
+/// process ran and exited 0 in time).
+async fn per_event_notify_once(launch: &Launch, frame: Vec<u8>) -> bool {
     let Spawned {
         mut child,
         mut stdin,
         stdout,
         mut group,
-    } = match process::spawn(&launch) {
+    } = match process::spawn(launch) {
         Ok(s) => s,
         Err(e) => {
             eprintln!(
                 "ctk-ahp-harness: observer {}: launch failed: {e}",
                 launch.backend
             );
-            return;
+            return false;
         }
     };
     let sink = Mutex::new(Vec::new());
     let run = async {
         let write = async {
-            let _ = stdin.write_all(&frame).await;
+            let _ = write_frame(&mut stdin, frame).await;
             let _ = stdin.shutdown().await;
             drop(stdin);
         };
@@ -445,18 +548,23 @@ pub async fn per_event_notify(launch: Launch, frame: Vec<u8>) {
         );
         status
     };
-    match timeout(OBSERVE_BOUND, run).await {
+    let delivered = match timeout(OBSERVE_BOUND, run).await {
         Ok(Ok(s)) if !s.success() => {
             eprintln!(
                 "ctk-ahp-harness: observer {} exited: {s} (ignored)",
                 launch.backend
-            )
+            );
+            false
         }
-        Ok(_) => {}
-        Err(_) => eprintln!(
-            "ctk-ahp-harness: observer {} outlived its bound; killed",
-            launch.backend
-        ),
-    }
+        Ok(r) => r.is_ok(),
+        Err(_) => {
+            eprintln!(
+                "ctk-ahp-harness: observer {} outlived its bound; killed",
+                launch.backend
+            );
+            false
+        }
+    };
     group.kill();
+    delivered
 }

@@ -3,11 +3,16 @@
 //! `--spec draft` makes it a harness of the upstream mutable draft line
 //! instead (`ctk_ahp_harness::draft`).
 //!
-//! Exit status: 0 after `shutdown` or EOF on stdin; 2 for a usage error.
+//! `--freedoms all|none|ID,...` takes other allowed choices (issue 26;
+//! `ctk_ahp_harness::freedoms`).
+//!
+//! Exit status: 0 after `shutdown` or EOF on stdin; 2 for a usage error
+//! (an unknown or untaken freedom included).
 //! SIGTERM and SIGINT kill every backend process and exit 143 / 130.
 
 use std::process::ExitCode;
 
+use ctk_ahp_harness::freedoms::{self, Freedoms};
 use ctk_ahp_harness::{adapter, process, ADAPTER};
 use ctk_ahp_protocol::version::ProtocolLine;
 
@@ -17,34 +22,67 @@ use ctk_ahp_protocol::version::ProtocolLine;
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let usage = format!(
-        "usage: ctk-ahp-harness [--spec 0.1|draft]\n\nThe reference AHP 0.1 harness. Speaks {ADAPTER} (JSON-RPC 2.0, one message per \
+        "usage: ctk-ahp-harness [--spec 0.1|draft] [--freedoms all|none|ID,...]\n\nThe reference AHP 0.1 harness. Speaks {ADAPTER} (JSON-RPC 2.0, one message per \
          line) on stdin/stdout; see ahp-harness/README.md.\n\n  --spec LINE  the protocol line to speak: \"0.1\" (the released line, the \
          default) or \"draft\" (the upstream mutable draft: protocolVersions [\"draft\"], only \"draft\" registrations, \
-         the draft tool.before shape; never claimable)"
+         the draft tool.before shape; never claimable)\n  --freedoms all|none|ID,...  take the other allowed choice at these places \
+         the text leaves open (harness-role ids of spec/ahp/0.1/freedoms.json; with --spec draft also of \
+         spec/ahp/draft/freedoms.json, less the 0.1 ids it supersedes; issue 26)"
     );
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let line = match args
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        [] => ProtocolLine::V0_1,
-        ["--help" | "-h"] => {
-            println!("{usage}");
-            return ExitCode::SUCCESS;
+    let mut line = ProtocolLine::V0_1;
+    let mut freedoms = None;
+    let mut rest = args.iter().map(String::as_str);
+    while let Some(arg) = rest.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+            _ => (arg, None),
+        };
+        match flag {
+            "--help" | "-h" if args.len() == 1 => {
+                println!("{usage}");
+                return ExitCode::SUCCESS;
+            }
+            "--version" | "-V" if args.len() == 1 => {
+                println!("ctk-ahp-harness {}", env!("CARGO_PKG_VERSION"));
+                return ExitCode::SUCCESS;
+            }
+            "--spec" | "--freedoms" => {
+                let Some(value) = inline.or_else(|| rest.next()) else {
+                    eprintln!("ctk-ahp-harness: {flag} needs a value\n{usage}");
+                    return ExitCode::from(2);
+                };
+                if flag == "--freedoms" {
+                    freedoms = Some(value.to_owned());
+                    continue;
+                }
+                line = match value {
+                    "0.1" => ProtocolLine::V0_1,
+                    "draft" => ProtocolLine::Draft,
+                    _ => {
+                        eprintln!(
+                            "ctk-ahp-harness: --spec {value:?}: \"0.1\" or \"draft\"\n{usage}"
+                        );
+                        return ExitCode::from(2);
+                    }
+                };
+            }
+            _ => {
+                eprintln!("ctk-ahp-harness: unexpected arguments {args:?}\n{usage}");
+                return ExitCode::from(2);
+            }
         }
-        ["--version" | "-V"] => {
-            println!("ctk-ahp-harness {}", env!("CARGO_PKG_VERSION"));
-            return ExitCode::SUCCESS;
-        }
-        ["--spec", "0.1"] | ["--spec=0.1"] => ProtocolLine::V0_1,
-        ["--spec", "draft"] | ["--spec=draft"] => ProtocolLine::Draft,
-        _ => {
-            eprintln!("ctk-ahp-harness: unexpected arguments {args:?}\n{usage}");
-            return ExitCode::from(2);
-        }
-    };
+    }
+    if let Some(text) = freedoms {
+        let taken = match Freedoms::parse(&text, line) {
+            Ok(f) => f,
+            Err(e) => {
+                eprintln!("ctk-ahp-harness: --freedoms: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        freedoms::install(taken);
+    }
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
