@@ -1,10 +1,13 @@
 //! The `ctk-ahp-adapter/1` contract on the harness's own stdio: JSON-RPC
 //! 2.0, one message per line; the kit is the client and this harness
 //! answers (`initialize`, `harness/load`, `harness/tool_call`,
-//! `harness/session`, `shutdown`).
+//! `harness/tool_calls`, `harness/session`, `shutdown`).
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
+use std::task::Poll;
 
 use ctk_ahp_protocol::version::ProtocolLine;
 use ctk_ahp_protocol::wire::{EventType, ToolKind};
@@ -18,6 +21,10 @@ use crate::ADAPTER;
 
 /// The longest line accepted from the kit.
 pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// The optional adapter features this harness offers (`initialize`
+/// `features`): `parallel-tool-calls` is `harness/tool_calls`.
+pub const FEATURES: [&str; 1] = ["parallel-tool-calls"];
 
 /// One message from the kit; `params` kept raw so the registration reaches
 /// the loader byte for byte (a repeated member is a finding there).
@@ -49,6 +56,13 @@ struct RpcError(i64, String);
 
 fn invalid(msg: impl Into<String>) -> RpcError {
     RpcError(-32602, msg.into())
+}
+
+fn not_loaded() -> RpcError {
+    RpcError(
+        -32000,
+        "no registration loaded (call harness/load first)".into(),
+    )
 }
 
 /// Serve the adapter contract on `input`/`output` until `shutdown` or EOF;
@@ -181,6 +195,7 @@ async fn handle(
                 "bindings": ["stdio", "http"],
                 "lifecycles": ["persistent", "per_event"],
                 "profiles": ["base", "tool-interception", "lifecycle-observation", "stdio", "http"],
+                "features": FEATURES,
             }))
         }
         "harness/load" => {
@@ -200,23 +215,26 @@ async fn handle(
         "harness/tool_call" => {
             let p: Value = params(raw)?;
             let call = tool_call(&p, harness.line())?;
-            let outcome = harness.tool_call(call).await.ok_or_else(|| {
-                RpcError(
-                    -32000,
-                    "no registration loaded (call harness/load first)".into(),
-                )
-            })?;
-            Ok(match outcome {
-                Outcome::Executed => json!({"outcome": "executed"}),
-                Outcome::Prompted => json!({"outcome": "prompted"}),
-                Outcome::Denied {
-                    synthetic,
-                    reason,
-                    code,
-                } => {
-                    json!({"outcome": "denied", "synthetic": synthetic, "reason": reason, "code": code})
-                }
-            })
+            let outcome = harness.tool_call(call).await.ok_or_else(not_loaded)?;
+            Ok(outcome_json(outcome))
+        }
+        "harness/tool_calls" => {
+            let p: Value = params(raw)?;
+            let calls = tool_calls(&p, harness.line())?;
+            if !harness.is_loaded() {
+                return Err(not_loaded());
+            }
+            // The parallel calls of one model turn: every call's chain
+            // starts at once, none waits for another's decision (only for
+            // a shared persistent backend's turn, D-17).
+            let harness = &*harness;
+            let outcomes = join_all(calls.into_iter().map(|c| harness.tool_call(c))).await;
+            let results = outcomes
+                .into_iter()
+                .map(|o| o.map(outcome_json))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(not_loaded)?;
+            Ok(json!({ "results": results }))
         }
         "harness/session" => {
             let p: Value = params(raw)?;
@@ -241,6 +259,74 @@ async fn handle(
         "shutdown" => Ok(json!({})),
         other => Err(RpcError(-32601, format!("method {other:?} not found"))),
     }
+}
+
+/// The `harness/tool_call` result for `outcome`.
+fn outcome_json(outcome: Outcome) -> Value {
+    match outcome {
+        Outcome::Executed => json!({"outcome": "executed"}),
+        Outcome::Prompted => json!({"outcome": "prompted"}),
+        Outcome::Denied {
+            synthetic,
+            reason,
+            code,
+        } => {
+            json!({"outcome": "denied", "synthetic": synthetic, "reason": reason, "code": code})
+        }
+    }
+}
+
+/// Read `harness/tool_calls` params: `calls`, a non-empty array of
+/// `harness/tool_call` params. A bad entry is refused by its index, and
+/// then none of the calls is made.
+fn tool_calls(p: &Value, line: ProtocolLine) -> Result<Vec<ToolCall>, RpcError> {
+    let calls = p
+        .get("calls")
+        .and_then(Value::as_array)
+        .ok_or_else(|| invalid("calls must be an array"))?;
+    if calls.is_empty() {
+        return Err(invalid("calls must hold at least one call"));
+    }
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if !c.is_object() {
+                return Err(invalid(format!("calls[{i}] must be an object")));
+            }
+            tool_call(c, line)
+                .map_err(|RpcError(code, msg)| RpcError(code, format!("calls[{i}]: {msg}")))
+        })
+        .collect()
+}
+
+/// Run `futures` concurrently on the current task; their outputs in the
+/// order given. (The calls borrow the harness, so they cannot be tasks of
+/// their own; a handful of futures makes polling them all on each wake
+/// cheap.)
+async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let mut running: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut done: Vec<Option<F::Output>> = running.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (f, out) in running.iter_mut().zip(done.iter_mut()) {
+            if out.is_none() {
+                match f.as_mut().poll(cx) {
+                    Poll::Ready(v) => *out = Some(v),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    done.into_iter()
+        .map(|o| o.expect("every future finished"))
+        .collect()
 }
 
 /// Read `harness/tool_call` params; anything that cannot become a valid

@@ -110,6 +110,10 @@ pub enum Freedom {
     NotificationRetry,
     /// Persistent backends started at load.
     PersistentBackendLaunch,
+    /// The intercepts of parallel tool calls written to one persistent
+    /// backend without waiting for each other's replies; replies matched by
+    /// id.
+    PersistentOutstandingLimit,
     /// Only `tool.before` observations emitted.
     LifecycleEventsEmitted,
     /// Every reply line of another id skipped until the deadline.
@@ -161,7 +165,7 @@ pub enum Freedom {
 impl Freedom {
     /// Every freedom the reference harness takes on the 0.1 line, in
     /// catalog order.
-    pub const ALL: [Freedom; 47] = [
+    pub const ALL: [Freedom; 48] = [
         Freedom::JsonMemberOrder,
         Freedom::JsonInsignificantWhitespace,
         Freedom::HttpBodyLayout,
@@ -195,6 +199,7 @@ impl Freedom {
         Freedom::RetryWithinDeadline,
         Freedom::NotificationRetry,
         Freedom::PersistentBackendLaunch,
+        Freedom::PersistentOutstandingLimit,
         Freedom::LifecycleEventsEmitted,
         Freedom::UnmatchedReplyLine,
         Freedom::BannerLineHandling,
@@ -285,6 +290,7 @@ impl Freedom {
             Freedom::RetryWithinDeadline => "retry-within-deadline",
             Freedom::NotificationRetry => "notification-retry",
             Freedom::PersistentBackendLaunch => "persistent-backend-launch",
+            Freedom::PersistentOutstandingLimit => "persistent-outstanding-limit",
             Freedom::LifecycleEventsEmitted => "lifecycle-events-emitted",
             Freedom::UnmatchedReplyLine => "unmatched-reply-line",
             Freedom::BannerLineHandling => "banner-line-handling",
@@ -454,6 +460,7 @@ impl Freedoms {
             retry_once: self.has(F::RetryWithinDeadline),
             retry_notifications: self.has(F::NotificationRetry),
             launch_at_load: self.has(F::PersistentBackendLaunch),
+            several_outstanding: self.has(F::PersistentOutstandingLimit),
             tool_before_only: self.has(F::LifecycleEventsEmitted),
             skip_unmatched_ids: self.has(F::UnmatchedReplyLine),
             skip_non_protocol_lines: self.has(F::BannerLineHandling),
@@ -899,7 +906,7 @@ mod tests {
     }
 
     #[test]
-    fn ids_are_the_catalogs_and_unknown_or_unrealised_ones_are_named() {
+    fn ids_are_the_catalogs_and_unknown_ones_are_named() {
         let known = catalog_ids(V01);
         for f in Freedom::ALL {
             assert!(known.iter().any(|k| k == f.id()), "{}", f.id());
@@ -909,11 +916,11 @@ mod tests {
             e.contains("unknown freedom \"nope\"") && e.contains("backend-environment"),
             "{e}"
         );
-        let e = Freedoms::parse("persistent-outstanding-limit", V01).unwrap_err();
-        assert!(
-            e.contains("does not take it yet") && e.contains("command-lookup"),
-            "{e}"
-        );
+        // Taken alone, and by `all`, as a behavioural reading.
+        let limit = Freedoms::parse("persistent-outstanding-limit", V01).unwrap();
+        assert!(limit.has(Freedom::PersistentOutstandingLimit));
+        assert!(limit.readings().several_outstanding);
+        assert!(all().readings().several_outstanding);
         // A backend-only id is not a harness freedom.
         assert!(Freedoms::parse("decision-policy", V01)
             .unwrap_err()
@@ -950,10 +957,14 @@ mod tests {
             assert!(e.contains(f.id()) && e.contains("supersedes"), "{e}");
         }
         assert!(all.has(Freedom::RequestUnknownMembers) && all.has(Freedom::RetryWithinDeadline));
-        assert_eq!(Freedom::of_line(draft).len(), 47);
-        assert!(Freedoms::parse("persistent-outstanding-limit", draft)
-            .unwrap_err()
-            .contains("does not take it yet"));
+        assert_eq!(Freedom::of_line(draft).len(), 48);
+        assert!(all.has(Freedom::PersistentOutstandingLimit));
+        assert!(
+            Freedoms::parse("persistent-outstanding-limit", draft)
+                .unwrap()
+                .readings()
+                .several_outstanding
+        );
         let r = all.readings();
         assert!(r.observers_after_chain && r.observers_reversed);
         assert!(r.no_uncalled_observation && r.http_client_on_first_use);

@@ -53,6 +53,10 @@ pub struct Readings {
     pub retry_notifications: bool,
     /// `persistent-backend-launch`: persistent backends started at load.
     pub launch_at_load: bool,
+    /// `persistent-outstanding-limit`: the intercepts of concurrent events
+    /// written to one persistent backend without waiting for each other's
+    /// replies, which are then matched to their requests by id.
+    pub several_outstanding: bool,
     /// `lifecycle-events-emitted`: only `tool.before` observations.
     pub tool_before_only: bool,
     /// `unmatched-reply-line`: lines of another id skipped.

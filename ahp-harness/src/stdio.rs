@@ -2,7 +2,8 @@
 //!
 //! - persistent (spec 17.2): one process per backend for the session,
 //!   started on first use (and again after it died); replies matched by
-//!   id; at most one intercept outstanding (decision D-17), and a reply
+//!   id; at most one intercept outstanding, counted across the events of
+//!   parallel tool calls (decision D-17; [`Outstanding`]), and a reply
 //!   that arrives after its deadline is dropped, never applied to a later
 //!   request; a process that keeps sending malformed output is ended
 //!   (decision D-28).
@@ -43,7 +44,7 @@ const EXPIRED_MEMORY: usize = 256;
 const QUEUE: usize = 64;
 
 /// What a persistent backend's stdout produced.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 enum Incoming {
     /// One complete line, without its LF.
     Line(Vec<u8>),
@@ -53,11 +54,38 @@ enum Incoming {
     Eof,
 }
 
+/// How many intercept requests may be outstanding on one persistent
+/// backend at once (spec 17.2 "MAY have only one outstanding"; D-17).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outstanding {
+    /// The reference reading: one, counted across events. A request of a
+    /// concurrent event waits until the previous one is answered or its
+    /// deadline passed; the wait counts against its own deadline, so its
+    /// decision never comes later than `timeoutMs` (the agent's wait is
+    /// what the deadline bounds, spec 14.4).
+    One,
+    /// The `persistent-outstanding-limit` reading: the requests of
+    /// concurrent events are written at once, and a task reading the
+    /// backend's stdout hands each reply to the request whose id it
+    /// carries ([`Demux`]).
+    Many,
+}
+
+/// Where a persistent process's output lines go.
+#[derive(Debug)]
+enum Replies {
+    /// [`Outstanding::One`]: the one outstanding intercept reads them
+    /// itself.
+    Shared(tokio::sync::Mutex<mpsc::Receiver<Incoming>>),
+    /// [`Outstanding::Many`]: a task routes each to its request.
+    Routed(Arc<Demux>),
+}
+
 /// One running persistent process.
 #[derive(Debug)]
 struct Proc {
     tx: mpsc::Sender<Vec<u8>>,
-    lines: tokio::sync::Mutex<mpsc::Receiver<Incoming>>,
+    replies: Replies,
     dead: Arc<AtomicBool>,
     group: Mutex<Option<Group>>,
     writer: Mutex<Option<JoinHandle<()>>>,
@@ -74,21 +102,153 @@ impl Proc {
     }
 }
 
+/// The intercepts outstanding on one persistent process under
+/// [`Outstanding::Many`], each with the queue its reply lines are routed
+/// to (spec 17.2: responses correlated by JSON-RPC id).
+#[derive(Debug, Default)]
+struct Demux {
+    state: Mutex<DemuxState>,
+}
+
+#[derive(Debug, Default)]
+struct DemuxState {
+    /// Oldest first: (key, request id, the request's queue).
+    pending: Vec<(u64, Value, mpsc::UnboundedSender<Incoming>)>,
+    next: u64,
+    /// stdout ended: a request that joins now hears nothing, at once.
+    closed: bool,
+}
+
+/// One request's place in a [`Demux`]; it leaves when this is dropped
+/// (answered, expired, or abandoned), so nothing is routed to it after.
+struct Waiting {
+    demux: Arc<Demux>,
+    key: u64,
+    rx: mpsc::UnboundedReceiver<Incoming>,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.demux
+            .lock()
+            .pending
+            .retain(|(key, _, _)| *key != self.key);
+    }
+}
+
+impl Demux {
+    fn lock(&self) -> std::sync::MutexGuard<'_, DemuxState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wait for the reply to the request of `id`; join before writing it,
+    /// so that even an immediate reply finds its request.
+    fn join(self: &Arc<Self>, id: Value) -> Waiting {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut state = self.lock();
+        let key = state.next;
+        state.next += 1;
+        if !state.closed {
+            state.pending.push((key, id, tx));
+        }
+        Waiting {
+            demux: self.clone(),
+            key,
+            rx,
+        }
+    }
+
+    /// Hand one line to the request whose id it carries. A line that
+    /// names no outstanding request (a late reply to an expired one, a
+    /// wrong id, no JSON at all) goes to the oldest outstanding request,
+    /// which judges it exactly as it would with only itself outstanding:
+    /// dropped if late, else a failure (or skipped under the readings).
+    /// With nothing outstanding it answers nothing and is dropped.
+    fn route(&self, line: Vec<u8>) {
+        let id = serde_json::from_slice::<Value>(&line)
+            .ok()
+            .and_then(|v| v.get("id").cloned());
+        let state = self.lock();
+        let to = id
+            .and_then(|id| state.pending.iter().find(|(_, want, _)| *want == id))
+            .or_else(|| state.pending.first());
+        if let Some((_, _, tx)) = to {
+            // Its request may just have given up; then the line is moot.
+            let _ = tx.send(Incoming::Line(line));
+        }
+    }
+
+    /// stdout ended (`last`: how): every outstanding request hears it,
+    /// and any that joins later hears nothing.
+    fn close(&self, last: Option<Incoming>) {
+        let mut state = self.lock();
+        state.closed = true;
+        for (_, _, tx) in state.pending.drain(..) {
+            if let Some(last) = &last {
+                let _ = tx.send(last.clone());
+            }
+        }
+    }
+}
+
+/// Feed a process's output lines to its [`Demux`] until stdout ends.
+async fn route_lines(mut lines: mpsc::Receiver<Incoming>, demux: Arc<Demux>) {
+    while let Some(incoming) = lines.recv().await {
+        match incoming {
+            Incoming::Line(line) => demux.route(line),
+            end => return demux.close(Some(end)),
+        }
+    }
+    demux.close(None);
+}
+
+/// Where one intercept reads the lines that may answer it.
+enum Source<'a> {
+    /// Every line of the process (it is the only one outstanding).
+    Shared(tokio::sync::MutexGuard<'a, mpsc::Receiver<Incoming>>),
+    /// The lines routed to it.
+    Routed(Waiting),
+}
+
+impl Source<'_> {
+    async fn recv(&mut self) -> Option<Incoming> {
+        match self {
+            Source::Shared(lines) => lines.recv().await,
+            Source::Routed(waiting) => waiting.rx.recv().await,
+        }
+    }
+}
+
 /// A persistent stdio backend: the process slot and the serialisation of
 /// its intercepts.
 #[derive(Debug)]
 pub struct Persistent {
     launch: Launch,
+    outstanding: Outstanding,
     slot: Mutex<Option<Arc<Proc>>>,
     turn: tokio::sync::Mutex<()>,
     expired: Mutex<VecDeque<Value>>,
 }
 
 impl Persistent {
-    /// A backend that starts `launch` on first use.
+    /// A backend that starts `launch` on first use, with as many
+    /// intercepts outstanding as the readings allow ([`Outstanding::One`]
+    /// unless `persistent-outstanding-limit` is taken).
     pub fn new(launch: Launch) -> Persistent {
+        let outstanding = if readings::get().several_outstanding {
+            Outstanding::Many
+        } else {
+            Outstanding::One
+        };
+        Persistent::with_outstanding(launch, outstanding)
+    }
+
+    /// A backend that starts `launch` on first use, with `outstanding`
+    /// intercepts at most.
+    pub fn with_outstanding(launch: Launch, outstanding: Outstanding) -> Persistent {
         Persistent {
             launch,
+            outstanding,
             slot: Mutex::new(None),
             turn: tokio::sync::Mutex::new(()),
             expired: Mutex::new(VecDeque::new()),
@@ -122,6 +282,14 @@ impl Persistent {
         let (line_tx, line_rx) = mpsc::channel(QUEUE);
         let dead = Arc::new(AtomicBool::new(false));
         tokio::spawn(read_lines(stdout, line_tx, dead.clone()));
+        let replies = match self.outstanding {
+            Outstanding::One => Replies::Shared(tokio::sync::Mutex::new(line_rx)),
+            Outstanding::Many => {
+                let demux = Arc::new(Demux::default());
+                tokio::spawn(route_lines(line_rx, demux.clone()));
+                Replies::Routed(demux)
+            }
+        };
         let (exit_tx, exit_rx) = oneshot::channel();
         let id = self.launch.backend.clone();
         let dead_on_exit = dead.clone();
@@ -137,7 +305,7 @@ impl Persistent {
         });
         let p = Arc::new(Proc {
             tx,
-            lines: tokio::sync::Mutex::new(line_rx),
+            replies,
             dead,
             group: Mutex::new(Some(group)),
             writer: Mutex::new(Some(writer)),
@@ -165,17 +333,33 @@ impl Persistent {
         deadline: Instant,
         timeout_ms: u64,
     ) -> Result<Decision, Failure> {
-        // One outstanding intercept per persistent backend (D-17).
-        let _turn = self.turn.lock().await;
+        // One outstanding intercept per persistent backend, across events
+        // (D-17); the wait for the turn is part of this request's deadline.
+        let _turn = match self.outstanding {
+            Outstanding::One => Some(
+                timeout_at(deadline, self.turn.lock())
+                    .await
+                    .map_err(|_| Failure::Timeout(timeout_ms))?,
+            ),
+            Outstanding::Many => None,
+        };
         let proc = self.process()?;
-        let mut lines = proc.lines.lock().await;
-        // Whatever arrived while nothing was outstanding (late replies to
-        // expired requests) answers nothing now.
-        while let Ok(stale) = lines.try_recv() {
-            if matches!(stale, Incoming::Eof) {
-                proc.dead.store(true, Ordering::SeqCst);
+        let mut lines = match &proc.replies {
+            Replies::Shared(lines) => {
+                let mut lines = lines.lock().await;
+                // Whatever arrived while nothing was outstanding (late
+                // replies to expired requests) answers nothing now.
+                while let Ok(stale) = lines.try_recv() {
+                    if matches!(stale, Incoming::Eof) {
+                        proc.dead.store(true, Ordering::SeqCst);
+                    }
+                }
+                Source::Shared(lines)
             }
-        }
+            Replies::Routed(demux) => {
+                Source::Routed(demux.join(request.get("id").cloned().unwrap_or(Value::Null)))
+            }
+        };
         match timeout_at(deadline, proc.tx.send(frame)).await {
             Err(_) => return Err(self.expire(request, timeout_ms)),
             Ok(Err(_)) => {
@@ -272,11 +456,14 @@ impl Persistent {
             Ok(p) => {
                 // Output nobody asked for (a broken backend answering
                 // notifications) is dropped here too, so it never fills the
-                // line queue and stalls the backend.
-                if let Ok(mut lines) = p.lines.try_lock() {
-                    while let Ok(stale) = lines.try_recv() {
-                        if matches!(stale, Incoming::Eof) {
-                            p.dead.store(true, Ordering::SeqCst);
+                // line queue and stalls the backend (a demultiplexer drops
+                // it itself).
+                if let Replies::Shared(lines) = &p.replies {
+                    if let Ok(mut lines) = lines.try_lock() {
+                        while let Ok(stale) = lines.try_recv() {
+                            if matches!(stale, Incoming::Eof) {
+                                p.dead.store(true, Ordering::SeqCst);
+                            }
                         }
                     }
                 }
@@ -567,4 +754,63 @@ async fn per_event_notify_once(launch: &Launch, frame: Vec<u8>) -> bool {
     };
     group.kill();
     delivered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str) -> Vec<u8> {
+        text.as_bytes().to_vec()
+    }
+
+    /// The line `w` was handed next, if any.
+    fn next(w: &mut Waiting) -> Option<String> {
+        match w.rx.try_recv() {
+            Ok(Incoming::Line(l)) => Some(String::from_utf8(l).unwrap()),
+            Ok(other) => Some(format!("{other:?}")),
+            Err(_) => None,
+        }
+    }
+
+    #[test]
+    fn a_demux_hands_each_reply_to_its_own_request() {
+        let demux = Arc::new(Demux::default());
+        let mut a = demux.join(Value::from("a"));
+        let mut b = demux.join(Value::from("b"));
+        // By id, whatever the order, never to the other request.
+        demux.route(line(r#"{"jsonrpc":"2.0","id":"b","result":{}}"#));
+        demux.route(line(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#));
+        assert!(next(&mut b).unwrap().contains(r#""id":"b""#));
+        assert!(next(&mut a).unwrap().contains(r#""id":"a""#));
+        assert_eq!(next(&mut a), None);
+        assert_eq!(next(&mut b), None);
+        // A line naming nobody goes to the oldest, which judges it.
+        demux.route(line("not json"));
+        demux.route(line(r#"{"id":"expired"}"#));
+        assert_eq!(next(&mut a).as_deref(), Some("not json"));
+        assert_eq!(next(&mut a).as_deref(), Some(r#"{"id":"expired"}"#));
+        assert_eq!(next(&mut b), None);
+        // A request that left hears nothing more.
+        drop(a);
+        demux.route(line(r#"{"id":"a"}"#));
+        assert_eq!(next(&mut b).as_deref(), Some(r#"{"id":"a"}"#));
+        drop(b);
+        demux.route(line(r#"{"id":"b"}"#));
+        assert!(demux.lock().pending.is_empty());
+        // The end of stdout reaches everyone waiting, and later joiners
+        // hear nothing at once.
+        let mut c = demux.join(Value::from("c"));
+        demux.close(Some(Incoming::Eof));
+        assert_eq!(next(&mut c).as_deref(), Some("Eof"));
+        assert!(matches!(
+            c.rx.try_recv(),
+            Err(mpsc::error::TryRecvError::Disconnected)
+        ));
+        let mut d = demux.join(Value::from("d"));
+        assert!(matches!(
+            d.rx.try_recv(),
+            Err(mpsc::error::TryRecvError::Disconnected)
+        ));
+    }
 }

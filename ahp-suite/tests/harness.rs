@@ -270,6 +270,173 @@ fn a_harness_that_asks_interceptors_in_parallel_fails_the_ordering_vectors() {
     });
 }
 
+/// Parallel tool calls whose replies are matched by arrival instead of by
+/// id (17.2): the gating parallel vectors over a persistent backend catch
+/// it, and so does the advisory one-outstanding vector (D-17).
+#[test]
+fn a_harness_that_matches_parallel_replies_by_arrival_fails_the_parallel_vectors() {
+    each_fails("fifo-replies", |v| {
+        v.triggers.iter().any(|t| !t.parallel.is_empty())
+            && v.lifecycle == ctk_ahp_suite::vector::LifecycleSel::Persistent
+    });
+}
+
+/// The parallel-call vectors need the adapter feature: without it they are
+/// skipped, naming it; an adapter that breaks `harness/tool_calls`, or does
+/// not carry the kit's call ids (so the calls cannot be told apart), makes
+/// them errors, never verdicts.
+#[test]
+fn parallel_vectors_need_the_feature_and_a_contract_gap_is_an_error() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let v = vectors()
+        .into_iter()
+        .find(|v| {
+            v.advisory.is_none()
+                && v.lifecycle == ctk_ahp_suite::vector::LifecycleSel::Persistent
+                && v.triggers.iter().any(|t| !t.parallel.is_empty())
+        })
+        .expect("a gating parallel vector over a persistent backend");
+    let work = tempfile::tempdir().unwrap();
+    let mut cfg = config(work.path());
+    cfg.setup_limit = Duration::from_secs(10);
+    let init = r#"import sys,json
+for line in sys.stdin:
+    m=json.loads(line)
+    if m["method"]=="initialize":
+        r={"adapter":"ctk-ahp-adapter/1","name":"x","version":"0","protocolVersions":["0.1"],"bindings":["stdio","http"],"lifecycles":["persistent","per_event"],"profiles":["base","tool-interception","stdio","http"]FEATURES}
+    elif m["method"]=="harness/load": r={"loaded":True}
+    elif m["method"]=="harness/tool_calls": r={"results":[{"outcome":"executed"}]}
+    else: r={}
+    print(json.dumps({"jsonrpc":"2.0","id":m["id"],"result":r}),flush=True)
+"#;
+    let python = |features: &str| {
+        AdapterCommand::new("python3", ["-c", &init.replace("FEATURES", features)])
+    };
+    let cases: Vec<(&str, AdapterCommand, Verdict, &str)> = vec![
+        (
+            "no features",
+            python(""),
+            Verdict::Skip,
+            "does not offer the parallel-tool-calls feature",
+        ),
+        (
+            "an unknown feature only",
+            python(r#","features":["teleport"]"#),
+            Verdict::Skip,
+            "parallel-tool-calls",
+        ),
+        (
+            "one result for two calls",
+            python(r#","features":["parallel-tool-calls"]"#),
+            Verdict::Error,
+            "`results` has 1 entries for 2 calls",
+        ),
+        (
+            "the kit's call ids not carried",
+            python_adapter("own-call-ids"),
+            Verdict::Error,
+            "carries none of the call ids the kit gave",
+        ),
+    ];
+    for (what, adapter, want, text) in cases {
+        let (o, _) = rt.block_on(run_harness_vector_recorded(&v, &adapter, &cfg));
+        let got = format!("{:?} {:?}", o.reason, o.failures);
+        assert_eq!(o.verdict, want, "{what}: {got}");
+        assert!(got.contains(text), "{what}: {got}");
+    }
+    // The same adapter passes when it carries the ids: the error above is
+    // the gap, not the vector.
+    let (o, _) = rt.block_on(run_harness_vector_recorded(
+        &v,
+        &python_adapter("correct"),
+        &cfg,
+    ));
+    assert_eq!(o.verdict, Verdict::Pass, "{}", show(&o));
+}
+
+/// The grammar's rules for a parallel trigger, each named with its place.
+#[test]
+fn a_malformed_parallel_trigger_is_refused_naming_it() {
+    let v = vectors()
+        .into_iter()
+        .find(|v| v.triggers.iter().any(|t| !t.parallel.is_empty()))
+        .unwrap();
+    let doc = serde_json::to_value(&v).unwrap();
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "one call",
+            Box::new(|d| {
+                d["triggers"][0]["parallel"]
+                    .as_array_mut()
+                    .unwrap()
+                    .truncate(1);
+            }),
+            "triggers[0].parallel: 1 calls; a parallel trigger makes 2 to 8",
+        ),
+        (
+            "no call id",
+            Box::new(|d| {
+                d["triggers"][0]["parallel"][1]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("call_id");
+            }),
+            "triggers[0].parallel[1]: needs a call_id",
+        ),
+        (
+            "a repeated call id",
+            Box::new(|d| {
+                d["triggers"][0]["parallel"][1]["call_id"] =
+                    d["triggers"][0]["parallel"][0]["call_id"].clone();
+            }),
+            "call_id \"ctk-call-slow\" repeats",
+        ),
+        (
+            "a session inside",
+            Box::new(|d| {
+                d["triggers"][0]["parallel"][1] = serde_json::json!({"session": "session.start"});
+            }),
+            "triggers[0].parallel[1]: each entry is one tool_call",
+        ),
+        (
+            "a tool call next to parallel",
+            Box::new(|d| {
+                d["triggers"][0]["tool_call"] =
+                    d["triggers"][0]["parallel"][0]["tool_call"].clone();
+            }),
+            "exactly one of tool_call, session, parallel",
+        ),
+        (
+            "an unknown backend in a call's expectation",
+            Box::new(|d| {
+                d["triggers"][0]["parallel"][0]["expect"]["calls"] = serde_json::json!(["Z"]);
+            }),
+            "unknown backend \"Z\"",
+        ),
+    ];
+    for (what, edit, want) in cases {
+        let mut d = doc.clone();
+        edit(&mut d);
+        let bytes = serde_json::to_vec(&d).unwrap();
+        let e = ctk_ahp_suite::harness::vector::parse_harness(Path::new("x.json"), &bytes)
+            .expect_err(what)
+            .to_string();
+        assert!(e.contains(want), "{what}: {e}");
+    }
+    // A member of the wrong shape inside an entry is located.
+    let mut d = doc.clone();
+    d["triggers"][0]["parallel"][1]["expect"]["outcome"] = serde_json::json!("executed");
+    let bytes = serde_json::to_vec(&d).unwrap();
+    let e = ctk_ahp_suite::harness::vector::parse_harness(Path::new("x.json"), &bytes)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("/triggers/0/parallel/1/expect"), "{e}");
+}
+
 #[test]
 fn a_harness_that_follows_redirects_fails_the_redirect_vectors() {
     each_fails("follow-redirects", |v| {

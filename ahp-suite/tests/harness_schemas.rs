@@ -69,6 +69,27 @@ fn the_result_schemas_refuse_what_the_contract_forbids() {
     assert!(!tc.is_valid(&serde_json::json!({"outcome": "denied"})));
     assert!(!tc.is_valid(&serde_json::json!({"outcome": "executed", "synthetic": false})));
     assert!(!tc.is_valid(&serde_json::json!({"outcome": "ran"})));
+    let tcs = validator("adapter/harness-tool_calls.result.schema.json");
+    assert!(tcs.is_valid(
+        &serde_json::json!({"results": [{"outcome": "executed"}, {"outcome": "prompted"}]})
+    ));
+    assert!(!tcs.is_valid(
+        &serde_json::json!({"results": [{"outcome": "executed"}, {"outcome": "denied"}]})
+    ));
+    assert!(!tcs.is_valid(&serde_json::json!([{"outcome": "executed"}])));
+    let calls = validator("adapter/harness-tool_calls.params.schema.json");
+    let one = serde_json::json!({"tool": {"name": "t", "kind": "shell", "input": {}}, "callId": "c1", "hostPermission": "allow"});
+    let mut anon = one.clone();
+    anon["callId"] = serde_json::Value::Null;
+    assert!(calls.is_valid(&serde_json::json!({"calls": [one.clone(), one.clone()]})));
+    assert!(!calls.is_valid(&serde_json::json!({"calls": [one.clone(), anon]})));
+    assert!(!calls.is_valid(&serde_json::json!({"calls": [one]})));
+    let init = validator("adapter/initialize.result.schema.json");
+    let mut info = serde_json::json!({"adapter": "ctk-ahp-adapter/1", "name": "h", "version": "1",
+        "protocolVersions": ["0.1"], "bindings": [], "lifecycles": [], "profiles": []});
+    assert!(init.is_valid(&info));
+    info["features"] = serde_json::json!(["parallel-tool-calls", "parallel-tool-calls"]);
+    assert!(!init.is_valid(&info));
     let load = validator("adapter/harness-load.result.schema.json");
     assert!(load.is_valid(&serde_json::json!({"loaded": true})));
     assert!(!load.is_valid(&serde_json::json!({"loaded": false})));
@@ -96,6 +117,7 @@ fn kit_calls_and_adapter_results_match_the_contract_schemas() {
         pick(&|v| v.title.contains("prompt")),
         pick(&|v| v.triggers.iter().any(|t| t.session.is_some())),
         pick(&|v| v.expect.load == ctk_ahp_suite::harness::vector::LoadExpect::Refused),
+        pick(&|v| v.triggers.iter().any(|t| !t.parallel.is_empty())),
     ];
     let script = root().join("ahp-suite/tests/harness/adapter.py");
     let adapter = AdapterCommand::new(
@@ -162,6 +184,7 @@ fn kit_calls_and_adapter_results_match_the_contract_schemas() {
         "initialize",
         "harness/load",
         "harness/tool_call",
+        "harness/tool_calls",
         "harness/session",
         "shutdown",
     ] {

@@ -130,7 +130,17 @@ pub struct AdapterInfo {
     pub lifecycles: Vec<String>,
     /// Conformance profiles claimed.
     pub profiles: Vec<String>,
+    /// Optional parts of the adapter contract the adapter offers (added
+    /// to `ctk-ahp-adapter/1` without a new contract id: an adapter that
+    /// omits it offers none, and vectors needing one are skipped). Known:
+    /// [`FEATURE_PARALLEL_TOOL_CALLS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
 }
+
+/// The adapter feature that offers `harness/tool_calls`: several tool calls
+/// performed as the parallel calls of one model turn.
+pub const FEATURE_PARALLEL_TOOL_CALLS: &str = "parallel-tool-calls";
 
 /// One refused member of a registration (`harness/load`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

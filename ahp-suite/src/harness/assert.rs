@@ -128,7 +128,10 @@ fn plain_decision(v: &HarnessVector, backend: &str, request: Option<&Value>) -> 
     let Some(b) = v.backends.get(backend) else {
         return false;
     };
-    match b.script.intercept.as_slice() {
+    // The plan that answered: the one named for the request's tool, or
+    // the positional ones.
+    let named = b.script.tool_plan(request).map(|p| vec![p]);
+    match named.as_deref().unwrap_or(b.script.intercept.as_slice()) {
         [] => true,
         [plan] => match plan.as_slice() {
             [Action::Reply {
@@ -207,8 +210,11 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
     }
     // Triggers.
     for c in &rec.calls {
-        let t = &v.triggers[c.trigger];
-        let key = format!("triggers[{}]", c.trigger);
+        let t = v.triggers[c.trigger].part(c.part);
+        let key = match c.part {
+            Some(j) => format!("triggers[{}].parallel[{j}]", c.trigger),
+            None => format!("triggers[{}]", c.trigger),
+        };
         if t.tool_call.is_none() {
             continue;
         }
@@ -297,7 +303,7 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
         let mine: Vec<&Received> = rec
             .received
             .iter()
-            .filter(|x| x.trigger == Some(c.trigger))
+            .filter(|x| x.trigger == Some(c.trigger) && x.part == c.part)
             .collect();
         if let Some(want) = &e.calls {
             let mut got: Vec<String> = Vec::new();
@@ -389,6 +395,7 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
         let asked = v
             .triggers
             .iter()
+            .flat_map(|t| std::iter::once(t).chain(&t.parallel))
             .any(|t| t.expect.calls.as_ref().is_some_and(|c| c.contains(b)));
         if procs.is_empty() && asked {
             f.push(fail(
@@ -417,6 +424,9 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
                 ));
             }
         }
+    }
+    for b in &v.expect.one_outstanding {
+        one_outstanding(v, b, rec, &mut f);
     }
     for b in &v.expect.args_verbatim {
         let want = &v.backends[b].args;
@@ -502,6 +512,52 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
     }
     global(v, rec, cfg, &meta, &mut f);
     f
+}
+
+/// Advisory D-17: backend `b` never had two `hooks/intercept` requests
+/// outstanding at once. A request stops being outstanding when it is
+/// answered, or when half its deadline has passed since it arrived (the
+/// harness may have started its clock before the request reached the
+/// backend, D-01; so only the first half surely still counts).
+fn one_outstanding(v: &HarnessVector, b: &str, rec: &HarnessRecord, f: &mut Vec<Failure>) {
+    let timeout = metas(v).get(b).and_then(|m| m.timeout_ms).unwrap_or(5000);
+    let reqs: Vec<&Received> = rec
+        .received
+        .iter()
+        .filter(|r| r.backend == b && r.kind == "intercept")
+        .collect();
+    for (i, a) in reqs.iter().enumerate() {
+        #[allow(clippy::cast_precision_loss)]
+        let deadline = a.t + timeout as f64 / 2.0;
+        let busy = a.reply_t.map_or(deadline, |r| r.min(deadline));
+        // A retry of the same request is not a second one (D-18).
+        if reqs[i + 1..]
+            .iter()
+            .any(|x| x.t + 2.0 < busy && x.id() != a.id())
+        {
+            f.push(fail(
+                format!("one_outstanding.{b}"),
+                // Ids stay out of the message: interop matrices publish
+                // it, and a harness's event ids change from run to run.
+                format!(
+                    "backend {b} received a hooks/intercept while its intercept request {} was still \
+                     outstanding: the preferred reading allows one outstanding intercept request per \
+                     persistent backend, across events (ahp-17.2-b, D-17)",
+                    i + 1
+                ),
+            ));
+            return;
+        }
+    }
+}
+
+/// A tool call's name in messages: its trigger index, and for a call of a
+/// parallel trigger its place there.
+fn call_label((t, part): (usize, Option<usize>)) -> String {
+    match part {
+        Some(j) => format!("{t} (parallel call {j})"),
+        None => t.to_string(),
+    }
 }
 
 fn clip(s: &str) -> String {
@@ -718,7 +774,7 @@ fn global(
                 if let Some(tool) = r
                     .trigger
                     .and_then(|i| v.triggers.get(i))
-                    .and_then(|t| t.tool_call.as_ref())
+                    .and_then(|t| t.part(r.part).tool_call.as_ref())
                 {
                     let ev = j.pointer("/params/event/tool");
                     if ev.and_then(|t| t.get("name")).and_then(Value::as_str)
@@ -783,13 +839,19 @@ fn global(
         "/tool/callId"
     };
     // Per call window: serial, retries.
-    let windows: BTreeSet<usize> = rec.received.iter().filter_map(|r| r.trigger).collect();
-    let mut ids_by_window: BTreeMap<usize, BTreeSet<String>> = BTreeMap::new();
+    // A window is one tool call: a trigger, or one call of a parallel one
+    // (its events are one event each, and serial only among themselves).
+    let windows: BTreeSet<(usize, Option<usize>)> = rec
+        .received
+        .iter()
+        .filter_map(|r| r.trigger.map(|t| (t, r.part)))
+        .collect();
+    let mut ids_by_window: BTreeMap<(usize, Option<usize>), BTreeSet<String>> = BTreeMap::new();
     for w in windows {
         let reqs: Vec<&Received> = rec
             .received
             .iter()
-            .filter(|r| r.trigger == Some(w) && r.kind == "intercept")
+            .filter(|r| (r.trigger, r.part) == (Some(w.0), w.1) && r.kind == "intercept")
             .collect();
         for (i, a) in reqs.iter().enumerate() {
             if let Some(eid) = a.event().and_then(|e| e.get("id")).and_then(Value::as_str) {
@@ -857,11 +919,17 @@ fn global(
             }
         }
     }
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for (w, ids) in &ids_by_window {
         for id in ids {
-            if let Some(other) = seen.insert(id.clone(), *w) {
-                f.push(fail("global.event_id", format!("triggers {other} and {w} (distinct tool calls) share event id {id:?} (ahp-9.1-h, D-15)")));
+            if let Some(other) = seen.insert(id.clone(), call_label(*w)) {
+                f.push(fail(
+                    "global.event_id",
+                    format!(
+                        "triggers {other} and {} (distinct tool calls) share event id {id:?} (ahp-9.1-h, D-15)",
+                        call_label(*w)
+                    ),
+                ));
             }
         }
     }
@@ -918,7 +986,7 @@ fn global(
         let call_ids: BTreeSet<&str> = rec
             .received
             .iter()
-            .filter(|r| r.trigger == Some(c.trigger) && r.kind == "intercept")
+            .filter(|r| r.trigger == Some(c.trigger) && r.part == c.part && r.kind == "intercept")
             .filter_map(|r| {
                 r.event()
                     .and_then(|e| e.pointer(call_id_ptr))

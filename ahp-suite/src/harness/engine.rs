@@ -12,12 +12,15 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::adapter::{AdapterClient, AdapterCommand, AdapterError, LoadResult};
+use super::adapter::{
+    AdapterClient, AdapterCommand, AdapterError, LoadResult, ToolCallResult,
+    FEATURE_PARALLEL_TOOL_CALLS,
+};
 use super::assert::check;
 use super::clock::now_ms;
 use super::http::ScriptedHttp;
 use super::record::{CallRecord, HarnessRecord, ProcLife, Received};
-use super::vector::{BackendBinding, HarnessVector, Launch, LoadExpect, StdioLifecycle};
+use super::vector::{BackendBinding, HarnessVector, Launch, LoadExpect, StdioLifecycle, Trigger};
 use crate::suite::{Outcome, Verdict};
 use crate::vector::BindingSel;
 
@@ -385,59 +388,56 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
     }
     if load.loaded && v.expect.load != LoadExpect::Refused {
         for (i, t) in v.triggers.iter().enumerate() {
-            let (method, params, limit) = if let Some(event) = &t.session {
-                ("harness/session", json!({"event": event}), cfg.setup_limit)
-            } else {
-                let tool = t.tool_call.as_ref().expect("linted: tool_call or session");
-                let limit = t.expect.max_answer_ms.map_or(cfg.call_limit, |m| {
-                    Duration::from_millis(m) + Duration::from_secs(15)
-                });
-                (
-                    "harness/tool_call",
-                    json!({
-                        "tool": {"name": tool.name, "kind": tool.kind, "input": tool.input},
-                        "callId": t.call_id,
-                        "hostPermission": t.host_permission,
-                    }),
-                    limit,
-                )
-            };
+            let (method, params, limit) = trigger_call(t, cfg);
             let t_sent = now_ms();
             let r = client.call(method, params, limit).await;
             let t_answered = now_ms();
-            // A tool_call result outside the contract is the adapter's
-            // fault, not the harness's: the vector is an error.
+            // A result outside the contract is the adapter's fault, not
+            // the harness's: the vector is an error.
             let r = r.and_then(|x| {
-                if t.tool_call.is_none() {
-                    return Ok(x);
-                }
-                serde_json::from_value::<super::adapter::ToolCallResult>(x.clone())
-                    .map_err(|e| e.to_string())
-                    .and_then(|tc| tc.validate())
-                    .map(|()| x)
-                    .map_err(|message| AdapterError::Shape {
-                        method: method.into(),
-                        message,
-                    })
+                call_results(t, x).map_err(|message| AdapterError::Shape {
+                    method: method.into(),
+                    message,
+                })
             });
-            let (result, error) = match r {
-                Ok(x) => (Some(x), None),
-                Err(e) => (None, Some(e)),
-            };
-            let bounded = t.expect.max_answer_ms.is_some();
-            let stop = error.is_some();
-            if let Some(e) = &error {
-                if !(bounded && matches!(e, AdapterError::Timeout { .. })) {
-                    setup_error = Some(e.to_string());
+            let bounded = std::iter::once(t)
+                .chain(&t.parallel)
+                .any(|x| x.expect.max_answer_ms.is_some());
+            let stop = r.is_err();
+            match r {
+                Ok(results) => {
+                    for (part, result) in results {
+                        calls.push(CallRecord {
+                            trigger: i,
+                            part,
+                            t_sent,
+                            t_answered,
+                            result: Some(result),
+                            error: None,
+                        });
+                    }
+                }
+                Err(e) => {
+                    if !(bounded && matches!(e, AdapterError::Timeout { .. })) {
+                        setup_error = Some(e.to_string());
+                    }
+                    let parts: Vec<Option<usize>> = if t.parallel.is_empty() {
+                        vec![None]
+                    } else {
+                        (0..t.parallel.len()).map(Some).collect()
+                    };
+                    for part in parts {
+                        calls.push(CallRecord {
+                            trigger: i,
+                            part,
+                            t_sent,
+                            t_answered,
+                            result: None,
+                            error: Some(e.to_string()),
+                        });
+                    }
                 }
             }
-            calls.push(CallRecord {
-                trigger: i,
-                t_sent,
-                t_answered,
-                result,
-                error: error.map(|e| e.to_string()),
-            });
             if stop {
                 break;
             }
@@ -478,6 +478,26 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
             .rev()
             .find(|c| c.t_sent <= r.t)
             .map(|c| c.trigger);
+        r.part = r.trigger.and_then(|i| part_of(v, i, r));
+    }
+    // Parallel calls are told apart only by the call ids the kit handed
+    // over: a request carrying another one is a gap in the adapter, not
+    // evidence against the harness.
+    let stray = received.iter().find(|r| {
+        r.kind == "intercept"
+            && r.part.is_none()
+            && r.trigger
+                .is_some_and(|i| !v.triggers[i].parallel.is_empty())
+    });
+    if let (None, Some(r)) = (&setup_error, stray) {
+        setup_error = Some(format!(
+            "backend {} received a hooks/intercept during the parallel calls of triggers[{}] that \
+             carries none of the call ids the kit gave; the adapter must build each call's \
+             tool.before with its callId (ADAPTER.md, harness/tool_calls), or the kit cannot tell \
+             the calls apart",
+            r.backend,
+            r.trigger.unwrap_or_default()
+        ));
     }
     let rec = HarnessRecord {
         adapter: info,
@@ -495,6 +515,91 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
         Some(e) => End::Error(e, Some(rec)),
         None => End::Done(rec),
     }
+}
+
+/// The adapter method, params and bound of trigger `t`.
+fn trigger_call(t: &Trigger, cfg: &HarnessConfig) -> (&'static str, Value, Duration) {
+    let limit = |x: &Trigger| {
+        x.expect.max_answer_ms.map_or(cfg.call_limit, |m| {
+            Duration::from_millis(m) + Duration::from_secs(15)
+        })
+    };
+    let params = |x: &Trigger| {
+        let tool = x.tool_call.as_ref().expect("linted: a tool call");
+        json!({
+            "tool": {"name": tool.name, "kind": tool.kind, "input": tool.input},
+            "callId": x.call_id,
+            "hostPermission": x.host_permission,
+        })
+    };
+    if let Some(event) = &t.session {
+        ("harness/session", json!({"event": event}), cfg.setup_limit)
+    } else if t.parallel.is_empty() {
+        ("harness/tool_call", params(t), limit(t))
+    } else {
+        (
+            "harness/tool_calls",
+            json!({"calls": t.parallel.iter().map(params).collect::<Vec<_>>()}),
+            t.parallel.iter().map(limit).max().unwrap_or(cfg.call_limit),
+        )
+    }
+}
+
+/// The per-call results of trigger `t`'s answer `x`, each with its part
+/// (`None` for a single call), or what breaks the contract.
+fn call_results(t: &Trigger, x: Value) -> Result<Vec<(Option<usize>, Value)>, String> {
+    let one = |x: &Value| {
+        serde_json::from_value::<ToolCallResult>(x.clone())
+            .map_err(|e| e.to_string())
+            .and_then(|tc| tc.validate())
+    };
+    if t.session.is_some() {
+        return Ok(Vec::new());
+    }
+    if t.parallel.is_empty() {
+        one(&x)?;
+        return Ok(vec![(None, x)]);
+    }
+    let results = x
+        .get("results")
+        .and_then(Value::as_array)
+        .ok_or("the result has no `results` array")?;
+    if results.len() != t.parallel.len() {
+        return Err(format!(
+            "`results` has {} entries for {} calls",
+            results.len(),
+            t.parallel.len()
+        ));
+    }
+    results
+        .iter()
+        .enumerate()
+        .map(|(j, r)| {
+            one(r)
+                .map(|()| (Some(j), r.clone()))
+                .map_err(|e| format!("results[{j}]: {e}"))
+        })
+        .collect()
+}
+
+/// Which call of parallel trigger `i` message `r` belongs to: the entry
+/// whose call id its event carries (0.1 `tool.callId`, the draft
+/// `call.id`). `None` outside parallel triggers, and for a message that
+/// names no entry's call id.
+fn part_of(v: &HarnessVector, i: usize, r: &Received) -> Option<usize> {
+    let t = v.triggers.get(i)?;
+    if t.parallel.is_empty() {
+        return None;
+    }
+    let ptr = if v.is_draft() {
+        "/call/id"
+    } else {
+        "/tool/callId"
+    };
+    let id = r.event()?.pointer(ptr)?.as_str()?;
+    t.parallel
+        .iter()
+        .position(|x| x.call_id.as_deref() == Some(id))
 }
 
 /// `script` as the backend runs it for `v`'s line: a scripted reply that
@@ -516,7 +621,12 @@ fn line_script(v: &HarnessVector, script: &super::script::Script) -> super::scri
             extra: Map::new(),
         }]];
     }
-    for a in s.intercept.iter_mut().flatten() {
+    for a in s
+        .intercept
+        .iter_mut()
+        .flatten()
+        .chain(s.by_tool.values_mut().flatten())
+    {
         if let Action::Reply { result, .. } = a {
             result.get_or_insert_with(|| no_effect.clone());
         }
@@ -566,6 +676,17 @@ fn not_applicable(v: &HarnessVector, info: &super::adapter::AdapterInfo) -> Opti
         if !info.profiles.iter().any(|x| x == p) {
             return Some(format!("the harness does not claim the {p} profile"));
         }
+    }
+    if v.triggers.iter().any(|t| !t.parallel.is_empty())
+        && !info
+            .features
+            .iter()
+            .any(|f| f == FEATURE_PARALLEL_TOOL_CALLS)
+    {
+        return Some(format!(
+            "the adapter does not offer the {FEATURE_PARALLEL_TOOL_CALLS} feature \
+             (harness/tool_calls, ADAPTER.md)"
+        ));
     }
     None
 }
@@ -648,6 +769,7 @@ fn collect(
                         plan_end_t: None,
                         http: None,
                         trigger: None,
+                        part: None,
                     });
                 }
                 Some(k @ ("sent" | "plan_end")) => {
@@ -714,6 +836,7 @@ fn collect(
                 plan_end_t: x.plan_end_t,
                 http: Some(x),
                 trigger: None,
+                part: None,
             });
         }
     }

@@ -333,10 +333,10 @@ async fn serve(mut stream: TcpStream, st: Arc<State>) {
     let (plan, default_status) = match (script, kind) {
         (None, _) => (vec![Action::Status { code: 404 }], 404),
         (Some(_), _) if auth_ok == Some(false) => (vec![Action::Status { code: 401 }], 401),
-        (Some(s), "intercept") => {
-            let n = bump(&st, &backend, true);
-            (s.intercept_plan(n), 200)
-        }
+        (Some(s), "intercept") => match s.tool_plan(json.as_ref()) {
+            Some(plan) => (plan, 200),
+            None => (s.intercept_plan(bump(&st, &backend, true)), 200),
+        },
         (Some(s), "observe") => {
             let n = bump(&st, &backend, false);
             (s.observe_plan(n), 202)

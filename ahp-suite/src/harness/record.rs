@@ -13,6 +13,9 @@ use super::http::HttpExchange;
 pub struct CallRecord {
     /// Index in `triggers`.
     pub trigger: usize,
+    /// For a parallel trigger: the index of this call in its `parallel`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<usize>,
     /// When the kit sent the call.
     pub t_sent: f64,
     /// When the answer (or the error) came.
@@ -58,6 +61,9 @@ pub struct Received {
     /// The trigger whose call window it fell in.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trigger: Option<usize>,
+    /// In a parallel trigger's window: the call whose id its event carries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<usize>,
 }
 
 impl Received {

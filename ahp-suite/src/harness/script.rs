@@ -4,6 +4,7 @@
 //! the harness under test) and an HTTP backend (a path of the kit's
 //! loopback server). The file format is `schemas/ahp/adapter/script.schema.json`.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,13 @@ pub struct Script {
     /// do nothing (HTTP: 202, empty body).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub observe: Vec<Plan>,
+    /// Plans chosen by the request's tool name (`params.event.tool.name`)
+    /// instead of its position: the requests of parallel tool calls may
+    /// reach a backend in either order, and the vector must know which
+    /// call got which answer. A request matched here does not count
+    /// towards the positions of `intercept`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_tool: BTreeMap<String, Plan>,
     /// HTTP: the bearer token every request must carry
     /// (`Authorization: Bearer <token>`); a request without it gets 401
     /// and its plan is not run.
@@ -136,6 +144,14 @@ impl Script {
     /// The plan for the `n`-th (0-based) intercept request.
     pub fn intercept_plan(&self, n: usize) -> Plan {
         pick(&self.intercept, n).unwrap_or_else(|| vec![Action::no_effect()])
+    }
+
+    /// The plan `by_tool` names for `request`'s tool, if any.
+    pub fn tool_plan(&self, request: Option<&Value>) -> Option<Plan> {
+        let name = request?
+            .pointer("/params/event/tool/name")
+            .and_then(Value::as_str)?;
+        self.by_tool.get(name).cloned()
     }
 
     /// The plan for the `n`-th (0-based) notification.

@@ -183,8 +183,10 @@ fn serve_with<R: Read + Send + 'static>(
             .unwrap_or("");
         let (plan, id) = match method {
             "hooks/intercept" => {
-                let plan = script.intercept_plan(n_intercept);
-                n_intercept += 1;
+                let plan = script.tool_plan(parsed.as_ref()).unwrap_or_else(|| {
+                    n_intercept += 1;
+                    script.intercept_plan(n_intercept - 1)
+                });
                 let id = parsed
                     .as_ref()
                     .and_then(|v| v.get("id"))

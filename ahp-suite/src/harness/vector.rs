@@ -144,7 +144,7 @@ pub struct CallExpect {
 }
 
 /// One thing the adapter is asked to do. Exactly one of `tool_call`,
-/// `session`.
+/// `session`, `parallel`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Trigger {
@@ -163,7 +163,29 @@ pub struct Trigger {
     /// What the tool call must produce.
     #[serde(default)]
     pub expect: CallExpect,
+    /// Tool calls made as the parallel calls of one model turn
+    /// (`harness/tool_calls`, the adapter feature `parallel-tool-calls`):
+    /// each entry a `tool_call` trigger with its own `call_id` and
+    /// expectations. The backends' messages are told apart by the call id
+    /// their events carry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parallel: Vec<Trigger>,
 }
+
+impl Trigger {
+    /// The entry `part` of a parallel trigger, or the trigger itself.
+    pub fn part(&self, part: Option<usize>) -> &Trigger {
+        part.and_then(|j| self.parallel.get(j)).unwrap_or(self)
+    }
+
+    /// Whether it makes tool calls (one, or several in parallel).
+    pub fn calls_tools(&self) -> bool {
+        self.tool_call.is_some() || !self.parallel.is_empty()
+    }
+}
+
+/// The most calls one parallel trigger makes.
+pub const MAX_PARALLEL: usize = 8;
 
 /// Whether the registration must load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -252,6 +274,11 @@ pub struct RunExpect {
     /// the harness's environment) appears in no message.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub env_canary_absent: bool,
+    /// Backends that never have two `hooks/intercept` requests outstanding
+    /// at once, across events (the limit reading of §17.2's "MAY have only
+    /// one outstanding", D-17: advisory vectors only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub one_outstanding: Vec<String>,
 }
 
 /// One harness-role vector.
@@ -435,8 +462,16 @@ impl HarnessVector {
             }
         }
         for (i, t) in self.triggers.iter().enumerate() {
-            if usize::from(t.tool_call.is_some()) + usize::from(t.session.is_some()) != 1 {
-                p.push(format!("triggers[{i}]: exactly one of tool_call, session"));
+            let kinds = usize::from(t.tool_call.is_some())
+                + usize::from(t.session.is_some())
+                + usize::from(!t.parallel.is_empty());
+            if kinds != 1 {
+                p.push(format!(
+                    "triggers[{i}]: exactly one of tool_call, session, parallel"
+                ));
+            }
+            if !t.parallel.is_empty() {
+                lint_parallel(i, t, &mut p);
             }
             if let Some(s) = &t.session {
                 if s != "session.start" && s != "session.end" {
@@ -456,17 +491,18 @@ impl HarnessVector {
             if t.expect.denial.is_some() && t.expect.outcome != vec![ToolOutcome::Denied] {
                 p.push(format!("triggers[{i}]: denial needs outcome [denied]"));
             }
-            for n in t
-                .expect
-                .calls
-                .iter()
-                .flatten()
-                .chain(&t.expect.answered_before_plan_end)
-                .chain(&t.expect.asked)
-                .chain(&t.expect.not_asked)
-            {
-                if !mentioned(n) {
-                    p.push(format!("triggers[{i}]: unknown backend {n:?}"));
+            for e in std::iter::once(&t.expect).chain(t.parallel.iter().map(|x| &x.expect)) {
+                for n in e
+                    .calls
+                    .iter()
+                    .flatten()
+                    .chain(&e.answered_before_plan_end)
+                    .chain(&e.asked)
+                    .chain(&e.not_asked)
+                {
+                    if !mentioned(n) {
+                        p.push(format!("triggers[{i}]: unknown backend {n:?}"));
+                    }
                 }
             }
         }
@@ -479,6 +515,7 @@ impl HarnessVector {
             .chain(e.args_verbatim.iter())
             .chain(e.cwd_honoured.iter())
             .chain(e.env_absent.keys())
+            .chain(e.one_outstanding.iter())
             .chain(e.request_assert.iter().map(|r| &r.backend))
         {
             if !mentioned(n) {
@@ -505,6 +542,45 @@ impl HarnessVector {
             }
         }
         p
+    }
+}
+
+/// The rules of a parallel trigger (`triggers[i]`): two to
+/// [`MAX_PARALLEL`] tool calls, each with a call id of its own (the kit
+/// tells their messages apart by it) and an expected outcome, none nested.
+fn lint_parallel(i: usize, t: &Trigger, p: &mut Vec<String>) {
+    let n = t.parallel.len();
+    if !(2..=MAX_PARALLEL).contains(&n) {
+        p.push(format!(
+            "triggers[{i}].parallel: {n} calls; a parallel trigger makes 2 to {MAX_PARALLEL}"
+        ));
+    }
+    if t.call_id.is_some() || t.expect != CallExpect::default() {
+        p.push(format!(
+            "triggers[{i}]: call_id and expect go on each entry of parallel"
+        ));
+    }
+    let mut ids = BTreeSet::new();
+    for (j, x) in t.parallel.iter().enumerate() {
+        let at = format!("triggers[{i}].parallel[{j}]");
+        if x.tool_call.is_none() || x.session.is_some() || !x.parallel.is_empty() {
+            p.push(format!("{at}: each entry is one tool_call"));
+        }
+        match &x.call_id {
+            None => p.push(format!(
+                "{at}: needs a call_id (the kit tells parallel calls apart by it)"
+            )),
+            Some(id) if !ids.insert(id.as_str()) => {
+                p.push(format!("{at}: call_id {id:?} repeats"));
+            }
+            Some(_) => {}
+        }
+        if x.expect.outcome.is_empty() {
+            p.push(format!("{at}: a tool call states its expected outcome"));
+        }
+        if x.expect.denial.is_some() && x.expect.outcome != vec![ToolOutcome::Denied] {
+            p.push(format!("{at}: denial needs outcome [denied]"));
+        }
     }
 }
 
@@ -667,6 +743,26 @@ pub fn shape_pointer(v: &Value) -> String {
         };
         for (i, x) in t.iter().enumerate() {
             if !fits::<Trigger>(x) {
+                for (j, y) in x
+                    .get("parallel")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                {
+                    if !fits::<Trigger>(y) {
+                        for k in ["tool_call", "expect", "host_permission"] {
+                            if y.get(k).is_some_and(|z| match k {
+                                "tool_call" => !fits::<ToolSpec>(z),
+                                "expect" => !fits::<CallExpect>(z),
+                                _ => !fits::<HostPermission>(z),
+                            }) {
+                                return format!("/triggers/{i}/parallel/{j}/{k}");
+                            }
+                        }
+                        return format!("/triggers/{i}/parallel/{j}");
+                    }
+                }
                 for (k, ok) in [
                     ("tool_call", fits::<ToolSpec> as fn(&Value) -> bool),
                     ("expect", fits::<CallExpect>),

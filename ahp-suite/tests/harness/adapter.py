@@ -9,6 +9,10 @@ so that the suite must fail the vectors that check it:
   follow-redirects     re-POSTs to an HTTP redirect's Location
   leak-token           puts the bearer token into the event's source
   wait-late            waits 4 x timeoutMs, so it takes late replies
+  own-call-ids         ignores the callId the kit gives (an adapter gap: the kit must
+                       call parallel vectors an error, not a failure)
+  fifo-replies         in parallel tool calls, gives a persistent backend's k-th reply
+                       line to the k-th call, whatever its id (no correlation by id)
 
 `--mode other-readings` breaks nothing: it takes choices the text leaves open the
 other way (issue 26: `kind: "other"`, the Bearer scheme in lower case, a blank line
@@ -182,6 +186,10 @@ class Failure(Exception):
     pass
 
 
+# The place of the current thread's call in a harness/tool_calls batch.
+CALL = threading.local()
+
+
 class Stdio:
     def __init__(self, t, env):
         self.argv = [t["command"]] + list(t.get("args", []))
@@ -191,6 +199,11 @@ class Stdio:
         self.proc = None
         self.lines = None
         self.lock = threading.Lock()
+        # One outstanding intercept per persistent backend, across the
+        # events of parallel tool calls (D-17).
+        self.turn = threading.Lock()
+        self.fifo = threading.Lock()
+        self.got = []
         self.expired = set()
 
     def _start(self):
@@ -216,6 +229,35 @@ class Stdio:
         frame = stdio_frame(req)
         if self.lifecycle == "per_event":
             return self._per_event(frame, req["id"], deadline)
+        slot = getattr(CALL, "slot", None)
+        if MODE == "fifo-replies" and slot is not None:
+            return self._fifo(frame, deadline, slot)
+        with self.turn:
+            return self._persistent(req, frame, deadline)
+
+    def _fifo(self, frame, deadline, slot):
+        # fifo-replies (broken on purpose): no turn, no ids: the slot-th
+        # line read answers the slot-th parallel call.
+        try:
+            self._start()
+            self.write(frame)
+        except OSError as e:
+            raise Failure("launch or write: %s" % e)
+        with self.fifo:
+            while len(self.got) <= slot:
+                left = deadline - time.monotonic()
+                try:
+                    line = self.lines.get(timeout=max(left, 0))
+                except queue.Empty:
+                    raise Failure("deadline")
+                if line is None:
+                    raise Failure("stdout closed")
+                self.got.append(line)
+            line = self.got[slot]
+        reply = parse(line.rstrip(b"\n"))
+        return check_reply(reply, reply.get("id"))
+
+    def _persistent(self, req, frame, deadline):
         try:
             self._start()
         except OSError as e:
@@ -450,6 +492,8 @@ class Harness:
     def tool_call(self, p):
         tool = p["tool"]
         call_id = p.get("callId") or "call_" + uuid.uuid4().hex
+        if MODE == "own-call-ids":
+            call_id = "call_" + uuid.uuid4().hex
         # other-readings: §22 "Assign a v0.1 `kind` or use `other`."
         kind = "other" if MODE == "other-readings" else tool["kind"]
         ev = self.event("tool.before", tool={"callId": call_id, "name": tool["name"], "kind": kind, "input": tool["input"]})
@@ -495,6 +539,28 @@ class Harness:
         self.notify(self.event("tool.after", tool={"callId": call_id, "name": tool["name"], "kind": kind, "input": tool["input"], "output": "ok"}))
         return {"outcome": "executed"}
 
+    def tool_calls(self, p):
+        """The parallel tool calls of one model turn: each on a thread of its own."""
+        calls = p["calls"]
+        results = [None] * len(calls)
+
+        def run(i, c):
+            CALL.slot = i
+            try:
+                results[i] = self.tool_call(c)
+            except Exception as e:  # reported as the whole batch's error
+                results[i] = e
+
+        threads = [threading.Thread(target=run, args=(i, c)) for i, c in enumerate(calls)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        for r in results:
+            if isinstance(r, Exception):
+                raise r
+        return {"results": results}
+
     def close(self):
         for b in self.all:
             b.close()
@@ -509,7 +575,8 @@ def main():
             if method == "initialize":
                 res = {"adapter": "ctk-ahp-adapter/1", "name": "ctk-python-harness", "version": "0.1.0-" + MODE,
                        "protocolVersions": ["0.1"], "bindings": ["stdio", "http"], "lifecycles": ["persistent", "per_event"],
-                       "profiles": ["base", "tool-interception", "lifecycle-observation", "stdio", "http"]}
+                       "profiles": ["base", "tool-interception", "lifecycle-observation", "stdio", "http"],
+                       "features": ["parallel-tool-calls"]}
             elif method == "harness/load":
                 bad = validate(p.get("registration"))
                 if bad:
@@ -519,6 +586,8 @@ def main():
                     res = {"loaded": True}
             elif method == "harness/tool_call":
                 res = harness.tool_call(p)
+            elif method == "harness/tool_calls":
+                res = harness.tool_calls(p)
             elif method == "harness/session":
                 harness.notify(harness.event(p["event"]))
                 res = {}

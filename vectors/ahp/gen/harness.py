@@ -1179,6 +1179,66 @@ def clause_gap_vectors():
     refused("a document without hooks (19.1)", r, covers=("ahp-6.1-f", "ahp-19.1-a"), names=())
 
 
+# --- parallel tool calls (adapter feature parallel-tool-calls) -----------------------
+#
+# Two tool calls of one model turn (harness/tool_calls). Backend A answers by
+# tool name, not by arrival: the slow tool's request gets a deny after a
+# second, the fast tool's no effect at once. Under the limit reading of 17.2
+# (D-17) A never has both outstanding and the fast call may wait its turn;
+# under the permission reading both are outstanding and the fast reply comes
+# first. Either way each call must get its own reply's decision (17.2: replies
+# are matched by JSON-RPC id), and each call's chain stays serial (13.1).
+
+SLOW_TOOL = {"name": "ctk_probe_slow", "kind": "shell", "input": {"command": "echo ctk-slow"}}
+FAST_TOOL = {"name": "ctk_probe_fast", "kind": "file_read", "input": {"path": "README.md"}}
+PARALLEL_WAIT_MS = 1000
+
+
+def parallel(*calls):
+    return {"parallel": list(calls)}
+
+
+def parallel_vectors():
+    by_tool = {"intercept": [NO_EFFECT], "by_tool": {
+        SLOW_TOOL["name"]: [{"do": "sleep", "ms": PARALLEL_WAIT_MS}] + DENY,
+        FAST_TOOL["name"]: NO_EFFECT,
+    }}
+    for binding, lifecycle in (("stdio", "persistent"), ("stdio", "per_event"), ("http", "any")):
+        lc = lifecycle if binding == "stdio" else "persistent"
+        where = "%s %s" % (binding, lifecycle) if binding == "stdio" else binding
+        covers = ["ahp-13.1-a", "ahp-13.1-b", "ahp-12.3-a"]
+        if lifecycle == "persistent":
+            covers = ["ahp-17.2-a"] + covers
+        vector(
+            "Two parallel tool calls over %s: each gets the decision A sent for its own request (a deny after a second for one, no effect at once for the other), and each call's chain stays serial" % where,
+            ["AHP-COMP-001"], covers, ["17.2", "13.1"],
+            reg(hook("A", icpt("fail-open", 10000)), hook("B", icpt("fail-closed"))),
+            {"A": backend(binding, by_tool, lc), "B": backend(binding, {}, lc)},
+            [parallel(
+                call("denied", denial="explicit", calls=["A"], tool=SLOW_TOOL, call_id="ctk-call-slow"),
+                call("executed", calls=["A", "B"], tool=FAST_TOOL, call_id="ctk-call-fast"),
+            )],
+            binding, lifecycle=lifecycle,
+            notes="A answers by tool name, so the order its requests arrive in does not matter. A harness may keep one intercept outstanding per persistent backend, across events (the fast call then waits for the slow one's deny), or send both at once and match the replies by id (17.2); either passes. The kit tells the two calls' requests apart by the call ids it handed over (ahp-suite/ADAPTER.md, harness/tool_calls).",
+        )
+    vector(
+        "Two parallel tool calls to one persistent stdio backend: it never has two intercept requests outstanding at once (the limit reading of 17.2, D-17)",
+        ["AHP-COMP-001"], ["ahp-17.2-b"], ["17.2"],
+        reg(hook("A", icpt("fail-open", 10000))),
+        {"A": stdio({"intercept": [NO_EFFECT], "by_tool": {
+            SLOW_TOOL["name"]: [{"do": "sleep", "ms": PARALLEL_WAIT_MS // 2}] + NO_EFFECT,
+            FAST_TOOL["name"]: [{"do": "sleep", "ms": PARALLEL_WAIT_MS // 2}] + NO_EFFECT,
+        }})},
+        [parallel(
+            call("executed", calls=["A"], tool=SLOW_TOOL, call_id="ctk-call-slow"),
+            call("executed", calls=["A"], tool=FAST_TOOL, call_id="ctk-call-fast"),
+        )],
+        "stdio", lifecycle="persistent", advisory="D-17",
+        expect={"one_outstanding": ["A"]},
+        notes="17.2 says a harness MAY have only one outstanding intercept request per persistent backend; D-17 reads it as a limit, counted across events. A harness that sends both calls' requests at once and matches replies by id follows the permission reading, which the gating parallel vectors accept.",
+    )
+
+
 def main():
     failure_vectors()
     per_event_failure_vectors()
@@ -1193,6 +1253,7 @@ def main():
     # New vectors go last, so that earlier ids stay stable.
     banner_vectors()
     clause_gap_vectors()
+    parallel_vectors()
     return write_or_check(OUT, "AHP-H-", VECTORS, "harness vectors", "--check" in sys.argv[1:])
 
 
