@@ -120,7 +120,8 @@ pub enum Freedom {
     UnmatchedReplyLine,
     /// Lines that are not JSON-RPC skipped until the deadline.
     BannerLineHandling,
-    /// A per-event reply decides; the exit status is only logged.
+    /// A per-event deny followed by a nonzero exit is a failure too (the
+    /// literal reading of 17.3).
     PerEventExitAfterReply,
     /// A whitespace-only deny reason is a malformed effect.
     WhitespaceOnlyReason,
@@ -464,7 +465,7 @@ impl Freedoms {
             tool_before_only: self.has(F::LifecycleEventsEmitted),
             skip_unmatched_ids: self.has(F::UnmatchedReplyLine),
             skip_non_protocol_lines: self.has(F::BannerLineHandling),
-            body_decides: self.has(F::PerEventExitAfterReply),
+            exit_fails_deny: self.has(F::PerEventExitAfterReply),
             blank_reason_malformed: self.has(F::WhitespaceOnlyReason),
             overlapping_observers_load: self.has(F::OverlappingObserveSubscriptions),
             plain_http_remote: self.has(F::PlainHttpRemote),

@@ -63,8 +63,9 @@ pub struct Readings {
     pub skip_unmatched_ids: bool,
     /// `banner-line-handling`: non-JSON-RPC lines skipped.
     pub skip_non_protocol_lines: bool,
-    /// `per-event-exit-after-reply`: reading (a) of D-02.
-    pub body_decides: bool,
+    /// `per-event-exit-after-reply`: reading (b) of D-02 (a valid deny
+    /// followed by a nonzero exit is a failure too).
+    pub exit_fails_deny: bool,
     /// `whitespace-only-reason`: a malformed effect.
     pub blank_reason_malformed: bool,
     /// `overlapping-observe-subscriptions`: only identical lists refused.

@@ -674,16 +674,13 @@ pub async fn per_event_intercept(
         Some(f) => classify(request, &f),
     };
     match decision {
+        // Reading (b) of D-02: the literal rule, any nonzero exit is an
+        // operational failure, a valid deny included.
+        Ok(Decision::Deny { .. }) if !status.success() && readings::get().exit_fails_deny => {
+            Err(Failure::Exited(status.to_string()))
+        }
         // D-02 (c): an explicit deny is never downgraded to a failure.
         Ok(d @ Decision::Deny { .. }) => Ok(d),
-        // Reading (a): the body decides; the exit status is only logged.
-        Ok(d) if !status.success() && readings::get().body_decides => {
-            eprintln!(
-                "ctk-ahp-harness: backend {} exited {status} after a valid reply (logged only)",
-                launch.backend
-            );
-            Ok(d)
-        }
         _ if !status.success() => Err(Failure::Exited(status.to_string())),
         other => other,
     }

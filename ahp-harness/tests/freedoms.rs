@@ -221,6 +221,37 @@ fn behaviour_freedoms_change_what_the_harness_does() {
         a.shutdown();
     }
 
+    // per-event-exit-after-reply: reading (b) of D-02 makes a deny
+    // followed by a nonzero exit a failure (fail-open: the tool runs);
+    // a no-effect reply followed by one is a failure in every reading
+    // (fail-closed: a synthetic denial, 17.3).
+    for (freedoms, deny_outcome) in [
+        ("none", "denied"),
+        ("per-event-exit-after-reply", "executed"),
+    ] {
+        let mut a = harness(freedoms);
+        let out = a.dir.path().join("exit.bin");
+        a.load(registration(vec![entry(
+            "com.example.exit",
+            raw(&out, "deny-exit3", None),
+            vec![intercept("fail-open", 10_000)],
+        )]));
+        let r = a.tool("Bash");
+        assert_eq!(r["outcome"], deny_outcome, "{freedoms}: {r}");
+        a.shutdown();
+        let mut a = harness(freedoms);
+        let out = a.dir.path().join("exit.bin");
+        a.load(registration(vec![entry(
+            "com.example.exit",
+            raw(&out, "ok-exit3", None),
+            vec![intercept("fail-closed", 10_000)],
+        )]));
+        let r = a.tool("Bash");
+        assert_eq!(r["outcome"], "denied", "{freedoms}: {r}");
+        assert_eq!(r["synthetic"], true, "{freedoms}: {r}");
+        a.shutdown();
+    }
+
     // timeout-range: a deadline outside 100..=30000 refuses the document.
     for (freedoms, loaded) in [("none", true), ("timeout-range", false)] {
         let mut a = harness(freedoms);

@@ -35,6 +35,28 @@ fn read(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
+/// The draft's failure matrix is complete (issue 27), with the places the
+/// draft ties a class to, each with its reason.
+#[test]
+fn the_draft_failure_matrix_is_complete() {
+    use ctk_ahp_suite::harness::matrix::{failure_matrix, holes, render_markdown, Exemption as E};
+    const STDIO: &[&str] = &["stdio persistent", "stdio per_event"];
+    let tied = [
+        E { class: "http_403", columns: &["http"], one_policy: true, reason: "an authorization challenge (capability-auth), run where it decides: fail-closed" },
+        E { class: "http_*", columns: &["http"], one_policy: false, reason: "an HTTP status or redirect (transports/http.md)" },
+        E { class: "wrong_content_type", columns: &["http"], one_policy: false, reason: "an HTTP header" },
+        E { class: "authentication", columns: &["http"], one_policy: true, reason: "an unresolved 401 challenge, run where it matters (fail-open must not fall back to unauthenticated delivery)" },
+        E { class: "abnormal_exit", columns: STDIO, one_policy: false, reason: "a process exit status" },
+        E { class: "banner_line", columns: STDIO, one_policy: false, reason: "non-protocol stdout (transports/stdio.md)" },
+        E { class: "nonzero_exit_after_reply", columns: &["stdio per_event"], one_policy: false, reason: "a per_event notion" },
+        E { class: "effects_missing", columns: &["stdio persistent", "http"], one_policy: true, reason: "a decision in the draft (DIFF-13: no effect), not a failure: one policy shows it" },
+        E { class: "two_denies", columns: &["stdio persistent"], one_policy: true, reason: "a decision in the draft (DIFF-14: two denies deny), not a failure" },
+    ];
+    let m = failure_matrix(&vectors());
+    let h = holes(&m, &tied);
+    assert!(h.is_empty(), "{}\n{}", h.join("\n"), render_markdown(&m));
+}
+
 #[test]
 fn draft_harness_vectors_load_as_draft_vectors_and_cover_both_policies() {
     let vs = vectors();

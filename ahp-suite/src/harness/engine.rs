@@ -464,6 +464,23 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // per_event processes of the backends whose lifecycle the vector
+    // judges must have read to end of file before the kit ends them, or a
+    // process the harness started late on a loaded machine would count
+    // against it: wait for that, bounded (a harness that never closes
+    // stdin still fails, after the bound).
+    let wait_until = now_ms() + cfg.observe_wait.as_secs_f64() * 1000.0;
+    while !v.expect.per_event_one_frame.is_empty() && now_ms() < wait_until {
+        let (_, procs) = collect(&logs, server.as_ref());
+        let done = procs
+            .iter()
+            .filter(|p| v.expect.per_event_one_frame.contains(&p.backend))
+            .all(|p| p.eof_t.is_some() || p.exit_code.is_some());
+        if done {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     tokio::time::sleep(cfg.settle).await;
     let adapter_exit = client.close(Duration::from_secs(5)).await;
     let transcript = client.transcript.clone();

@@ -8,13 +8,15 @@
 //! - [`adapter`]: the client of the vendor's adapter (`ctk-ahp-adapter/1`,
 //!   ahp-suite/ADAPTER.md);
 //! - [`engine`]: vector + adapter → run record → [`crate::Outcome`];
-//! - [`assert`]: the judgement.
+//! - [`assert`]: the judgement;
+//! - [`matrix`]: which failure classes run where, and the holes.
 
 pub mod adapter;
 pub mod assert;
 pub mod clock;
 pub mod engine;
 pub mod http;
+pub mod matrix;
 pub mod record;
 pub mod script;
 pub mod scripted;

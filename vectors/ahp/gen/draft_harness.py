@@ -365,13 +365,16 @@ klass("http_redirect_307", ("http",), lambda b, p: script([{"do": "redirect", "t
       notes="A redirects to the kit's endpoint Z, which would answer; redirects are not followed unless explicitly enabled (none is), so Z receives nothing.")
 
 
-def failure_vectors():
+def failure_vectors(lifecycle="persistent", extra=None):
+    """Every class of CLASSES under both policies over its bindings (stdio
+    `lifecycle`); with `extra` (class name -> bindings), only those."""
     for c in CLASSES:
-        for binding in c["bindings"]:
+        bindings = c["bindings"] if extra is None else extra.get(c["name"], ())
+        for binding in bindings:
             for policy in ("fail-open", "fail-closed"):
                 a = c["plan"](binding, policy)
-                spec = backend(binding, {}, launch=a["launch"]) if "launch" in a else backend(binding, a)
-                backends = {"A": spec, "B": backend(binding, script(NO_EFFECT))}
+                spec = backend(binding, {}, lifecycle, launch=a["launch"]) if "launch" in a else backend(binding, a, lifecycle)
+                backends = {"A": spec, "B": backend(binding, script(NO_EFFECT), lifecycle)}
                 exp = {}
                 if c["redirect"]:
                     backends["Z"] = http(script([reply(result(payload(policy)))]))
@@ -397,14 +400,15 @@ def failure_vectors():
                 else:
                     covers = ["ahp-14.2-a", "ahp-13.1-a", "ahp-6.2-e", "ahp-6.2-h", "ahp-14.3-c"]
                     verb = "the harness denies with a synthetic denial, B is never asked, and the tool does not run"
+                where = "stdio per_event" if binding == "stdio" and lifecycle == "per_event" else binding
                 vector(
-                    "draft: %s, %s over %s: %s" % (c["name"].replace("_", " "), policy, binding, verb),
+                    "draft: %s, %s over %s: %s" % (c["name"].replace("_", " "), policy, where, verb),
                     ["AHP-FAIL-001", "AHP-COMP-001"] + c["requirements"],
                     covers + [x for x in c["covers"] if x not in covers],
                     [FAILURE, COMPOSITION] + [s for s in c["sections"] if s not in (FAILURE, COMPOSITION)],
                     reg(hook("A", icpt(policy, c["timeout"])), hook("B", icpt("fail-closed"))),
                     backends, [trig], binding,
-                    lifecycle="persistent" if binding == "stdio" else "any",
+                    lifecycle=lifecycle if binding == "stdio" else "any",
                     failure_class=c["name"], failure_policy=policy, notes=c["notes"], expect=exp,
                 )
 
@@ -435,9 +439,9 @@ def per_event_failure_vectors():
         ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.2-h"], [STDIO, FAILURE],
         reg(hook("A", icpt("fail-closed"))),
         {"A": stdio(script(NO_EFFECT + [exit3]), "per_event")},
-        [call("denied", denial="synthetic", calls=["A"], max_ms=d01_bound(5000))], "stdio", lifecycle="per_event", advisory="D-02",
+        [call("denied", denial="synthetic", calls=["A"], max_ms=d01_bound(5000))], "stdio", lifecycle="per_event",
         failure_class="nonzero_exit_after_reply", failure_policy="fail-closed",
-        notes="stdio.md says both that any nonzero exit is an operational failure and that the body, not the exit code, decides: D-02 carried over.",
+        notes="stdio.md: the body determines the semantic effect (none here), and any nonzero exit is an operational failure besides; nothing speaks for a no-effect body, so every reading denies under fail-closed (D-02, issue 27). Only a valid deny followed by a nonzero exit is left to the readings.",
     )
 
 
@@ -789,6 +793,156 @@ def registration_vectors():
     )
 
 
+# --- issue 27: what the draft keeps of 0.1's rules, checked by its own text ----------
+#
+# stdio.md keeps 17.1 to 17.3 word for word (per_event: one message, then EOF;
+# the harness does not wait on an observe process; no non-protocol stdout; the
+# one-outstanding sentence), and http.md keeps "any status other than the
+# successes specified above" as an operational failure and the TLS rule for
+# remote endpoints.
+
+SLOW_TOOL = {"name": "ctk_probe_slow", "kind": "shell", "input": {"command": "echo ctk-slow"}}
+FAST_TOOL = {"name": "ctk_probe_fast", "kind": "file_read", "input": {"path": "README.md"}}
+
+
+def matrix_vectors():
+    """The failure matrix completed (issue 27): every stdio class over
+    per_event too (stdio.md keeps the process-per-event lifecycle), and the
+    reply-content classes over HTTP too (failure.md's classes do not depend
+    on the transport that carried the bytes)."""
+    per_event = {c["name"]: ("stdio",) for c in CLASSES if "stdio" in c["bindings"] and c["name"] != "abnormal_exit"}
+    failure_vectors("per_event", per_event)
+    over_http = {c["name"]: ("http",) for c in CLASSES
+                 if c["bindings"] == ("stdio",) and c["name"] not in ("abnormal_exit",)}
+    failure_vectors("persistent", over_http)
+    banner = raw(text="ctk-scripted-backend v0 ready")
+    for policy, plan, outcome in (("fail-closed", DENY, "denied"), ("fail-open", NO_EFFECT, "executed")):
+        vector(
+            "draft: banner line, %s over stdio per_event: a banner then a valid %s; the tool %s (every reading)" % (
+                policy, "deny" if outcome == "denied" else "no-effect reply", "does not run" if outcome == "denied" else "runs"),
+            ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.1-h", "ahp-17.1-a"], [STDIO, FAILURE],
+            reg(hook("A", icpt(policy))),
+            {"A": stdio(script([banner] + plan), "per_event")},
+            [call(outcome, calls=["A"], max_ms=d01_bound(5000))],
+            "stdio", lifecycle="per_event", failure_class="banner_line", failure_policy=policy,
+        )
+    exit3 = {"do": "exit", "code": 3}
+    vector(
+        "draft: per_event exit status: no effect then exit 3, fail-open: the tool runs (every reading)",
+        ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.2-e"], [STDIO, FAILURE],
+        reg(hook("A", icpt("fail-open"))),
+        {"A": stdio(script(NO_EFFECT + [exit3]), "per_event")},
+        [call("executed", calls=["A"], max_ms=d01_bound(5000))], "stdio", lifecycle="per_event",
+        failure_class="nonzero_exit_after_reply", failure_policy="fail-open",
+    )
+    vector(
+        "draft: per_event exit status: a valid deny then exit 3, fail-open: the deny stands (D-02 reading c)",
+        ["AHP-FAIL-001", "AHP-STDIO-001", "AHP-DEC-002"], ["ahp-12.2-e", "ahp-14.2-a", "ahp-6.2-h"], [STDIO, FAILURE],
+        reg(hook("A", icpt("fail-open"))),
+        {"A": stdio(script(DENY + [exit3]), "per_event")},
+        [call("denied", calls=["A"], max_ms=d01_bound(5000))], "stdio", lifecycle="per_event", advisory="D-02",
+        failure_class="nonzero_exit_after_reply", failure_policy="fail-open",
+        notes="stdio.md: the body determines the semantic effect (a deny), and any nonzero exit is an operational failure: under fail-open the readings part (D-02 carried over).",
+    )
+
+
+PER_EVENT_OBSERVER_SLEEP_MS = 10000
+
+
+def kept_rule_vectors():
+    # per_event observers: never waited for, one message then EOF.
+    # 10 s, not the 30 s of the observers above: a harness that waits for
+    # the process must still answer inside the kit's 30 s vector timeout, so
+    # that waiting is a failure the report names, not an error.
+    vector(
+        "draft: a per_event observer that takes %d s per notification delays neither the chain nor the tool, and each observer process gets one message and then end of file" % (PER_EVENT_OBSERVER_SLEEP_MS // 1000),
+        ["AHP-RPC-002", "AHP-STDIO-001"], ["ahp-13.2-a", "ahp-17.1-a"], [COMPOSITION, STDIO],
+        reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
+        {"O": stdio(script(NO_EFFECT, observe=[[{"do": "sleep", "ms": PER_EVENT_OBSERVER_SLEEP_MS}]]), "per_event"), "A": stdio(None, "per_event")},
+        [call("executed", calls=["A"], max_ms=OBSERVER_BOUND_MS, before=["O"])], "stdio", lifecycle="per_event", profiles=LO,
+        expect={"per_event_one_frame": ["O"]},
+        notes="stdio.md: a process-per-event backend receives exactly one JSON-RPC message on stdin, followed by EOF; for an observe notification the harness does not wait for a semantic response.",
+    )
+    vector(
+        "draft: a per_event observer that exits 3 changes nothing: the interceptor's deny decides",
+        ["AHP-RPC-002", "AHP-STDIO-001"], ["ahp-13.2-a"], [COMPOSITION, STDIO],
+        reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
+        {"O": stdio(script(NO_EFFECT, observe=[[{"do": "exit", "code": 3}]]), "per_event"), "A": stdio(script(DENY), "per_event")},
+        [call("denied", denial="explicit", calls=["A"])], "stdio", lifecycle="per_event", profiles=LO,
+        notes="stdio.md: process status may be recorded locally but cannot affect agent execution. (No end-of-file check here: O exits as soon as it has read its message, so it may never read the end of file the harness sends.)",
+    )
+    # A banner before a valid reply: the pair every reading agrees on.
+    banner = raw(text="ctk-scripted-backend v0 ready")
+    for policy, plan, outcome in (("fail-closed", DENY, "denied"), ("fail-open", NO_EFFECT, "executed")):
+        vector(
+            "draft: banner line, %s over stdio: a banner then a valid %s; the tool %s (every reading)" % (
+                policy, "deny" if outcome == "denied" else "no-effect reply", "does not run" if outcome == "denied" else "runs"),
+            ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.1-h", "ahp-17.1-a"], [STDIO, FAILURE],
+            reg(hook("A", icpt(policy))),
+            {"A": stdio(script([banner] + plan))},
+            [call(outcome, calls=["A"], max_ms=d01_bound(5000))],
+            "stdio", lifecycle="persistent", failure_class="banner_line", failure_policy=policy,
+            notes="stdio.md: the backend MUST NOT write banners to stdout. Whether the harness then takes the next line as the reply is open, so only the outcomes both choices reach are asserted.",
+        )
+    # Successes other than 200 on an intercept reply.
+    for code in (201, 202, 204, 206):
+        for policy in ("fail-open", "fail-closed"):
+            if policy == "fail-open":
+                a, trig = script([{"do": "status", "code": code}] + DENY), call("executed", calls=["A", "B"], max_ms=d01_bound(5000, 5000))
+            else:
+                a, trig = script([{"do": "status", "code": code}] + NO_EFFECT), call("denied", denial="synthetic", calls=["A"], max_ms=d01_bound(5000))
+            vector(
+                "draft: HTTP status %d on an intercept reply, %s: an operational failure (only 200 is the intercept success)" % (code, policy),
+                ["AHP-FAIL-001", "AHP-HTTP-001"], ["ahp-14.2-a", "ahp-13.1-a", "ahp-18.1-c"], [HTTP, FAILURE],
+                reg(hook("A", icpt(policy)), hook("B", icpt("fail-closed"))),
+                {"A": http(a), "B": http()}, [trig], "http",
+                failure_class="http_%d" % code, failure_policy=policy,
+                notes="http.md: a successful hooks/intercept response MUST use HTTP status 200; any status other than the successes specified is an operational failure.",
+            )
+    # Remote plain http (http.md keeps the TLS rule): D-07 carried over.
+    vector(
+        "draft: registration refused at load: a plain http:// URL on a host that is not loopback (D-07)",
+        ["AHP-REG-001"], ["ahp-18.2-a", "ahp-6.1-f"], [HTTP, REGISTRATION],
+        {"protocolVersion": WIRE, "hooks": [{"id": "org.ctk.backend.remote", "transport": {"type": "http", "url": "http://ahp-ctk.invalid/hook"}, "subscriptions": [icpt("fail-closed")]}]},
+        {}, [call("executed")], "any", advisory="D-07", expect={"load": "refused"},
+        notes="http.md: remote endpoints MUST use https; plain http MAY be used only for loopback addresses or explicitly controlled local development environments.",
+    )
+    # Parallel tool calls (adapter feature parallel-tool-calls): stdio.md
+    # keeps "MAY have only one outstanding intercept request ... per
+    # persistent backend" and the correlation by id.
+    by_tool = {"intercept": [NO_EFFECT], "by_tool": {
+        SLOW_TOOL["name"]: [{"do": "sleep", "ms": 1000}] + DENY,
+        FAST_TOOL["name"]: NO_EFFECT,
+    }}
+    vector(
+        "draft: two parallel tool calls over stdio persistent: each gets the decision A sent for its own request, and each call's chain stays serial",
+        ["AHP-COMP-001"], ["ahp-17.2-a", "ahp-13.1-a", "ahp-13.1-b"], [STDIO, COMPOSITION],
+        reg(hook("A", icpt("fail-open", 10000)), hook("B", icpt("fail-closed"))),
+        {"A": stdio(by_tool), "B": stdio()},
+        [{"parallel": [
+            call("denied", denial="explicit", calls=["A"], tool=SLOW_TOOL, call_id="ctk-call-slow"),
+            call("executed", calls=["A", "B"], tool=FAST_TOOL, call_id="ctk-call-fast"),
+        ]}],
+        "stdio", lifecycle="persistent",
+        notes="A answers by tool name. A harness may keep one intercept outstanding per persistent backend across events or send both and match replies by id (stdio.md); either passes.",
+    )
+    vector(
+        "draft: two parallel tool calls to one persistent stdio backend: it never has two intercept requests outstanding at once (D-17)",
+        ["AHP-COMP-001"], ["ahp-17.2-b"], [STDIO],
+        reg(hook("A", icpt("fail-open", 10000))),
+        {"A": stdio({"intercept": [NO_EFFECT], "by_tool": {
+            SLOW_TOOL["name"]: [{"do": "sleep", "ms": 500}] + NO_EFFECT,
+            FAST_TOOL["name"]: [{"do": "sleep", "ms": 500}] + NO_EFFECT,
+        }})},
+        [{"parallel": [
+            call("executed", calls=["A"], tool=SLOW_TOOL, call_id="ctk-call-slow"),
+            call("executed", calls=["A"], tool=FAST_TOOL, call_id="ctk-call-fast"),
+        ]}],
+        "stdio", lifecycle="persistent", advisory="D-17", expect={"one_outstanding": ["A"]},
+        notes="D-17 carried over: the one-outstanding sentence read as a limit, across events.",
+    )
+
+
 def main():
     failure_vectors()
     per_event_failure_vectors()
@@ -800,6 +954,8 @@ def main():
     http_vectors()
     registration_vectors()
     # New vectors go last, so that earlier ids stay stable.
+    kept_rule_vectors()
+    matrix_vectors()
     return write_or_check(OUT, "AHP-DH-", VECTORS, "draft harness vectors", "--check" in sys.argv[1:])
 
 

@@ -388,18 +388,22 @@ klass("http_redirect_307", ("http",), lambda b, p: {"script": script([{"do": "re
       notes="As 302, with 307 (which a client following redirects would re-POST).", extra={"redirect": True})
 
 
-def failure_vectors():
+def failure_vectors(lifecycle="persistent", only=None):
+    """Every class of CLASSES under both policies: over stdio `lifecycle`
+    and HTTP, or (with `only`) over the bindings `only` names."""
     for c in CLASSES:
         for binding in c["bindings"]:
+            if only is not None and (binding not in only or c["name"] in only[binding]):
+                continue
             for policy in ("fail-open", "fail-closed"):
                 a = c["plan"](binding, policy)
                 if "launch" in a:
-                    spec = backend(binding, {}, launch=a["launch"])
+                    spec = backend(binding, {}, lifecycle, launch=a["launch"])
                 elif "script" in a and binding == "http" and set(a) == {"script"}:
                     spec = http(a["script"])
                 else:
-                    spec = backend(binding, a)
-                backends = {"A": spec, "B": backend(binding, {"intercept": [NO_EFFECT]})}
+                    spec = backend(binding, a, lifecycle)
+                backends = {"A": spec, "B": backend(binding, {"intercept": [NO_EFFECT]}, lifecycle)}
                 exp = {}
                 if c["extra"].get("redirect"):
                     z = payload(policy)
@@ -436,8 +440,9 @@ def failure_vectors():
                     verb = "the harness denies with a synthetic denial, B is never asked, and the tool does not run"
                 if c["name"] in ("late_reply",) and policy == "fail-open":
                     verb += " (the late deny is ignored)"
+                where = "stdio per_event" if binding == "stdio" and lifecycle == "per_event" else binding
                 vector(
-                    "%s, %s over %s: %s" % (c["name"].replace("_", " "), policy, binding, verb),
+                    "%s, %s over %s: %s" % (c["name"].replace("_", " "), policy, where, verb),
                     ["AHP-FAIL-001", "AHP-COMP-001"] + c["requirements"],
                     covers + [x for x in c["covers"] if x not in covers],
                     ["13.1", "14.1", "14.2"] + [s for s in c["sections"] if s not in ("13.1", "14.1", "14.2")],
@@ -445,7 +450,7 @@ def failure_vectors():
                     backends,
                     [trig],
                     binding,
-                    lifecycle="persistent" if binding == "stdio" else "any",
+                    lifecycle=lifecycle if binding == "stdio" else "any",
                     failure_class=c["name"],
                     failure_policy=policy,
                     notes=c["notes"],
@@ -499,7 +504,7 @@ def d02_vectors():
         ("fail-closed", DENY[0], "denied", None, None, "a valid deny then exit 3, fail-closed: the tool does not run (every reading)"),
         ("fail-open", NO_EFFECT[0], "executed", None, None, "no effect then exit 3, fail-open: the tool runs (every reading)"),
         ("fail-open", DENY[0], "denied", None, "D-02", "a valid deny then exit 3, fail-open: the deny stands (D-02 reading c)"),
-        ("fail-closed", NO_EFFECT[0], "denied", None, "D-02", "no effect then exit 3, fail-closed: the nonzero exit is a failure, the tool does not run"),
+        ("fail-closed", NO_EFFECT[0], "denied", "synthetic", None, "no effect then exit 3, fail-closed: the nonzero exit is an operational failure (17.3), the tool does not run"),
     ]
     for policy, first, outcome, denial, adv, title in rows:
         vector(
@@ -1239,6 +1244,99 @@ def parallel_vectors():
     )
 
 
+# --- the failure matrix, completed (issue 27) ----------------------------------------
+#
+# Every class of CLASSES under both policies over stdio per_event too (the
+# per_event rows above cover four); every HTTP status an intercept reply may
+# come with besides 200 ("Any other HTTP status is an operational failure",
+# 18.1); observers that fail or stall over per_event.
+
+PER_EVENT_DONE = {"malformed_json", "abnormal_exit", "connection_lost", "deadline_exceeded"}
+# 1xx cannot be scripted as a final status, and 200 is the success.
+OTHER_STATUSES = (201, 202, 203, 204, 206, 301, 303, 308, 400, 403, 405, 408, 413, 415, 422, 429, 501, 502, 503, 504)
+
+
+def failure_matrix_vectors():
+    failure_vectors("per_event", only={"stdio": PER_EVENT_DONE})
+    for code in OTHER_STATUSES:
+        for policy in ("fail-open", "fail-closed"):
+            plan = [{"do": "status", "code": code}, reply(result(payload(policy)))]
+            if 300 <= code < 400:
+                plan = [{"do": "redirect", "to": "Z", "code": code}]
+            backends = {"A": http(script(plan)), "B": http({"intercept": [NO_EFFECT]})}
+            exp = {}
+            if 300 <= code < 400:
+                backends["Z"] = http(script([reply(result(payload(policy)))]))
+                exp["silent"] = ["Z"]
+            if policy == "fail-open":
+                trig = call("executed", calls=["A", "B"], max_ms=d01_bound(5000, 5000))
+                verb = "an operational failure, B is asked and the tool runs (the body's deny is never applied)"
+            else:
+                trig = call("denied", denial="synthetic", calls=["A"], max_ms=d01_bound(5000))
+                verb = "an operational failure, the harness denies with a synthetic denial and B is never asked"
+            vector(
+                "HTTP status %d on an intercept reply, %s: %s" % (code, policy, verb),
+                ["AHP-FAIL-001", "AHP-COMP-001", "AHP-HTTP-001"],
+                ["ahp-14.2-a", "ahp-13.1-a", "ahp-18.1-c"] + (["ahp-18.1-e"] if 300 <= code < 400 else []),
+                ["13.1", "14.1", "14.2", "18.1"],
+                reg(hook("A", icpt(policy)), hook("B", icpt("fail-closed"))),
+                backends, [trig], "http",
+                failure_class="http_%d" % code, failure_policy=policy, expect=exp,
+                notes="18.1: a successful intercept response MUST use status 200; any other status is an operational failure, whatever the body says%s." % (
+                    " (a redirect to the kit's endpoint Z, which must never be followed)" if 300 <= code < 400 else ""),
+            )
+    # The persistent-only rows above, over per_event too.
+    banner = raw(text="ctk-scripted-backend v0 ready")
+    for policy, plan, outcome in (("fail-closed", DENY, "denied"), ("fail-open", NO_EFFECT, "executed")):
+        vector(
+            "banner line, %s over stdio per_event: a banner then a valid %s; the tool %s (every reading)" % (
+                policy, "deny" if outcome == "denied" else "no-effect reply", "does not run" if outcome == "denied" else "runs"),
+            ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.1-h", "ahp-17.1-a"], ["14.1", "17.1", "17.3"],
+            reg(hook("A", icpt(policy))),
+            {"A": stdio(script([banner] + plan), "per_event")},
+            [call(outcome, calls=["A"], max_ms=d01_bound(5000))],
+            "stdio", lifecycle="per_event", failure_class="banner_line", failure_policy=policy,
+        )
+    for policy in ("fail-open", "fail-closed"):
+        if policy == "fail-open":
+            res = result([deny_effect(ext={"note": "unnamespaced"})])
+            trig = call("executed", calls=["A", "B"])
+            verb = "a deny whose effect extensions use the key \"note\" is invalid: B is asked and the tool runs"
+        else:
+            res = result([], extensions={"note": "unnamespaced"})
+            trig = call("denied", denial="synthetic", calls=["A"])
+            verb = "a no-effect result whose extensions use the key \"note\" is invalid: the tool does not run"
+        vector(
+            "Extension keys without a namespace are invalid (stdio per_event, %s): %s" % (policy, verb),
+            ["AHP-EXT-001", "AHP-FAIL-001"], ["ahp-9.5-a", "ahp-14.2-a"], ["9.5", "14.1", "14.2"],
+            reg(hook("A", icpt(policy)), hook("B", icpt("fail-closed"))),
+            {"A": stdio(script([reply(res)]), "per_event"), "B": stdio({}, "per_event")},
+            [trig], "stdio", lifecycle="per_event", failure_class="extension_key_not_reverse_dns", failure_policy=policy,
+        )
+    # Observers over per_event: a process per notification, which the
+    # harness never waits for (13.2, 17.3).
+    # (what it does, its script, whether it stalls: the answer must then
+    # come before its plan ends).
+    stalls = [
+        ("takes %d s per notification" % (OBSERVER_SLEEP_MS // 1000), script(observe=[[{"do": "sleep", "ms": OBSERVER_SLEEP_MS}]]), True),
+        ("writes garbage and a reply-shaped line", script(observe=[[raw(text="garbage " + MALFORMED_CANARY), raw(text='{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}')]]), False),
+        ("closes its stdout and keeps running", script(observe=[[{"do": "close"}, {"do": "sleep", "ms": OBSERVER_SLEEP_MS}]]), True),
+    ]
+    for what, sc, stalls_ in stalls:
+        for decision, outcome, denial in (("no effect", "executed", None), ("deny", "denied", "explicit")):
+            vector(
+                "A per_event observer that %s %s nothing: the interceptor's %s decides, and each observer process gets one message and then end of file" % (
+                    what, "delays and changes" if stalls_ else "changes", decision),
+                ["AHP-RPC-002", "AHP-STDIO-001"], ["ahp-13.2-a", "ahp-17.1-a"], ["13.2", "17.3"],
+                reg(hook("O", obs(["tool.before", "tool.after", "tool.error"])), hook("A", icpt("fail-closed"))),
+                {"O": stdio(sc, "per_event"), "A": stdio({"intercept": [DENY]} if decision == "deny" else {}, "per_event")},
+                [call(outcome, denial=denial, calls=["A"], max_ms=d01_bound(5000), before=["O"] if stalls_ else None)],
+                "stdio", lifecycle="per_event", profiles=LO,
+                expect={"per_event_one_frame": ["O"]},
+                notes="17.3: a per_event process receives exactly one message, then EOF; for an observe notification the harness does not wait for a semantic response, and process status cannot affect agent execution (13.2: observer delivery never delays the chain or the tool).",
+            )
+
+
 def main():
     failure_vectors()
     per_event_failure_vectors()
@@ -1254,6 +1352,7 @@ def main():
     banner_vectors()
     clause_gap_vectors()
     parallel_vectors()
+    failure_matrix_vectors()
     return write_or_check(OUT, "AHP-H-", VECTORS, "harness vectors", "--check" in sys.argv[1:])
 
 

@@ -1,0 +1,182 @@
+//! The failure matrix of the harness-role vectors: which §14.1 failure
+//! classes run under which failure policy, over which transport and stdio
+//! lifecycle. A harness meets each class wherever its backends can produce
+//! it, so a class that runs somewhere must run under both policies there
+//! and, over stdio, in both lifecycles; a class that is not tied to one
+//! transport must run over both. What is tied to one place is data
+//! ([`Exemption`]), each with its reason, so a hole is either filled or
+//! explained.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::vector::HarnessVector;
+use crate::vector::{BindingSel, LifecycleSel};
+
+/// Where a vector's backend A fails: stdio persistent, stdio per_event, or
+/// HTTP.
+pub const COLUMNS: [&str; 3] = ["stdio persistent", "stdio per_event", "http"];
+
+/// A class that legitimately runs in fewer places, and why.
+#[derive(Debug, Clone, Copy)]
+pub struct Exemption {
+    /// The failure class; a trailing `*` names every class with that
+    /// prefix (`http_*`).
+    pub class: &'static str,
+    /// The only columns it can run in ([`COLUMNS`] names).
+    pub columns: &'static [&'static str],
+    /// Whether it may run under one policy only (a class that is a
+    /// decision under one policy, not a failure).
+    pub one_policy: bool,
+    /// Why.
+    pub reason: &'static str,
+}
+
+/// The matrix: class → column → policies with at least one vector.
+pub type Matrix = BTreeMap<String, BTreeMap<&'static str, BTreeSet<String>>>;
+
+fn column(v: &HarnessVector) -> Option<&'static str> {
+    match (v.binding, v.lifecycle) {
+        (BindingSel::Http, _) => Some(COLUMNS[2]),
+        (BindingSel::Stdio, LifecycleSel::PerEvent) => Some(COLUMNS[1]),
+        (BindingSel::Stdio, _) => Some(COLUMNS[0]),
+        (BindingSel::Any, _) => None,
+    }
+}
+
+/// The matrix of `vectors` (those naming a failure class and a policy).
+pub fn failure_matrix(vectors: &[HarnessVector]) -> Matrix {
+    let mut m = Matrix::new();
+    for v in vectors {
+        let (Some(class), Some(policy), Some(col)) =
+            (&v.failure_class, &v.failure_policy, column(v))
+        else {
+            continue;
+        };
+        m.entry(class.clone())
+            .or_default()
+            .entry(col)
+            .or_default()
+            .insert(policy.clone());
+    }
+    m
+}
+
+/// Each place a class should run and does not, in words; empty when the
+/// matrix is complete. `exempt` names the classes tied to fewer places.
+pub fn holes(m: &Matrix, exempt: &[Exemption]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (class, cols) in m {
+        let ex = exempt.iter().find(|e| {
+            e.class
+                .strip_suffix('*')
+                .map_or(e.class == class, |prefix| class.starts_with(prefix))
+        });
+        let want: Vec<&str> = match ex {
+            Some(e) => e.columns.to_vec(),
+            None => COLUMNS.to_vec(),
+        };
+        for col in &want {
+            match cols.get(col) {
+                None => out.push(format!("{class}: no vector over {col}")),
+                Some(p) if !ex.is_some_and(|e| e.one_policy) && p.len() < 2 => out.push(format!(
+                    "{class}: over {col} only under {}",
+                    p.iter().cloned().collect::<Vec<_>>().join(", ")
+                )),
+                Some(_) => {}
+            }
+        }
+        for col in cols.keys() {
+            if !want.contains(col) {
+                out.push(format!(
+                    "{class}: runs over {col}, which its exemption says it cannot"
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The matrix as a Markdown table: one row per class, one cell per
+/// column, holding the policies that run there.
+pub fn render_markdown(m: &Matrix) -> String {
+    let mut s = format!("| failure class | {} |\n| --- |", COLUMNS.join(" | "));
+    s.push_str(&" --- |".repeat(COLUMNS.len()));
+    s.push('\n');
+    for (class, cols) in m {
+        let cells: Vec<String> = COLUMNS
+            .iter()
+            .map(|c| {
+                cols.get(c).map_or_else(
+                    || "-".to_owned(),
+                    |p| p.iter().cloned().collect::<Vec<_>>().join(", "),
+                )
+            })
+            .collect();
+        s.push_str(&format!("| `{class}` | {} |\n", cells.join(" | ")));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(rows: &[(&str, &'static str, &str)]) -> Matrix {
+        let mut m = Matrix::new();
+        for (c, col, p) in rows {
+            m.entry((*c).to_owned())
+                .or_default()
+                .entry(col)
+                .or_default()
+                .insert((*p).to_owned());
+        }
+        m
+    }
+
+    #[test]
+    fn a_complete_row_has_no_hole_and_each_gap_is_named() {
+        let mut rows = Vec::new();
+        for col in COLUMNS {
+            for p in ["fail-open", "fail-closed"] {
+                rows.push(("late_reply", col, p));
+            }
+        }
+        assert!(holes(&m(&rows), &[]).is_empty());
+        rows.pop();
+        rows.retain(|r| r.1 != COLUMNS[1]);
+        let h = holes(&m(&rows), &[]);
+        assert_eq!(
+            h,
+            vec![
+                "late_reply: no vector over stdio per_event".to_owned(),
+                "late_reply: over http only under fail-open".to_owned(),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_exemption_narrows_the_places_and_is_held_to_them() {
+        let ex = [Exemption {
+            class: "http_500",
+            columns: &["http"],
+            one_policy: false,
+            reason: "an HTTP status",
+        }];
+        let ok = m(&[
+            ("http_500", "http", "fail-open"),
+            ("http_500", "http", "fail-closed"),
+        ]);
+        assert!(holes(&ok, &ex).is_empty());
+        let stray = m(&[
+            ("http_500", "http", "fail-open"),
+            ("http_500", "http", "fail-closed"),
+            ("http_500", "stdio persistent", "fail-open"),
+        ]);
+        assert_eq!(holes(&stray, &ex).len(), 1);
+        let md = render_markdown(&ok);
+        assert!(
+            md.contains("| `http_500` | - | - | fail-closed, fail-open |"),
+            "{md}"
+        );
+    }
+}
