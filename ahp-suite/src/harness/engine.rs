@@ -468,9 +468,12 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
     // judges must have read to end of file before the kit ends them, or a
     // process the harness started late on a loaded machine would count
     // against it: wait for that, bounded (a harness that never closes
-    // stdin still fails, after the bound).
-    let wait_until = now_ms() + cfg.observe_wait.as_secs_f64() * 1000.0;
-    while !v.expect.per_event_one_frame.is_empty() && now_ms() < wait_until {
+    // stdin still fails, after the bound). A moment is enough for a late
+    // process to read what is already there; after a call that timed out
+    // the harness is gone, and waiting would only eat the vector's time.
+    let wait_until = now_ms() + cfg.observe_wait.min(Duration::from_secs(2)).as_secs_f64() * 1000.0;
+    let answered = calls.iter().all(|c| c.error.is_none());
+    while answered && !v.expect.per_event_one_frame.is_empty() && now_ms() < wait_until {
         let (_, procs) = collect(&logs, server.as_ref());
         let done = procs
             .iter()

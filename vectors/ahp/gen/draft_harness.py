@@ -859,9 +859,12 @@ def kept_rule_vectors():
     vector(
         "draft: a per_event observer that takes %d s per notification delays neither the chain nor the tool, and each observer process gets one message and then end of file" % (PER_EVENT_OBSERVER_SLEEP_MS // 1000),
         ["AHP-RPC-002", "AHP-STDIO-001"], ["ahp-13.2-a", "ahp-17.1-a"], [COMPOSITION, STDIO],
-        reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
+        reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed", 500))),
         {"O": stdio(script(NO_EFFECT, observe=[[{"do": "sleep", "ms": PER_EVENT_OBSERVER_SLEEP_MS}]]), "per_event"), "A": stdio(None, "per_event")},
-        [call("executed", calls=["A"], max_ms=OBSERVER_BOUND_MS, before=["O"])], "stdio", lifecycle="per_event", profiles=LO,
+        # A's 500 ms deadline keeps D-01's bound (10 s) and the kit's call
+        # limit (the bound + 15 s) inside the 30 s vector timeout: a harness
+        # that never answers fails by name.
+        [call("executed", calls=["A"], max_ms=d01_bound(500), before=["O"])], "stdio", lifecycle="per_event", profiles=LO,
         expect={"per_event_one_frame": ["O"]},
         notes="stdio.md: a process-per-event backend receives exactly one JSON-RPC message on stdin, followed by EOF; for an observe notification the harness does not wait for a semantic response.",
     )
