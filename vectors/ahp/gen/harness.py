@@ -526,17 +526,19 @@ def d02_vectors():
 # A banner line before a valid reply (stdio; 17.1 forbids it). Whether the
 # harness then takes the next line as the reply is not settled by the text,
 # so only the combinations every reading agrees on are asserted.
-def banner_vectors():
+def banner_vectors(lifecycle="persistent"):
     banner = raw(text="ctk-scripted-backend v0 ready")
+    where = "stdio" if lifecycle == "persistent" else "stdio per_event"
+    sections = ["14.1", "17.1"] if lifecycle == "persistent" else ["14.1", "17.1", "17.3"]
     for policy, plan, outcome in (("fail-closed", DENY, "denied"), ("fail-open", NO_EFFECT, "executed")):
         vector(
-            "banner line, %s over stdio: a banner then a valid %s; the tool %s (every reading)" % (
-                policy, "deny" if outcome == "denied" else "no-effect reply", "does not run" if outcome == "denied" else "runs"),
-            ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.1-h", "ahp-17.1-a"], ["14.1", "17.1"],
+            "banner line, %s over %s: a banner then a valid %s; the tool %s (every reading)" % (
+                policy, where, "deny" if outcome == "denied" else "no-effect reply", "does not run" if outcome == "denied" else "runs"),
+            ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.1-h", "ahp-17.1-a"], sections,
             reg(hook("A", icpt(policy))),
-            {"A": stdio(script([banner] + plan))},
+            {"A": stdio(script([banner] + plan), lifecycle)},
             [call(outcome, calls=["A"], max_ms=d01_bound(5000))],
-            "stdio", lifecycle="persistent", failure_class="banner_line", failure_policy=policy,
+            "stdio", lifecycle=lifecycle, failure_class="banner_line", failure_policy=policy,
         )
 
 
@@ -1053,6 +1055,28 @@ def registration_vectors():
 # --- 9. clause gaps: vectors for 0.1 MUST clauses no earlier vector checked -------------------
 
 
+def extension_key_vectors(lifecycle):
+    """Extension keys without a namespace make a response invalid (9.5),
+    over stdio `lifecycle`, under both policies."""
+    where = "stdio" if lifecycle == "persistent" else "stdio per_event"
+    for policy in ("fail-open", "fail-closed"):
+        if policy == "fail-open":
+            res = result([deny_effect(ext={"note": "unnamespaced"})])
+            trig = call("executed", calls=["A", "B"])
+            verb = "a deny whose effect extensions use the key \"note\" is invalid: B is asked and the tool runs"
+        else:
+            res = result([], extensions={"note": "unnamespaced"})
+            trig = call("denied", denial="synthetic", calls=["A"])
+            verb = "a no-effect result whose extensions use the key \"note\" is invalid: the tool does not run"
+        vector(
+            "Extension keys without a namespace are invalid (%s, %s): %s" % (where, policy, verb),
+            ["AHP-EXT-001", "AHP-FAIL-001"], ["ahp-9.5-a", "ahp-14.2-a"], ["9.5", "14.1", "14.2"],
+            reg(hook("A", icpt(policy)), hook("B", icpt("fail-closed"))),
+            {"A": stdio(script([reply(res)]), lifecycle), "B": stdio({}, lifecycle)},
+            [trig], "stdio", lifecycle=lifecycle, failure_class="extension_key_not_reverse_dns", failure_policy=policy,
+        )
+
+
 def clause_gap_vectors():
     # Every event the harness emits carries the 9.1 members and a session
     # with an id; tool events carry the 9.3 tool members. The engine
@@ -1146,22 +1170,7 @@ def clause_gap_vectors():
             load_env={"CTK_AHP_BEARER": "{{canary}}"},
         )
     # An unnamespaced extension key makes a response invalid (9.5).
-    for policy in ("fail-open", "fail-closed"):
-        if policy == "fail-open":
-            res = result([deny_effect(ext={"note": "unnamespaced"})])
-            trig = call("executed", calls=["A", "B"])
-            verb = "a deny whose effect extensions use the key \"note\" is invalid: B is asked and the tool runs"
-        else:
-            res = result([], extensions={"note": "unnamespaced"})
-            trig = call("denied", denial="synthetic", calls=["A"])
-            verb = "a no-effect result whose extensions use the key \"note\" is invalid: the tool does not run"
-        vector(
-            "Extension keys without a namespace are invalid (stdio, %s): %s" % (policy, verb),
-            ["AHP-EXT-001", "AHP-FAIL-001"], ["ahp-9.5-a", "ahp-14.2-a"], ["9.5", "14.1", "14.2"],
-            reg(hook("A", icpt(policy)), hook("B", icpt("fail-closed"))),
-            {"A": stdio(script([reply(res)])), "B": stdio({})},
-            [trig], "stdio", lifecycle="persistent", failure_class="extension_key_not_reverse_dns", failure_policy=policy,
-        )
+    extension_key_vectors("persistent")
     # Registration shape (19.1 to 19.3).
     good = icpt("fail-closed")
     r = reg(hook("A", good))
@@ -1286,33 +1295,8 @@ def failure_matrix_vectors():
                     " (a redirect to the kit's endpoint Z, which must never be followed)" if 300 <= code < 400 else ""),
             )
     # The persistent-only rows above, over per_event too.
-    banner = raw(text="ctk-scripted-backend v0 ready")
-    for policy, plan, outcome in (("fail-closed", DENY, "denied"), ("fail-open", NO_EFFECT, "executed")):
-        vector(
-            "banner line, %s over stdio per_event: a banner then a valid %s; the tool %s (every reading)" % (
-                policy, "deny" if outcome == "denied" else "no-effect reply", "does not run" if outcome == "denied" else "runs"),
-            ["AHP-FAIL-001", "AHP-STDIO-001"], ["ahp-14.2-a", "ahp-6.1-h", "ahp-17.1-a"], ["14.1", "17.1", "17.3"],
-            reg(hook("A", icpt(policy))),
-            {"A": stdio(script([banner] + plan), "per_event")},
-            [call(outcome, calls=["A"], max_ms=d01_bound(5000))],
-            "stdio", lifecycle="per_event", failure_class="banner_line", failure_policy=policy,
-        )
-    for policy in ("fail-open", "fail-closed"):
-        if policy == "fail-open":
-            res = result([deny_effect(ext={"note": "unnamespaced"})])
-            trig = call("executed", calls=["A", "B"])
-            verb = "a deny whose effect extensions use the key \"note\" is invalid: B is asked and the tool runs"
-        else:
-            res = result([], extensions={"note": "unnamespaced"})
-            trig = call("denied", denial="synthetic", calls=["A"])
-            verb = "a no-effect result whose extensions use the key \"note\" is invalid: the tool does not run"
-        vector(
-            "Extension keys without a namespace are invalid (stdio per_event, %s): %s" % (policy, verb),
-            ["AHP-EXT-001", "AHP-FAIL-001"], ["ahp-9.5-a", "ahp-14.2-a"], ["9.5", "14.1", "14.2"],
-            reg(hook("A", icpt(policy)), hook("B", icpt("fail-closed"))),
-            {"A": stdio(script([reply(res)]), "per_event"), "B": stdio({}, "per_event")},
-            [trig], "stdio", lifecycle="per_event", failure_class="extension_key_not_reverse_dns", failure_policy=policy,
-        )
+    banner_vectors("per_event")
+    extension_key_vectors("per_event")
     # Observers over per_event: a process per notification, which the
     # harness never waits for (13.2, 17.3).
     # (what it does, its script, whether it stalls: the answer must then
