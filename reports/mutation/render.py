@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scores cargo-mutants runs of the reference host and renders them.
+"""Scores cargo-mutants runs of the reference host and the AHP references, and renders them.
 
 Reads each run's `mutants.out/outcomes.json` (cargo-mutants' own record),
 keys every mutant by its file and description without the line and column
@@ -18,6 +18,12 @@ source order), and:
 * `--sample N`: prints one cargo-mutants `--re` filter per line, naming
   exactly the mutants whose stable key hashes (SHA-256) to 0 modulo N: a
   sample fixed by the keys, so an edit elsewhere in the tree leaves it be.
+
+* `--impl ahp-backend|ahp-harness --results FILE --summary FILE`: the same
+  for a run of an AHP reference (one suite, the AHP vectors: no ledger), its
+  summary.json for the page's table; the page itself is rendered by the
+  reference host's `--from-results` mode, which adds every implementation's
+  section from the folders beside this script.
 
 A timeout counts as caught (the suite did not pass the mutant) and is shown
 apart. An unviable mutant (it did not build) is not scored.
@@ -197,8 +203,9 @@ def read_equivalents(path):
 
 
 def module_of(key):
+    """The module of a key's file: its path below the crate's `src/`."""
     file = key.split(": ", 1)[0]
-    return file.removeprefix("reference-host/src/").removesuffix(".rs").removesuffix("/mod")
+    return re.sub(r"^[^/]+/src/", "", file).removesuffix(".rs").removesuffix("/mod")
 
 
 def tally(results, equivalents):
@@ -265,16 +272,261 @@ def run_meta(data, machine):
     return f"{start} to {end} ({took}{where}), cargo-mutants {data.get('cargo_mutants_version', '?')}"
 
 
+HERE = Path(__file__).resolve().parent
+
+# The implementations measured besides the reference host, each with a
+# folder beside this script (equivalents.txt, survivors.txt, results.json,
+# summary.json, notes.md). The Python example host's folder is its own
+# tooling's: only its summary.json is read here.
+AHP = {
+    "ahp-backend": {
+        "title": "The AHP reference backend",
+        "implementation": "ahp-reference (ctk-ahp-backend)",
+        "source": "ahp-reference/src",
+        "config": ".cargo/mutants-ahp-backend.toml",
+        "oracle": "ahp-reference/tests/vectors.rs",
+        "judged": "every backend vector (AHP-B, and AHP-DB against `--spec draft`), over stdio "
+                  "persistent, stdio per_event and HTTP",
+    },
+    "ahp-harness": {
+        "title": "The AHP reference harness",
+        "implementation": "ahp-harness (ctk-ahp-harness)",
+        "source": "ahp-harness/src",
+        "config": ".cargo/mutants-ahp-harness.toml",
+        "oracle": "ahp-harness/tests/vectors.rs",
+        "judged": "every harness vector (AHP-H, and AHP-DH against `--spec draft`), through the "
+                  "adapter contract, its backends over stdio persistent, stdio per_event and HTTP",
+    },
+}
+PYTHON_HOST = "python-host"
+
+
+def counts_of(results, equivalents):
+    """Whole-run counts: caught/timeout/missed/unviable/equivalent."""
+    total = collections.Counter()
+    for c in tally(results, equivalents).values():
+        total.update(c)
+    return total
+
+
+def summary_of(implementation, results, equivalents, data, machine):
+    """summary.json: what the page's table shows of one implementation."""
+    c = counts_of(results, equivalents)
+    killed, scored = score(c)
+    start, end = data.get("start_time"), data.get("end_time")
+    return {
+        "implementation": implementation,
+        "tool": f"cargo-mutants {data.get('cargo_mutants_version', '?')}",
+        "run": {"start": start, "end": end, "minutes": minutes(start, end), "machine": machine},
+        "mutants": sum(c.values()),
+        "caught": c["caught"],
+        "timeout": c["timeout"],
+        "missed": c["missed"],
+        "equivalent": c["equivalent"],
+        "unviable": c["unviable"],
+        "score": None if scored == 0 else round(100 * killed / scored, 1),
+    }
+
+
+def minutes(start, end):
+    """Minutes between two of cargo-mutants' timestamps, or None."""
+    try:
+        # cargo-mutants writes nanoseconds; Python's ISO parser takes micro.
+        t = [datetime.datetime.fromisoformat(re.sub(r"(\.\d{6})\d*", r"\1", v).replace("Z", "+00:00"))
+             for v in (start, end)]
+        return round((t[1] - t[0]).total_seconds() / 60)
+    except (TypeError, ValueError):
+        return None
+
+
+def read_summary(path):
+    """A summary.json, or None when the implementation was not measured."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        sys.exit(f"{path}: cannot read the summary: {e}")
+    if not isinstance(data, dict):
+        sys.exit(f"{path}: a summary is a JSON object")
+    return data
+
+
+def table_row(name, summary, gate):
+    """One row of the table by implementation. The score is worked out
+    again from the counts, so every row means the same thing whatever tool
+    wrote the summary."""
+    if summary is None:
+        return f"| {name} | not measured yet | | | | | | | | {gate} |"
+    n = {k: summary.get(k) or 0 for k in ("mutants", "caught", "timeout", "missed", "equivalent", "unviable")}
+    killed = n["caught"] + n["timeout"]
+    tool = summary.get("tool") or "?"
+    return (
+        f"| {name} | {tool} | {n['mutants']} | {n['caught']} | {n['timeout']} | {n['missed']} | "
+        f"{n['equivalent']} | {n['unviable']} | {pct(killed, killed + n['missed'])} | {gate} |"
+    )
+
+
+def implementations_table(host_project, host_equivalents, host_tool):
+    """The page's first table: every implementation we ship or certify."""
+    host = counts_of(host_project, host_equivalents)
+    host_summary = dict(host, mutants=sum(host.values()), tool=host_tool)
+    out = [
+        "## Scores by implementation",
+        "",
+        "| implementation | mutants made by | mutants | caught | timeout | missed | equivalent | unviable "
+        "| score | CI gate |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        table_row("[reference host](#the-reference-host) (`reference-host`)", host_summary,
+                  "`reports/mutation/run sample`"),
+        table_row("Python example host (`examples/python-host`)", read_summary(HERE / PYTHON_HOST / "summary.json"),
+                  "`reports/mutation/python-host/run sample`"),
+    ]
+    for key, info in AHP.items():
+        anchor = info["title"].lower().replace(" ", "-")
+        out.append(table_row(f"[{info['title'].removeprefix('The ')}](#{anchor}) (`{info['source'].split('/')[0]}`)",
+                             refreshed_summary(key),
+                             f"`reports/mutation/run --impl {key} sample`"))
+    out += [
+        "",
+        "Each row: the implementation's mutants judged by vectors alone, never by its own tests. The",
+        "score is caught (timeouts included) over caught plus missed; *missed* counts only the mutants",
+        "no list calls equivalent, and equivalent and unviable mutants are left out of the score. Each",
+        "implementation's CI gate runs a fixed 1-in-20 sample chosen by stable key, plus the mutants",
+        "in the commit's diff, and fails on a missed mutant listed neither equivalent nor a known",
+        "survivor.",
+        "",
+    ]
+    return out
+
+
+def lists_of(folder):
+    """An AHP reference's equivalents and survivors, as they are now."""
+    def read(name):
+        return read_equivalents(folder / name) if (folder / name).exists() else {}
+    return read("equivalents.txt"), read("survivors.txt")
+
+
+def refreshed_summary(key):
+    """An AHP reference's summary.json with its counts worked out again from
+    its results.json and the lists as they are now (a mutant listed
+    equivalent since the run leaves `missed`), and written back, so the
+    file others read and the page agree; None when never measured."""
+    folder = HERE / key
+    summary = read_summary(folder / "summary.json")
+    if summary is None or not (folder / "results.json").exists():
+        return summary
+    published = json.loads((folder / "results.json").read_text())
+    project = {k: v["project"] for k, v in published.items()}
+    equivalents, _ = lists_of(folder)
+    c = counts_of(project, equivalents)
+    killed, scored = score(c)
+    summary.update(
+        mutants=sum(c.values()), caught=c["caught"], timeout=c["timeout"], missed=c["missed"],
+        equivalent=c["equivalent"], unviable=c["unviable"],
+        score=None if scored == 0 else round(100 * killed / scored, 1),
+    )
+    (folder / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def demoted(notes):
+    """Hand-written notes one heading level down, to sit inside a section
+    (code blocks left alone)."""
+    out, fenced = [], False
+    for line in notes.rstrip().splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        out.append("#" + line if not fenced and line.startswith("#") else line)
+    return out
+
+
+def ahp_section(key):
+    """An AHP reference's section: from its folder's results.json (the last
+    full run), with the lists as they are now."""
+    info = AHP[key]
+    folder = HERE / key
+    summary = read_summary(folder / "summary.json")
+    anchor_title = info["title"]
+    out = [
+        f"## {anchor_title}",
+        "",
+        f"Mutants of `{info['source']}` made by cargo-mutants (`{info['config']}` says which code and",
+        f"why the rest is left out), each judged by the AHP vectors alone: the `vectors` test target",
+        f"`{info['oracle']}` runs {info['judged']},",
+        "advisory vectors included, against the crate's own binary rebuilt with the mutant.",
+        f"Equivalent mutants are listed with their reasons in [`mutation/{key}/equivalents.txt`](mutation/{key}/equivalents.txt),",
+        f"known survivors in [`mutation/{key}/survivors.txt`](mutation/{key}/survivors.txt).",
+        "",
+        "```sh",
+        f"reports/mutation/run --impl {key} full",
+        "```",
+        "",
+    ]
+    results_path = folder / "results.json"
+    if summary is None or not results_path.exists():
+        return out + ["Not measured yet.", ""]
+    run = summary.get("run") or {}
+    took = "?" if run.get("minutes") is None else f"{run['minutes']} minutes"
+    where = f", on {run['machine']}" if run.get("machine") else ""
+    out += [f"Measured: {run.get('start')} to {run.get('end')} ({took}{where}), {summary.get('tool', '?')}", ""]
+    published = json.loads(results_path.read_text())
+    project = {k: v["project"] for k, v in published.items()}
+    equivalents, survivors = lists_of(folder)
+    rows = tally(project, equivalents)
+    out += [
+        "### By module",
+        "",
+        "| module | mutants | caught | timeout | missed | equivalent | unviable | score |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for m in sorted(rows):
+        c = rows[m]
+        killed, scored = score(c)
+        out.append(
+            f"| `{m}` | {sum(c.values())} | {c['caught']} | {c['timeout']} | {c['missed']} | "
+            f"{c['equivalent']} | {c['unviable']} | {pct(killed, scored)} |"
+        )
+    missed = sorted(k for k, o in project.items() if o == "missed" and k not in equivalents)
+    known = [k for k in missed if k in survivors]
+    out += [
+        "",
+        "### Missed",
+        "",
+        f"{len(missed)} mutants missed and not listed equivalent, {len(known)} of them known survivors"
+        + (" (each saying what a vector needs):" if missed else "."),
+        "",
+    ]
+    out += [f"- `{k}`" + (f": {survivors[k]}" if k in survivors else " (in neither list)") for k in missed]
+    notes = folder / "notes.md"
+    if notes.exists():
+        out += [""] + demoted(notes.read_text())
+    out.append("")
+    return out
+
+
 def render(project, upstream, equivalents, survivors, meta, notes, gone=frozenset()):
-    """The page: both suites' scores from one run, by module, the project
-    suite's misses (known survivors marked), then the hand-written notes."""
+    """The page: the table by implementation; the reference host's section
+    (both suites' scores from one run, by module, the project suite's misses
+    with known survivors marked, then its hand-written notes); then each AHP
+    reference's section."""
     p_rows, u_rows = tally(project, equivalents), tally(upstream, equivalents)
     modules = sorted(set(p_rows) | set(u_rows))
+    tool = re.search(r"cargo-mutants [0-9.]+", meta)
     out = [
-        "# Mutation score of the reference host",
+        "# Mutation scores",
         "",
-        "Generated by `reports/mutation/run full` (do not edit: the notes at the end come from",
-        "[`mutation/notes.md`](mutation/notes.md)). Mutants of `reference-host/src` made by",
+        "Generated by `reports/mutation/run` (do not edit: the notes come from",
+        "[`mutation/notes.md`](mutation/notes.md) and each implementation's folder under",
+        "[`mutation/`](mutation/)). Mutants of every implementation the project ships or certifies,",
+        "each judged by vectors alone: a broken implementation must not pass, whichever it is.",
+        "",
+    ]
+    out += implementations_table(project, equivalents, tool.group(0) if tool else "cargo-mutants")
+    out += [
+        "## The reference host",
+        "",
+        "Mutants of `reference-host/src` made by",
         "cargo-mutants (`.cargo/mutants.toml` says which code and why the rest is left out), each",
         "built once and judged by two vector suites alone: the `vectors` test target of `ctk`, run",
         "against the mutated in-process reference host, with the project's vectors (0.1 and draft,",
@@ -292,7 +544,7 @@ def render(project, upstream, equivalents, survivors, meta, notes, gone=frozense
         "",
         f"Run: {meta}",
         "",
-        "## Scores",
+        "### Scores",
         "",
         "| suite | mutants | caught | timeout | missed | equivalent | unviable | score |",
         "|---|---|---|---|---|---|---|---|",
@@ -317,7 +569,7 @@ def render(project, upstream, equivalents, survivors, meta, notes, gone=frozense
         "unviable mutants are left out of both. Both rows judge the same builds of the same",
         f"mutants. The project's vectors catch {only} mutants that upstream's miss.",
         "",
-        "## By module",
+        "### By module",
         "",
         "| module | mutants | project: caught / missed | upstream: caught / missed | equivalent | unviable |",
         "|---|---|---|---|---|---|",
@@ -335,7 +587,7 @@ def render(project, upstream, equivalents, survivors, meta, notes, gone=frozense
     deleted = [k for k in missed if k in gone]
     out += [
         "",
-        "## Missed by the project suite",
+        "### Missed by the project suite",
         "",
         f"{len(missed)} mutants, {len(known)} of them known survivors",
         "([`mutation/survivors.txt`](mutation/survivors.txt), each saying what a vector needs)"
@@ -350,8 +602,10 @@ def render(project, upstream, equivalents, survivors, meta, notes, gone=frozense
 
     out += [f"- `{k}`" + note(k) for k in missed] or ["None."]
     if notes:
-        out += ["", notes.rstrip()]
+        out += [""] + demoted(notes)
     out.append("")
+    for key in AHP:
+        out += ahp_section(key)
     return "\n".join(out)
 
 
@@ -399,6 +653,30 @@ def compare(project, upstream, equivalents):
         print(f"- {k}")
 
 
+def ahp_full(args, runs, equivalents):
+    """A full run of an AHP reference: its results.json (one suite, so
+    `upstream` is null) and its summary.json. The page is rendered apart
+    (the reference host's `--from-results` mode reads both)."""
+    if len(runs) != 1 or args.ledger or args.compare or args.from_results or args.markdown:
+        sys.exit(f"--impl {args.impl}: one --project run, --results and --summary; the page is rendered apart")
+    if not args.results or not args.summary:
+        sys.exit(f"--impl {args.impl}: --results and --summary are required")
+    project, data = runs[0]
+    now = set(keys_from_list(args.now).values()) if args.now else set()
+    stale = sorted(k for k in equivalents if k not in project and k not in now)
+    for k in stale:
+        print(f"equivalents.txt names a mutant cargo-mutants no longer makes: {k}", file=sys.stderr)
+    if stale:
+        sys.exit(1)
+    results = {
+        k: {"project": project[k], "upstream": None, "equivalent": equivalents.get(k)}
+        for k in sorted(project)
+    }
+    Path(args.results).write_text(json.dumps(results, indent=1) + "\n")
+    summary = summary_of(AHP[args.impl]["implementation"], project, equivalents, data, args.machine)
+    Path(args.summary).write_text(json.dumps(summary, indent=1) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--project", action="append", default=[], help="mutants.out of a project-suite run")
@@ -422,6 +700,9 @@ def main():
     ap.add_argument("--meta", help="with --from-results: the run line of the page (when, how long, where)")
     ap.add_argument("--results")
     ap.add_argument("--markdown")
+    ap.add_argument("--impl", default="reference-host", choices=["reference-host", *AHP],
+                    help="the implementation the run mutated (default the reference host)")
+    ap.add_argument("--summary", help="with --impl of an AHP reference: where its summary.json goes")
     args = ap.parse_args()
     KEYS.update(keys_from_list(args.all))
     if args.sample:
@@ -451,6 +732,9 @@ def main():
                 + "\n"
             )
         gate([r for r, _ in runs], equivalents, survivors)
+        return
+    if args.impl in AHP:
+        ahp_full(args, runs, equivalents)
         return
     if args.compare:
         if len(runs) != 1 or not args.ledger:
