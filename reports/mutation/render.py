@@ -360,7 +360,8 @@ def table_row(name, summary, gate):
         return f"| {name} | not measured yet | | | | | | | | {gate} |"
     n = {k: summary.get(k) or 0 for k in ("mutants", "caught", "timeout", "missed", "equivalent", "unviable")}
     killed = n["caught"] + n["timeout"]
-    tool = summary.get("tool") or "?"
+    # A tool's summary may explain itself in parentheses; the table names it only.
+    tool = (summary.get("tool") or "?").split(" (")[0]
     return (
         f"| {name} | {tool} | {n['mutants']} | {n['caught']} | {n['timeout']} | {n['missed']} | "
         f"{n['equivalent']} | {n['unviable']} | {pct(killed, killed + n['missed'])} | {gate} |"
@@ -469,7 +470,11 @@ def ahp_section(key):
     run = summary.get("run") or {}
     took = "?" if run.get("minutes") is None else f"{run['minutes']} minutes"
     where = f", on {run['machine']}" if run.get("machine") else ""
-    out += [f"Measured: {run.get('start')} to {run.get('end')} ({took}{where}), {summary.get('tool', '?')}", ""]
+    # A run stopped before cargo-mutants wrote its end time still judged
+    # what it lists; the page says so instead of printing a missing time.
+    span = (f"{run.get('start')} to {run.get('end')} ({took}{where})" if run.get("end")
+            else f"from {run.get('start')}, no end time recorded{where}")
+    out += [f"Measured: {span}, {summary.get('tool', '?')}", ""]
     published = json.loads(results_path.read_text())
     project = {k: v["project"] for k, v in published.items()}
     equivalents, survivors = lists_of(folder)
