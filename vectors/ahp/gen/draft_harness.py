@@ -948,6 +948,26 @@ def kept_rule_vectors():
     )
 
 
+def observer_delivery_vectors():
+    """D-38 on the draft line: a healthy observer subscribed to tool.before
+    receives it. Delivery stays best effort in the draft, so, as on 0.1,
+    only the preferred reading pins it (advisory)."""
+    for binding, lifecycle in (("stdio", "persistent"), ("stdio", "per_event"), ("http", "any")):
+        exp = {"observed": {"O": ["tool.before"]}}
+        if lifecycle == "per_event":
+            exp["per_event_one_frame"] = ["O"]
+        lc = lifecycle if binding == "stdio" else "persistent"
+        vector(
+            "draft: a healthy observer subscribed to tool.before over %s receives a hooks/observe for it (D-38)" % (
+                binding if binding == "http" else "stdio " + lifecycle),
+            ["AHP-RPC-002"], ["ahp-8.4-a"], [COMPOSITION],
+            reg(hook("A", icpt("fail-closed")), hook("O", obs(["tool.before", "tool.after"]))),
+            {"A": backend(binding, None, lc), "O": backend(binding, None, lc)},
+            [call("executed", calls=["A"])], binding, lifecycle=lifecycle, profiles=LO,
+            advisory="D-38", expect=exp,
+        )
+
+
 def main():
     failure_vectors()
     per_event_failure_vectors()
@@ -961,6 +981,7 @@ def main():
     # New vectors go last, so that earlier ids stay stable.
     kept_rule_vectors()
     matrix_vectors()
+    observer_delivery_vectors()
     return write_or_check(OUT, "AHP-DH-", VECTORS, "draft harness vectors", "--check" in sys.argv[1:])
 
 

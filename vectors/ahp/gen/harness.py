@@ -1321,6 +1321,27 @@ def failure_matrix_vectors():
             )
 
 
+def observer_delivery_vectors():
+    """D-38: a healthy observer subscribed to tool.before receives it. 6.3
+    and 15 make delivery best effort, so only the preferred reading pins it
+    (advisory); the gating observer vectors judge the shape of what arrives."""
+    for binding, lifecycle in (("stdio", "persistent"), ("stdio", "per_event"), ("http", "any")):
+        lc = lifecycle if binding == "stdio" else "persistent"
+        exp = {"observed": {"O": ["tool.before"]}}
+        if lifecycle == "per_event":
+            exp["per_event_one_frame"] = ["O"]
+        vector(
+            "A healthy observer subscribed to tool.before over %s receives a hooks/observe for it (D-38)" % (
+                binding if binding == "http" else "stdio " + lifecycle),
+            ["AHP-RPC-002"], ["ahp-8.4-a"], ["6.3", "8.4", "15"],
+            reg(hook("A", icpt("fail-closed")), hook("O", obs(["tool.before", "tool.after"]))),
+            {"A": backend(binding, {}, lc), "O": backend(binding, {}, lc)},
+            [call("executed", calls=["A"])], binding, lifecycle=lifecycle,
+            profiles=LO, advisory="D-38", expect=exp,
+            notes="6.3: a harness claiming Lifecycle Observation supports hooks/observe; 15: observation is best effort, with no delivery guarantee, so the kit prefers (D-38) that a healthy observer gets the subscribed event a harness emits.",
+        )
+
+
 def main():
     failure_vectors()
     per_event_failure_vectors()
@@ -1337,6 +1358,7 @@ def main():
     clause_gap_vectors()
     parallel_vectors()
     failure_matrix_vectors()
+    observer_delivery_vectors()
     return write_or_check(OUT, "AHP-H-", VECTORS, "harness vectors", "--check" in sys.argv[1:])
 
 
