@@ -968,6 +968,49 @@ def observer_delivery_vectors():
         )
 
 
+def reverse_dns_classes():
+    """The draft's counterparts of 0.1's deny_code_not_reverse_dns and
+    extension_key_not_reverse_dns (issue 27: the reference harness's draft
+    checks of both survived every draft vector). The draft keeps both rules:
+    a deny `code` is a "Stable machine-readable reverse-DNS identifier"
+    (server/tool-interception.md) and extension keys use reverse-DNS names
+    (base/events.md, as 0.1 9.5). Each plan tells the readings apart under
+    its policy: fail-open gets a deny (taken, the tool would not run),
+    fail-closed gets a deny (taken, the denial would be explicit, not
+    synthetic) or a no-effect reply (taken, the tool would run). The classes
+    join CLASSES only now, so the ids written before stay stable."""
+    first = len(CLASSES)
+    klass("deny_code_not_reverse_dns", BOTH, lambda b, p: rpc(p, res=result([deny_effect(code="not reverse dns")])),
+          covers=["ahp-22-h", "ahp-6.1-h"], sections=["server/tool-interception"], requirements=["AHP-DEC-001", "AHP-EXT-001"],
+          notes='A deny whose code "not reverse dns" is no reverse-DNS identifier: a malformed effect.')
+    klass("extension_key_not_reverse_dns", BOTH,
+          lambda b, p: rpc(p, res=result([deny_effect(ext={"note": True})]) if p == "fail-open"
+                           else result([], extensions={"note": True})),
+          covers=["ahp-9.5-a", "ahp-6.1-h"], sections=[EVENTS], requirements=["AHP-EXT-001"],
+          notes='Extension keys without a namespace: fail-open gets a deny whose effect extensions use the key "note", fail-closed a no-effect result whose extensions do; either is malformed.')
+    added = {c["name"]: c["bindings"] for c in CLASSES[first:]}
+    failure_vectors("persistent", added)
+    failure_vectors("per_event", {name: ("stdio",) for name in added})
+    # The edges of the name rule (the bundled deny-effect schema's pattern:
+    # two or more dot-separated labels, each a letter then letters, digits,
+    # `_` or `-`): one label, a label with a space, and a valid name with `-`.
+    for code, valid, what in (
+        ("policy", False, "one label, no namespace"),
+        ("com.example.bad code", False, "a label holding a space"),
+        ("com.example.force-push", True, "a label holding a hyphen, which reverse-DNS names allow"),
+    ):
+        vector(
+            'draft: a deny whose code is "%s" (%s) %s' % (
+                code, what, "denies" if valid else "is malformed: fail-closed gives a synthetic denial"),
+            ["AHP-DEC-001", "AHP-EXT-001"], ["ahp-22-h", "ahp-6.1-h"] if not valid else ["ahp-6.2-h"],
+            ["server/tool-interception"],
+            reg(hook("A", icpt("fail-closed"))),
+            {"A": stdio(script([reply(result([deny_effect(code=code)]))]))},
+            [call("denied", denial="explicit" if valid else "synthetic", calls=["A"])], "stdio", lifecycle="persistent",
+            **({} if valid else {"failure_class": "deny_code_not_reverse_dns", "failure_policy": "fail-closed"}),
+        )
+
+
 def main():
     failure_vectors()
     per_event_failure_vectors()
@@ -982,6 +1025,7 @@ def main():
     kept_rule_vectors()
     matrix_vectors()
     observer_delivery_vectors()
+    reverse_dns_classes()
     return write_or_check(OUT, "AHP-DH-", VECTORS, "draft harness vectors", "--check" in sys.argv[1:])
 
 
