@@ -231,6 +231,7 @@ fn refused_port() -> u16 {
 }
 
 async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -> End {
+    let started = tokio::time::Instant::now();
     let tmp = match cfg.work_dir.as_deref() {
         Some(d) => tempfile::Builder::new().prefix("ctk-ahp-h-").tempdir_in(d),
         None => tempfile::Builder::new().prefix("ctk-ahp-h-").tempdir(),
@@ -389,6 +390,13 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
     if load.loaded && v.expect.load != LoadExpect::Refused {
         for (i, t) in v.triggers.iter().enumerate() {
             let (method, params, limit) = trigger_call(t, cfg);
+            let limit = within_vector(
+                t,
+                limit,
+                started.elapsed(),
+                cfg.vector_timeout,
+                after_last_call(v, cfg),
+            );
             let t_sent = now_ms();
             let r = client.call(method, params, limit).await;
             let t_answered = now_ms();
@@ -485,7 +493,7 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     tokio::time::sleep(cfg.settle).await;
-    let adapter_exit = client.close(Duration::from_secs(5)).await;
+    let adapter_exit = client.close(CLOSE_GRACE).await;
     let transcript = client.transcript.clone();
     let adapter_stderr = client.stderr_tail();
     kill_run_processes(&dir);
@@ -535,6 +543,48 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
         Some(e) => End::Error(e, Some(rec)),
         None => End::Done(rec),
     }
+}
+
+/// How long the adapter gets to answer `shutdown`, and then to exit.
+const CLOSE_GRACE: Duration = Duration::from_secs(5);
+
+/// What the end of vector `v` may take after its last call gave up: the
+/// wait for its observations, the settle pause, closing the adapter
+/// (`shutdown`, then its exit, each within [`CLOSE_GRACE`]) and two seconds
+/// to collect the logs.
+fn after_last_call(v: &HarnessVector, cfg: &HarnessConfig) -> Duration {
+    let observe = if v.expect.observed.is_empty() {
+        Duration::ZERO
+    } else {
+        cfg.observe_wait
+    };
+    observe + cfg.settle + CLOSE_GRACE * 2 + Duration::from_secs(2)
+}
+
+/// A bounded trigger's call limit, shortened so that a harness that never
+/// answers is judged by the trigger's own bound (a failure naming it, such
+/// as a harness waiting for an observer) before the whole vector runs out
+/// of time (an error that judges nothing). Never below the trigger's bound
+/// plus a second: a harness answering within its bound is never cut off,
+/// and where the vector's time cannot hold that, the vector timeout
+/// decides as before. An unbounded call keeps its limit.
+fn within_vector(
+    t: &Trigger,
+    limit: Duration,
+    elapsed: Duration,
+    vector_timeout: Duration,
+    after: Duration,
+) -> Duration {
+    let bound = std::iter::once(t)
+        .chain(&t.parallel)
+        .filter_map(|x| x.expect.max_answer_ms)
+        .max();
+    let Some(bound) = bound else {
+        return limit;
+    };
+    let floor = Duration::from_millis(bound) + Duration::from_secs(1);
+    let room = vector_timeout.saturating_sub(elapsed).saturating_sub(after);
+    limit.min(room).max(floor)
 }
 
 /// The adapter method, params and bound of trigger `t`.
@@ -921,4 +971,52 @@ fn kill_run_processes(dir: &Path) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = dir;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trigger(max_answer_ms: Option<u64>) -> Trigger {
+        let mut expect = json!({"outcome": ["executed"]});
+        if let Some(m) = max_answer_ms {
+            expect["max_answer_ms"] = json!(m);
+        }
+        serde_json::from_value(json!({
+            "tool_call": {"name": "ctk_probe", "kind": "shell", "input": {}},
+            "host_permission": "allow",
+            "expect": expect,
+        }))
+        .expect("a trigger")
+    }
+
+    const S: fn(u64) -> Duration = Duration::from_secs;
+
+    #[test]
+    fn a_bounded_call_gives_up_before_the_vector_does() {
+        // 10 s bound, 25 s limit, 2 s gone of 30, 12 s to end: 16 s.
+        let limit = within_vector(&trigger(Some(10_000)), S(25), S(2), S(30), S(12));
+        assert_eq!(limit, S(16));
+        assert!(S(2) + limit + S(12) <= S(30));
+    }
+
+    #[test]
+    fn a_bounded_call_is_never_cut_below_its_own_bound() {
+        // No room left in the vector: the bound plus a second still holds,
+        // and the vector timeout decides.
+        let limit = within_vector(&trigger(Some(10_000)), S(25), S(25), S(30), S(12));
+        assert_eq!(limit, S(11));
+    }
+
+    #[test]
+    fn a_roomy_vector_keeps_the_limit_and_an_unbounded_call_is_untouched() {
+        assert_eq!(
+            within_vector(&trigger(Some(10_000)), S(25), S(0), S(180), S(12)),
+            S(25)
+        );
+        assert_eq!(
+            within_vector(&trigger(None), S(60), S(20), S(30), S(12)),
+            S(60)
+        );
+    }
 }

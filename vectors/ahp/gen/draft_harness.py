@@ -961,9 +961,9 @@ def observer_delivery_vectors():
             "draft: a healthy observer subscribed to tool.before over %s receives a hooks/observe for it (D-38)" % (
                 binding if binding == "http" else "stdio " + lifecycle),
             ["AHP-RPC-002"], ["ahp-8.4-a"], [COMPOSITION],
-            reg(hook("A", icpt("fail-closed")), hook("O", obs(["tool.before", "tool.after"]))),
+            reg(hook("A", icpt("fail-closed", 500)), hook("O", obs(["tool.before", "tool.after"]))),
             {"A": backend(binding, None, lc), "O": backend(binding, None, lc)},
-            [call("executed", calls=["A"])], binding, lifecycle=lifecycle, profiles=LO,
+            [call("executed", calls=["A"], max_ms=d01_bound(500))], binding, lifecycle=lifecycle, profiles=LO,
             advisory="D-38", expect=exp,
         )
 

@@ -1334,9 +1334,9 @@ def observer_delivery_vectors():
             "A healthy observer subscribed to tool.before over %s receives a hooks/observe for it (D-38)" % (
                 binding if binding == "http" else "stdio " + lifecycle),
             ["AHP-RPC-002"], ["ahp-8.4-a"], ["6.3", "8.4", "15"],
-            reg(hook("A", icpt("fail-closed")), hook("O", obs(["tool.before", "tool.after"]))),
+            reg(hook("A", icpt("fail-closed", 500)), hook("O", obs(["tool.before", "tool.after"]))),
             {"A": backend(binding, {}, lc), "O": backend(binding, {}, lc)},
-            [call("executed", calls=["A"])], binding, lifecycle=lifecycle,
+            [call("executed", calls=["A"], max_ms=d01_bound(500))], binding, lifecycle=lifecycle,
             profiles=LO, advisory="D-38", expect=exp,
             notes="6.3: a harness claiming Lifecycle Observation supports hooks/observe; 15: observation is best effort, with no delivery guarantee, so the kit prefers (D-38) that a healthy observer gets the subscribed event a harness emits.",
         )
