@@ -261,16 +261,11 @@ fn run_plan(
                 if newline {
                     bytes.push(b'\n');
                 }
-                // Stamped before the write: the harness may act on the
-                // bytes before this process logs them.
-                let t_write = now_ms();
-                let wrote = {
-                    let mut guard = out.lock().unwrap_or_else(|p| p.into_inner());
-                    match guard.as_mut() {
-                        Some(w) => w.write_all(&bytes).and_then(|()| w.flush()).is_ok(),
-                        None => false,
-                    }
-                };
+                // Logged, and stamped, before the write: the harness may act
+                // on the bytes at once, and a harness that kills a per_event
+                // process as soon as it has read the reply would otherwise
+                // leave no trace of it, so the reply would count as never
+                // sent (and B's request as sent while A was still busy).
                 let what = match action {
                     Action::Reply { .. } => "reply",
                     Action::Error { .. } => "error",
@@ -278,8 +273,18 @@ fn run_plan(
                 };
                 log.write(json!({
                     "kind": "sent", "to": id, "method": method, "action": what,
-                    "bytes": bytes.len(), "written": wrote, "t_write": t_write,
+                    "bytes": bytes.len(), "t_write": now_ms(),
                 }));
+                let wrote = {
+                    let mut guard = out.lock().unwrap_or_else(|p| p.into_inner());
+                    match guard.as_mut() {
+                        Some(w) => w.write_all(&bytes).and_then(|()| w.flush()).is_ok(),
+                        None => false,
+                    }
+                };
+                if !wrote {
+                    log.write(json!({"kind": "unwritten", "to": id, "method": method}));
+                }
             }
             Action::Status { .. } | Action::ContentType { .. } | Action::Redirect { .. } => {}
         }
@@ -301,6 +306,50 @@ mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    /// A stdout that, at each write, notes whether the log already holds
+    /// a `sent` line: a harness may kill the process the moment it reads.
+    struct Witness {
+        log: std::path::PathBuf,
+        seen: Arc<Mutex<Vec<bool>>>,
+    }
+    impl Write for Witness {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let logged = std::fs::read_to_string(&self.log)
+                .unwrap_or_default()
+                .contains(r#""kind":"sent""#);
+            self.seen.lock().unwrap().push(logged);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_reply_is_logged_before_its_bytes_leave() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("s.json");
+        let log = dir.path().join("l.jsonl");
+        std::fs::write(&script, r#"{"intercept": [[{"do":"reply"}]]}"#).unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let input = concat!(
+            r#"{"jsonrpc":"2.0","id":"e1","method":"hooks/intercept","params":{}}"#,
+            "\n"
+        );
+        serve_stdio(
+            &script,
+            &log,
+            std::io::Cursor::new(input.as_bytes().to_vec()),
+            Witness {
+                log: log.clone(),
+                seen: seen.clone(),
+            },
+        )
+        .unwrap();
+        let seen = seen.lock().unwrap().clone();
+        assert!(!seen.is_empty() && seen.iter().all(|s| *s), "{seen:?}");
     }
 
     #[test]
