@@ -5,7 +5,8 @@
 //! {"spec": "agent-hooks/0.1", "catalog_version": 1, "description": "...",
 //!  "clauses": [{"id": "6.3-c", "keyword": "MUST", "section": "6.3", "text": "...",
 //!               "not_vector_testable": "<why>",
-//!               "unit_tests": ["reference-host/src/seam.rs::gate_refuses_reserved"]}]}
+//!               "unit_tests": ["reference-host/src/seam.rs::gate_refuses_reserved"],
+//!               "needs": ["tool_calls"]}]}
 //! ```
 //!
 //! A unit-test reference is `<repo-relative file path>::<test fn name>`: the
@@ -76,6 +77,13 @@ pub struct Clause {
     /// Unit tests pinning the clause, as `<file>::<fn name>`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unit_tests: Vec<String>,
+    /// The capabilities a host's declared surface must list for the clause
+    /// to apply to it (§3.2, §13.1): `model_calls` for what only the model
+    /// points do, `tool_calls` for the tool points, `host_declaration` for
+    /// the declaration document. Empty: the clause binds every host, the
+    /// floor surface included (`ctk coverage --surface`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
 }
 
 /// A clause catalog.

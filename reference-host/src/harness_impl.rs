@@ -15,7 +15,7 @@ use ctk_harness_protocol::{
 };
 use serde_json::{json, Value};
 
-use crate::agent_loop::run::{run_scenario, Ending, LoopConfig};
+use crate::agent_loop::run::{run_scenario_on, Ending, LoopConfig, LoopSurface};
 use crate::agent_loop::scenario::Scenario;
 use crate::compose::dispatch::BindingTimeout;
 use crate::compose::dispatch::{BoxFuture, Interceptor, InterceptorAnswer, Registration};
@@ -106,16 +106,95 @@ impl DocumentSource {
     }
 }
 
+/// The surface a reference host runs as when it is not its full own
+/// (§3.2): the document it states in `initialize`, the code surface its
+/// declaration loader measures documents against, and the points its loop
+/// emits.
+#[derive(Debug, Clone)]
+struct OwnSurface {
+    document: Value,
+    code: HostSurface,
+    points: LoopSurface,
+    output: OutputMode,
+}
+
+impl OwnSurface {
+    /// Load `document` with the reference loader (so a floor the text
+    /// forbids, or a surface beyond the reference code, is refused with its
+    /// class) and narrow the code surface to what it states.
+    fn of(document: Value) -> Result<OwnSurface, String> {
+        let registry = with_reference_kinds(HostRegistry::new(HostSurface::reference()))
+            .map_err(|e| e.to_string())?;
+        let declared = Loader::new(&registry)
+            .load_value(&document)
+            .map_err(|e| e.detail())?;
+        let stated = &declared.resolved().surface;
+        let mut code = HostSurface::reference();
+        code.interception_points
+            .retain(|p| stated.interception_points.contains(p));
+        code.capabilities
+            .retain(|c| stated.capabilities.contains(c));
+        code.buffered_output = stated.buffered_output;
+        if stated.buffered_output {
+            code.exposure_bound = None;
+        }
+        let has = |p: crate::point::Point| stated.interception_points.contains(&p);
+        let points = LoopSurface {
+            model_calls: has(crate::point::Point::PreModelCall),
+            tool_calls: has(crate::point::Point::PreToolCall),
+        };
+        for (cap, on) in [
+            ("model_calls", points.model_calls),
+            ("tool_calls", points.tool_calls),
+        ] {
+            if stated.capabilities.contains(cap) != on {
+                return Err(format!(
+                    "the surface must list the capability {cap} exactly when it lists its points"
+                ));
+            }
+        }
+        Ok(OwnSurface {
+            document,
+            code,
+            points,
+            output: declared.output_mode(),
+        })
+    }
+}
+
 /// The reference host as a [`Harness`].
 #[derive(Debug, Default)]
 pub struct ReferenceHost {
     prepared: Option<Prepared>,
+    own: Option<OwnSurface>,
 }
 
 impl ReferenceHost {
-    /// A reference host with nothing set up.
+    /// A reference host with nothing set up, on its full surface (`host.json`).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A reference host that runs as the host `document` declares (§3.2,
+    /// §13.1): a floor host, a tool router, a host with a model and no
+    /// tools, or any narrower surface of its own. It states `document` in
+    /// `initialize`, emits no point the surface omits (a host without a
+    /// model takes each scripted step as its own, `harness-protocol/HOSTS.md`
+    /// §4.6), buffers output as it says, and loads declaration vectors
+    /// against that surface. A document the reference loader refuses, or
+    /// whose `model_calls` / `tool_calls` capabilities disagree with its
+    /// points, is an error naming why.
+    pub fn with_declaration(document: Value) -> Result<Self, String> {
+        Ok(Self {
+            prepared: None,
+            own: Some(OwnSurface::of(document)?),
+        })
+    }
+
+    fn code_surface(&self) -> HostSurface {
+        self.own
+            .as_ref()
+            .map_or_else(HostSurface::reference, |o| o.code.clone())
     }
 }
 
@@ -269,6 +348,15 @@ pub fn conformance_registry(
     callbacks: &Arc<dyn Callbacks>,
     scripts: usize,
 ) -> Result<HostRegistry, String> {
+    conformance_registry_on(callbacks, scripts, HostSurface::reference())
+}
+
+/// [`conformance_registry`] over the code surface `surface`.
+fn conformance_registry_on(
+    callbacks: &Arc<dyn Callbacks>,
+    scripts: usize,
+    surface: HostSurface,
+) -> Result<HostRegistry, String> {
     let scripted = {
         let callbacks = callbacks.clone();
         ctk_scripted_kind(scripts, move |index| {
@@ -278,7 +366,7 @@ pub fn conformance_registry(
             })
         })
     };
-    let registry = HostRegistry::for_conformance(HostSurface::reference())
+    let registry = HostRegistry::for_conformance(surface)
         .kind(CTK_SCRIPTED_KIND, scripted)
         .and_then(|r| {
             r.approval_resolver(
@@ -522,12 +610,15 @@ fn build_emitter(p: &Prepared, callbacks: &Arc<dyn Callbacks>) -> Emitter {
 
 impl Harness for ReferenceHost {
     async fn info(&mut self) -> Result<HostInfo, HarnessError> {
-        let declaration: Value = serde_json::from_str(HOST_DECLARATION).map_err(|e| {
-            HarnessError::new(
-                Phase::Handshake,
-                HarnessErrorKind::Host(format!("host.json is not JSON: {e}")),
-            )
-        })?;
+        let declaration: Value = match &self.own {
+            Some(own) => own.document.clone(),
+            None => serde_json::from_str(HOST_DECLARATION).map_err(|e| {
+                HarnessError::new(
+                    Phase::Handshake,
+                    HarnessErrorKind::Host(format!("host.json is not JSON: {e}")),
+                )
+            })?,
+        };
         Ok(HostInfo::new(
             "ctk-reference-host",
             env!("CARGO_PKG_VERSION"),
@@ -549,18 +640,24 @@ impl Harness for ReferenceHost {
             )
         })?;
         let mut load = None;
+        let points = self.own.as_ref().map_or(LoopSurface::FULL, |o| o.points);
         let (emitter, config) = match &p.declaration {
             None => (
                 Arc::new(build_emitter(p, &callbacks)),
                 // host.json declares buffered_output false and
-                // incremental_output, with the continue posture.
+                // incremental_output, with the continue posture; a narrower
+                // surface of its own says how it buffers.
                 LoopConfig {
-                    output: OutputMode::Incremental,
+                    output: self
+                        .own
+                        .as_ref()
+                        .map_or(OutputMode::Incremental, |o| o.output),
                 },
             ),
             Some(source) => {
-                let registry = conformance_registry(&callbacks, p.interceptors)
-                    .map_err(|e| HarnessError::new(Phase::Run, HarnessErrorKind::Host(e)))?;
+                let registry =
+                    conformance_registry_on(&callbacks, p.interceptors, self.code_surface())
+                        .map_err(|e| HarnessError::new(Phase::Run, HarnessErrorKind::Host(e)))?;
                 let loader = Loader::new(&registry).for_spec(p.version);
                 let paths = load_source(&loader, source);
                 match paths.loaded {
@@ -596,7 +693,7 @@ impl Harness for ReferenceHost {
                 }
             }
         };
-        let outcome = run_scenario(emitter.clone(), &p.scenario, config).await;
+        let outcome = run_scenario_on(emitter.clone(), &p.scenario, config, points).await;
         let mut record = RunRecord::new(match outcome.ending {
             Ending::Completed => RunOutcome::Completed,
             Ending::Blocked => RunOutcome::Blocked,

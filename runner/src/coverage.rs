@@ -14,7 +14,13 @@
 //! * **error**: a project vector covering nothing (an upstream vector, id
 //!   `AH-CTK-NNN` with no `covers`, is counted apart and is not an error);
 //! * **warning**: a clause marked `not_vector_testable` that a vector covers
-//!   (the mark is stale).
+//!   (the mark is stale);
+//! * **error**, for each minimal surface asked for (`--surface`,
+//!   [`MINIMAL_SURFACES`]): a MUST clause that applies to the surface (its
+//!   `needs` are among the surface's capabilities; not `not_vector_testable`)
+//!   that no vector applying to the surface covers. Applicability is the
+//!   runner's own (`ctk_agent_hooks_suite::surface`), so a host declaring
+//!   exactly that surface can be certified on every clause that binds it.
 //!
 //! SHOULD and MAY clauses nobody covers are listed as `uncovered`, never an
 //! error. Vectors not for the spec are left out and counted.
@@ -27,7 +33,110 @@ use serde::Serialize;
 
 use crate::catalog::{self, Catalog, Keyword};
 use crate::suite::Suite;
+use ctk_agent_hooks_suite::declaration::{self, Surface};
+use ctk_agent_hooks_suite::surface::{applicability, Applicability};
 use ctk_agent_hooks_suite::vector::load::LoadedVector;
+
+/// A smallest surface §3.2 allows a host to declare: the four floor points,
+/// plus the pair its one capability brings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MinimalSurface {
+    /// Its name on the command line and in the report.
+    pub name: &'static str,
+    /// `surface.capabilities`.
+    pub capabilities: &'static [&'static str],
+    /// `surface.interception_points`.
+    pub points: &'static [&'static str],
+}
+
+const FLOOR: [&str; 4] = ["agent_startup", "input", "output", "agent_shutdown"];
+
+/// The floor surface, a tool router and a host with a model but no tools.
+pub const MINIMAL_SURFACES: [MinimalSurface; 3] = [
+    MinimalSurface {
+        name: "floor",
+        capabilities: &[],
+        points: &FLOOR,
+    },
+    MinimalSurface {
+        name: "tool-router",
+        capabilities: &["tool_calls"],
+        points: &[
+            "agent_startup",
+            "input",
+            "pre_tool_call",
+            "post_tool_call",
+            "output",
+            "agent_shutdown",
+        ],
+    },
+    MinimalSurface {
+        name: "model",
+        capabilities: &["model_calls"],
+        points: &[
+            "agent_startup",
+            "input",
+            "pre_model_call",
+            "post_model_call",
+            "output",
+            "agent_shutdown",
+        ],
+    },
+];
+
+impl MinimalSurface {
+    /// The declaration document of a host with exactly this surface: every
+    /// profile and knob value, `jcs-sha256`, the default posture, buffered
+    /// output (what a host declares beyond its points and capabilities never
+    /// narrows which clauses bind it).
+    pub fn document(&self) -> serde_json::Value {
+        serde_json::json!({
+            "declaration": "agent-hooks-declaration/1.0",
+            "spec": "agent-hooks/0.1",
+            "bindings": [],
+            "surface": {
+                "interception_points": self.points,
+                "capabilities": self.capabilities,
+                "profiles": {
+                    "sequential/first_deny": {"on_approval": ["stop", "resume"]},
+                    "sequential/run_all": {},
+                    "parallel/strictest": {"on_transform_conflict": ["deny", "approval"]},
+                    "parallel/unanimous": {"on_disagreement": ["deny", "approval"]}
+                },
+                "buffered_output": true
+            }
+        })
+    }
+
+    /// The surface the runner reads from [`MinimalSurface::document`].
+    pub fn surface(&self) -> Surface {
+        declaration::surface(&self.document())
+    }
+
+    /// Whether a clause needing `needs` binds a host of this surface.
+    pub fn binds(&self, needs: &[String]) -> bool {
+        needs
+            .iter()
+            .all(|n| self.capabilities.contains(&n.as_str()))
+    }
+}
+
+/// One minimal surface's clause coverage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SurfaceCoverage {
+    /// The surface's name.
+    pub name: String,
+    /// Its capabilities.
+    pub capabilities: Vec<String>,
+    /// MUST clauses (vector-testable) that bind it.
+    pub clauses: usize,
+    /// Vectors for the spec that apply to it.
+    pub vectors: usize,
+    /// Gating vectors among them.
+    pub gating_vectors: usize,
+    /// Binding clauses no applicable vector covers (each is an error).
+    pub uncovered: Vec<String>,
+}
 
 /// How a clause is accounted for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -172,6 +281,9 @@ pub struct Coverage {
     pub errors: Vec<Finding>,
     /// Findings that do not.
     pub warnings: Vec<Finding>,
+    /// Per minimal surface (`--surface`), in the order asked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub surfaces: Vec<SurfaceCoverage>,
 }
 
 impl Coverage {
@@ -199,6 +311,8 @@ pub struct Inputs<'a> {
     pub vector_source: &'a str,
     /// The checkout to look unit tests up in.
     pub repo: Option<&'a Path>,
+    /// The minimal surfaces to check clause coverage for.
+    pub surfaces: &'a [MinimalSurface],
 }
 
 /// What coverage reads of a vector, whatever its suite.
@@ -214,6 +328,10 @@ pub struct CoverageVector {
     pub in_spec: bool,
     /// Whether it is an upstream vector, which names no clause.
     pub upstream: bool,
+    /// Whether it is advisory (never gates).
+    pub advisory: bool,
+    /// The names of the [`MINIMAL_SURFACES`] it applies to.
+    pub surfaces: Vec<&'static str>,
 }
 
 impl CoverageVector {
@@ -228,6 +346,12 @@ impl CoverageVector {
             covers: v.vector.covers.clone(),
             in_spec: v.vector.spec_versions().contains(&spec),
             upstream: is_upstream(v),
+            advisory: v.vector.advisory.is_some(),
+            surfaces: MINIMAL_SURFACES
+                .iter()
+                .filter(|m| applicability(&v.vector, &m.surface(), spec) == Applicability::Applies)
+                .map(|m| m.name)
+                .collect(),
         }
     }
 }
@@ -389,6 +513,11 @@ pub fn compute(inputs: Inputs<'_>) -> Coverage {
     }
     totals.clauses = rows.len();
     totals.inherited_clauses_covered = inherited_covered.len();
+    let surfaces = inputs
+        .surfaces
+        .iter()
+        .map(|m| surface_coverage(&inputs, m, &mut errors))
+        .collect();
     Coverage {
         spec: inputs.spec.wire().to_owned(),
         catalog: inputs.catalog_source.to_owned(),
@@ -400,6 +529,56 @@ pub fn compute(inputs: Inputs<'_>) -> Coverage {
         upstream_vectors: upstream,
         errors,
         warnings,
+        surfaces,
+    }
+}
+
+/// Which binding clauses of `surface` no vector applying to it covers; each
+/// is an error naming the clause and the surface.
+fn surface_coverage(
+    inputs: &Inputs<'_>,
+    surface: &MinimalSurface,
+    errors: &mut Vec<Finding>,
+) -> SurfaceCoverage {
+    let applying: Vec<&CoverageVector> = inputs
+        .vectors
+        .iter()
+        .filter(|v| v.in_spec && v.surfaces.contains(&surface.name))
+        .collect();
+    let mut clauses = 0;
+    let mut uncovered = Vec::new();
+    for (i, clause) in inputs.catalog.clauses.iter().enumerate() {
+        if clause.keyword != Keyword::Must
+            || clause.not_vector_testable.is_some()
+            || !surface.binds(&clause.needs)
+        {
+            continue;
+        }
+        clauses += 1;
+        if applying.iter().any(|v| v.covers.contains(&clause.id)) {
+            continue;
+        }
+        uncovered.push(clause.id.clone());
+        errors.push(Finding {
+            file: inputs.catalog_source.to_owned(),
+            pointer: format!("/clauses/{i}"),
+            message: format!(
+                "MUST clause {} binds a host of the {} surface (capabilities {:?}), but no vector that applies to that surface covers it",
+                clause.id, surface.name, surface.capabilities
+            ),
+        });
+    }
+    SurfaceCoverage {
+        name: surface.name.to_owned(),
+        capabilities: surface
+            .capabilities
+            .iter()
+            .map(|c| (*c).to_owned())
+            .collect(),
+        clauses,
+        vectors: applying.len(),
+        gating_vectors: applying.iter().filter(|v| !v.advisory).count(),
+        uncovered,
     }
 }
 
@@ -467,6 +646,32 @@ pub fn render_markdown(coverage: &Coverage) -> String {
             cell(&tests.join(", ")),
             row.status.as_str()
         );
+    }
+    if !coverage.surfaces.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Minimal surfaces\n\n| surface | capabilities | MUST clauses binding it | vectors applying (gating) | uncovered |\n| --- | --- | --- | --- | --- |"
+        );
+        for m in &coverage.surfaces {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} ({}) | {} |",
+                m.name,
+                if m.capabilities.is_empty() {
+                    "none".to_owned()
+                } else {
+                    m.capabilities.join(", ")
+                },
+                m.clauses,
+                m.vectors,
+                m.gating_vectors,
+                if m.uncovered.is_empty() {
+                    "none".to_owned()
+                } else {
+                    m.uncovered.join(", ")
+                }
+            );
+        }
     }
     if !coverage.upstream_vectors.is_empty() {
         let _ = writeln!(

@@ -7,6 +7,12 @@
 //! `tests/expected-failures.txt` lists `ID  reason` lines; an expected
 //! failure that passes FAILS, and so does an entry naming no vector.
 //!
+//! Each 0.1 vector that applies to a narrower surface the reference host
+//! can run as (`reference-host/surfaces/`: a floor host, a tool router) is
+//! also a trial `surface/<name>::part::id` against
+//! `ReferenceHost::with_declaration`, so the loop of a host without a model
+//! (`harness-protocol/HOSTS.md` §4.6) is judged by the vectors too.
+//!
 //! `CTK_ORACLE=project|upstream|both` makes this target the oracle of the
 //! mutation run (`reports/mutation/run`, issue 13): one suite's vectors (or
 //! both suites, one after the other), ignored (draft) trials included, no
@@ -84,16 +90,46 @@ fn options() -> EngineOptions {
     }
 }
 
+/// The narrower surfaces the reference host runs as in the surface trials.
+const SURFACES: [(&str, &str); 2] = [
+    (
+        "floor",
+        include_str!("../../reference-host/surfaces/floor.json"),
+    ),
+    (
+        "tool-router",
+        include_str!("../../reference-host/surfaces/tool-router.json"),
+    ),
+];
+
+/// A reference host on `surface` (its declaration document), or the full one.
+fn host(surface: Option<&serde_json::Value>) -> Result<ReferenceHost, Failed> {
+    match surface {
+        None => Ok(ReferenceHost::new()),
+        Some(doc) => ReferenceHost::with_declaration(doc.clone()).map_err(Into::into),
+    }
+}
+
 fn run(
     loaded: &LoadedVector,
     options: &EngineOptions,
     expected: Option<&String>,
 ) -> Result<(), Failed> {
+    run_on(loaded, options, expected, None)
+}
+
+fn run_on(
+    loaded: &LoadedVector,
+    options: &EngineOptions,
+    expected: Option<&String>,
+    surface: Option<&serde_json::Value>,
+) -> Result<(), Failed> {
     let mut options = options.clone();
     if !loaded.vector.spec_versions().contains(&SpecVersion::V0_1) {
         options.spec = SpecVersion::Draft;
     }
-    let outcome = runtime().block_on(run_vector(&mut ReferenceHost::new(), loaded, &options));
+    let mut host = host(surface)?;
+    let outcome = runtime().block_on(run_vector(&mut host, loaded, &options));
     let passed = matches!(outcome.status, Status::Pass | Status::Skip);
     match (passed, expected) {
         (true, None) | (false, Some(_)) => Ok(()),
@@ -168,6 +204,57 @@ fn trials_for(
             .with_kind(kind)
             .with_ignored_flag(draft_only || not_applicable),
         );
+    }
+    trials
+}
+
+/// The surface trials of the 0.1 vectors in `files`: one per vector that
+/// applies to each of [`SURFACES`], run against the reference host on that
+/// surface. Vectors listed as expected failures are left to their own trial.
+fn surface_trials(
+    files: &[(PathBuf, Result<LoadedVector, String>)],
+    options: &Arc<EngineOptions>,
+    expected: &BTreeMap<String, String>,
+    stop: Option<&Arc<AtomicBool>>,
+) -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for (name, text) in SURFACES {
+        let document: serde_json::Value =
+            serde_json::from_str(text).expect("the surface documents are JSON");
+        let options = Arc::new(EngineOptions {
+            surface: declaration::surface(&document),
+            ..(**options).clone()
+        });
+        let document = Arc::new(document);
+        for loaded in files.iter().filter_map(|(_, l)| l.as_ref().ok()) {
+            if expected.contains_key(&loaded.vector.id)
+                || !loaded.vector.spec_versions().contains(&SpecVersion::V0_1)
+                || applicability(&loaded.vector, &options.surface, SpecVersion::V0_1)
+                    != Applicability::Applies
+            {
+                continue;
+            }
+            let trial = format!(
+                "surface/{name}::{}::{}",
+                loaded.vector.part(),
+                loaded.vector.id
+            );
+            let (loaded, options, document) = (loaded.clone(), options.clone(), document.clone());
+            let stop = stop.cloned();
+            trials.push(
+                Trial::test(trial, move || {
+                    if stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
+                        return Err("not run: an earlier vector of this suite failed".into());
+                    }
+                    let result = run_on(&loaded, &options, None, Some(&document));
+                    if let (Err(_), Some(s)) = (&result, &stop) {
+                        s.store(true, Ordering::Relaxed);
+                    }
+                    result
+                })
+                .with_kind("0.1"),
+            );
+        }
     }
     trials
 }
@@ -280,6 +367,9 @@ fn suite_trials(suite: Oracle, options: &Arc<EngineOptions>) -> Vec<Trial> {
                     heavy.insert(format!("{}::{}", l.vector.part(), l.vector.id));
                 }
             }
+        }
+        if suite == Oracle::Project && source == VectorSource::Embedded(SpecVersion::V0_1) {
+            trials.extend(surface_trials(&each, options, &expected, Some(&stop)));
         }
         trials.extend(trials_for(each, options, &mut expected, Some(&stop)));
     }
@@ -421,12 +511,11 @@ fn main() {
     }
     // An empty embedded set (the draft line today) simply adds no trial.
     for spec in [SpecVersion::V0_1, SpecVersion::Draft] {
-        trials.extend(trials_for(
-            files(&VectorSource::Embedded(spec)),
-            &options,
-            &mut expected,
-            None,
-        ));
+        let each = files(&VectorSource::Embedded(spec));
+        if spec == SpecVersion::V0_1 {
+            trials.extend(surface_trials(&each, &options, &expected, None));
+        }
+        trials.extend(trials_for(each, &options, &mut expected, None));
     }
     // `CTK_EXTRA_VECTORS=DIR` adds a folder (used to check that bad files
     // become trials of their own).

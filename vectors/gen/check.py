@@ -10,8 +10,9 @@ scenario needs, ...) is the Rust vector lint's, which every vector set gets:
 This file checks only how the project keeps its own set: the clause catalog (ids, keywords,
 not_vector_testable clauses pinned by unit tests that exist), clause coverage, the CTK-NNNN id and
 file-name convention, retired ids, covers and part on every vector, distinct titles, and two
-conventions stricter than validity: every capability a scenario could use is declared, and every
-vector asserts something beyond its run outcome and point sequence."""
+conventions stricter than validity: every capability a scenario could use is declared (a model_script
+needs model_calls only to be about the model points: HOSTS.md section 4.6), and every vector asserts
+something beyond its run outcome and point sequence."""
 import json
 import os
 import re
@@ -106,8 +107,20 @@ def main():
         sc = v.get("scenario", {})
         if sc.get("tools") and "tool_calls" not in caps and not refused:
             bad(name, "tools need tool_calls")
-        if sc.get("model_script") and "model_calls" not in caps and not refused:
-            bad(name, "model_script needs model_calls")
+        # A host without a model takes each model_script entry as its own step (HOSTS.md section 4.6), so a
+        # script needs model_calls only when the vector is about the model points; a scripted tool call always
+        # needs tool_calls, and a vector that a host without a model runs names no model point.
+        steps = [s.get("respond", {}) for s in sc.get("model_script", [])]
+        if any(s.get("tool_calls") for s in steps) and "tool_calls" not in caps and not refused:
+            bad(name, "scripted tool calls need tool_calls")
+        if "model_calls" not in caps and not refused and not v.get("host_declaration"):
+            named = [x.get("interception_point") for k in ("interceptions", "records") for x in e.get(k) or []]
+            named += [r.get("at") for r in v.get("interceptor_script") or []]
+            named += [r.get("at") for s in v.get("interceptor_scripts") or [] for r in s]
+            if {"pre_model_call", "post_model_call"} & set(named):
+                bad(name, "names a model point but does not need model_calls")
+            if e.get("interceptions") and e.get("sequence_strict", True):
+                bad(name, "without model_calls, interceptions must be matched as a subsequence (sequence_strict false)")
     uncovered = [c["id"] for c in catalog["clauses"]
                  if c["keyword"] == "MUST" and "not_vector_testable" not in c and c["id"] not in covered]
     for cid in uncovered:

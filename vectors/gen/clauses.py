@@ -692,3 +692,48 @@ c("14-a", "MUST", "Refusal findings and host-synthesized messages never echo bin
   ["reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload",
    "reference-host/src/declaration/tests.rs::findings_never_echo_config"],
   q="Refusal messages, from the loader and from resolvers, MUST NOT echo `config`.")
+
+
+# What a host must have for a clause to apply to it (§3.2, §13.1; issue 27): `needs` lists the capabilities
+# of the declared surface the clause is about. A clause without `needs` binds every host, the floor surface
+# (agent_startup, input, output, agent_shutdown, no capability) included; `ctk coverage --surface` checks that
+# each MUST clause that applies to a minimal surface has a vector that applies to that surface.
+# The model points come with `model_calls`, the tool points with `tool_calls` (HOSTS.md §1).
+NEEDS = {
+    # §3, §3.1, §4.2, §6.1, §12.1: the model points and what a model call does
+    "model_calls": ["3-d", "3.1-d", "3.1-g", "3.2-e", "4.2-c", "4.2-d", "6.1-c", "6.1-d",
+                    "12.1-a", "12.1-b", "12.1-e", "12.1-f", "12.1-g"],
+    # §3, §3.1, §4.2, §6.1, §6.2: the tool points and the tool seam
+    "tool_calls": ["3-e", "3.1-e", "4.2-e", "4.2-f", "6.1-e", "6.1-f", "6.2-a", "6.2-b", "6.2-c",
+                   "12.2-a", "12.2-b", "12.2-c", "12.2-d"],
+    "parallel_tool_calls": ["12.2-a", "12.2-b", "12.2-c", "12.2-d"],
+    # §12.1's exception: mediation segment by segment; and every clause about a streamed response, since the
+    # kit scripts a stream only to a host that declares incremental_output (the vector lint: "a chunked stream
+    # reaches only incremental hosts")
+    "incremental_output": ["12.1-a", "12.1-b", "12.1-c", "12.1-d", "12.1-e", "12.1-g"],
+    # §7.7: the declaration document and what only a declaration-built emitter does
+    "host_declaration": ["10.3-l", "11-d"],
+    # §3.1: several turns in one session
+    "multi_turn": ["3.1-h"],
+    # §10.2: only a value beyond 2^53-1 leaves the identity domain through a transform or carries the repair
+    # hint, and a vector may hand one only to a host that declares it can carry it (§13.1, the vector lint)
+    "int64_json": ["10.2-h", "10.2-j"],
+}
+
+
+def _needs():
+    ids = {c["id"] for c in C}
+    for cap, listed in NEEDS.items():
+        for cid in listed:
+            assert cid in ids, (cap, cid)
+    for c in C:
+        needs = [cap for cap, listed in NEEDS.items() if c["id"] in listed]
+        if c["section"].startswith("7.7"):
+            needs.append("host_declaration")
+        if "incremental_output" in needs:
+            needs.append("model_calls")
+        if needs:
+            c["needs"] = sorted(set(needs))
+
+
+_needs()

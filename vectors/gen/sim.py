@@ -550,9 +550,33 @@ class Emitter:
         return combined, final_ctx
 
 
+def expand(v):
+    """The value with its generated forms `nest`, `repeat` and `keys` ($ctk.generate) expanded, as the
+    vector loader expands them; other forms are left as written."""
+    if isinstance(v, list):
+        return [expand(x) for x in v]
+    if not isinstance(v, dict):
+        return v
+    g = v.get("$ctk.generate") if len(v) == 1 else None
+    if isinstance(g, dict) and "nest" in g:
+        out = expand(g["leaf"])
+        for _ in range(g["depth"]):
+            out = [out] if g["nest"] == "array" else {g["key"]: out}
+        return out
+    if isinstance(g, dict) and "repeat" in g:
+        return g["repeat"] * g["count"]
+    if isinstance(g, dict) and "keys" in g:
+        return {"%s%d" % (g["keys"], i): expand(g["value"]) for i in range(g["count"])}
+    return {k: expand(x) for k, x in v.items()}
+
+
 # ---------------------------------------------------------------- reference loop (B2)
 class Run:
-    def __init__(self, vec):
+    def __init__(self, vec, model=True, tools=True):
+        # model / tools: whether the simulated host emits the model / tool points (section 3.2); a host
+        # without a model takes each model_script entry as its own step (HOSTS.md section 4.6).
+        self.model_points, self.tool_points = model, tools
+        vec = dict(vec, **{k: expand(vec[k]) for k in ("interceptor_script", "interceptor_scripts") if k in vec})
         self.vec = vec
         sc = json.loads(json.dumps(vec["scenario"]))
         self.sc = sc
@@ -617,13 +641,23 @@ class Run:
         messages = [{"role": c["input"]["role"], "content": c["input"]["content"]}]
         final = None
         while True:
-            ok, c, _ = self.emit(self.ctx("pre_model_call", model={"id": "mock"}, messages=messages))
-            if not ok:
-                return "blocked", None
-            messages = c["messages"]
-            resp = self.model.pop(0)["respond"]
-            r = {"content": resp["content"], "tool_calls": resp["tool_calls"], "finish_reason": resp["finish_reason"]}
-            if "stream" in resp:
+            if not self.model_points:
+                if not self.model:
+                    return "error", None
+                resp = self.model.pop(0)["respond"]
+                r = {"content": resp["content"], "tool_calls": resp["tool_calls"], "finish_reason": resp["finish_reason"]}
+                if r["tool_calls"] and not self.tool_points:
+                    return "error", None
+            else:
+                ok, c, _ = self.emit(self.ctx("pre_model_call", model={"id": "mock"}, messages=messages))
+                if not ok:
+                    return "blocked", None
+                messages = c["messages"]
+                resp = self.model.pop(0)["respond"]
+                r = {"content": resp["content"], "tool_calls": resp["tool_calls"], "finish_reason": resp["finish_reason"]}
+            if not self.model_points:
+                pass
+            elif "stream" in resp:
                 ok, r = self.stream(resp)
                 if not ok:
                     return "blocked", None
@@ -679,11 +713,22 @@ class Run:
 
 
 # ---------------------------------------------------------------- assertions
-def check(vec):
+def surfaces(vec):
+    """The (model, tools) point sets a vector must hold on: every host its capabilities allow, the
+    smallest included (section 3.2: a vector needing neither capability applies to a floor host and to
+    every larger one)."""
+    caps = set(vec.get("capabilities", []))
+    out = [(True, True)]
+    if "model_calls" not in caps and not vec.get("host_declaration"):
+        out.append((False, "tool_calls" in caps))
+    return out
+
+
+def check(vec, model=True, tools=True):
     e = vec["expect"]
     if e.get("load", {}).get("outcome") == "refused":
         return []
-    run = Run(vec)
+    run = Run(vec, model, tools)
     outcome, final = run.run()
     recorded = run.em.recorded
     if vec.get("host_declaration") and 0 not in getattr(run.em, "script0", [0]):
@@ -766,10 +811,14 @@ def main():
         if not name.endswith(".json") or (want and not any(name.startswith(w) for w in want)):
             continue
         vec = json.load(open(os.path.join(d, name), encoding="utf-8"))
-        try:
-            f = check(vec)
-        except Exception as ex:  # noqa
-            f = ["simulator error: %r" % ex]
+        f = []
+        for model, tools in surfaces(vec):
+            try:
+                got = check(vec, model, tools)
+            except Exception as ex:  # noqa
+                got = ["simulator error: %r" % ex]
+            label = "" if model else ("(tool router) " if tools else "(floor host) ")
+            f += [label + x for x in got]
         if f:
             bad += 1
             print(name)

@@ -153,16 +153,16 @@ V(147, "raise-at-pre-tool", "An interceptor that raises at pre_tool_call fails c
   caps=MT, script=[rule(PT, fault="raise")])
 V(148, "timeout-at-pre-tool", "An interceptor that never answers at pre_tool_call is cut off with interceptor_timeout",
   "6.3, 7", ["6.3-c", "6.3-e", "7-b"], FP, tool_scenario(), at_pre_tool("host_error:interceptor_timeout", {"decided_by": 0}),
-  caps=MT, script=[rule(PT, fault="timeout")], interceptor_timeout_ms=50)
+  caps=MT, script=[rule(PT, fault="timeout")], interceptor_timeout_ms=1000)
 V(149, "timeout-at-input", "An interceptor that never answers at input is cut off with interceptor_timeout and the turn never begins",
   "6.3", ["6.3-c", "6.1-b"], FP, plain_scenario(), at_input("host_error:interceptor_timeout"),
-  caps=M, script=[rule(IN, fault="timeout")], interceptor_timeout_ms=50)
+  caps=M, script=[rule(IN, fault="timeout")], interceptor_timeout_ms=1000)
 V(150, "timeout-at-post-model", "An interceptor that never answers at post_model_call is cut off and the response is discarded",
   "6.3", ["6.3-c", "6.1-d"], FP, tool_scenario(),
   {"interceptions": ix([SU, IN, PM, PO, SD]), "tool_not_invoked": ["lookup"],
    "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": "host_error:interceptor_timeout"})],
    "final_output": None, "run_outcome": "blocked"},
-  caps=MT, script=[rule(PO, fault="timeout")], interceptor_timeout_ms=50)
+  caps=MT, script=[rule(PO, fault="timeout")], interceptor_timeout_ms=1000)
 V(151, "malformed-at-post-model", "A transform decision without a body at post_model_call is refused and the response is discarded",
   "5, 6.3", ["5-e", "6.3-d", "6.1-d"], FP, tool_scenario(),
   {"interceptions": ix([SU, IN, PM, PO, SD]), "tool_not_invoked": ["lookup"],

@@ -470,7 +470,7 @@ V(711, "eval-timeout-recorded", "evaluate_only: an interceptor that never answer
   {"sequence_strict": False, "interceptions": ix([PT, PTT]), "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}],
    "records": [rec(PT, {"verdict.reason": "host_error:interceptor_timeout", "mode": "evaluate_only", "decided_by": 0})],
    "run_outcome": "completed"},
-  caps=MT, mode=EV, interceptor_timeout_ms=50, script=[rule(PT, fault="timeout")])
+  caps=MT, mode=EV, interceptor_timeout_ms=1000, script=[rule(PT, fault="timeout")])
 
 # ---------------- isolation 0800
 # Ids 0800..0849.

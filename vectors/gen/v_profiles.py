@@ -249,7 +249,7 @@ V(341, "ps-failure-others-run", "strictest: a timed-out interceptor is a deny in
   "6.3, 7.5", ["6.3-f", "6.3-c", "6.3-e"], P_PS, tool_scenario(),
   hostdeny(records=[rec(PT, {"verdict.reason": "host_error:interceptor_timeout", "decided_by": 1, "verdicts[0].decision": "allow",
                              "verdicts[2].decision": "allow"})]),
-  caps=MT, scripts=[A(), [rule(PT, fault="timeout")], A()], composition=PS("deny"), interceptor_timeout_ms=50)
+  caps=MT, scripts=[A(), [rule(PT, fault="timeout")], A()], composition=PS("deny"), interceptor_timeout_ms=1000)
 
 # ---------------- parallel/unanimous
 V(342, "pu-all-allow", "unanimous: all allow gives allow with the default on_disagreement deny stamped",

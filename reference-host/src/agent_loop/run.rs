@@ -25,6 +25,32 @@ pub struct LoopConfig {
     pub output: OutputMode,
 }
 
+/// Which optional points the host's surface has (§3.2): a host without a
+/// model takes each `model_script` entry as its own next step and emits no
+/// model points; a host without tools emits no tool points and refuses a
+/// scripted tool call (`harness-protocol/HOSTS.md` §4.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopSurface {
+    /// `pre_model_call` / `post_model_call` are emitted (capability `model_calls`).
+    pub model_calls: bool,
+    /// `pre_tool_call` / `post_tool_call` are emitted (capability `tool_calls`).
+    pub tool_calls: bool,
+}
+
+impl LoopSurface {
+    /// Every point: the reference host's own surface.
+    pub const FULL: LoopSurface = LoopSurface {
+        model_calls: true,
+        tool_calls: true,
+    };
+}
+
+impl Default for LoopSurface {
+    fn default() -> Self {
+        Self::FULL
+    }
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
@@ -68,6 +94,7 @@ struct Session {
     emitter: Arc<Emitter>,
     tools: Arc<ToolBox>,
     config: LoopConfig,
+    surface: LoopSurface,
     history: Vec<Value>,
     cursor: usize,
     watermark: Watermark,
@@ -92,11 +119,23 @@ pub async fn run_scenario(
     scenario: &Scenario,
     config: LoopConfig,
 ) -> LoopOutcome {
+    run_scenario_on(emitter, scenario, config, LoopSurface::FULL).await
+}
+
+/// Run `scenario` as a host whose surface is `surface` (§3.2): the points
+/// it omits are never emitted.
+pub async fn run_scenario_on(
+    emitter: Arc<Emitter>,
+    scenario: &Scenario,
+    config: LoopConfig,
+    surface: LoopSurface,
+) -> LoopOutcome {
     let tools = Arc::new(ToolBox::new(scenario.tools.clone()));
     let mut s = Session {
         emitter,
         tools: tools.clone(),
         config,
+        surface,
         history: Vec::new(),
         cursor: 0,
         watermark: Watermark::new(),
@@ -183,38 +222,31 @@ impl Session {
             json!({"role": adopted.get("role").cloned().unwrap_or(Value::Null),
             "content": adopted.get("content").cloned().unwrap_or(Value::Null)}),
         );
+        let mut output_unsafe = false;
         let final_output = loop {
-            // The pairing key of this model call's pre/post emissions (§4.5).
-            self.request_id = Value::String(format!("req-{}", self.cursor + 1));
-            let pre_fields = fields(vec![
-                ("model", model()),
-                ("request_id", self.request_id.clone()),
-                ("messages", Value::Array(self.history.clone())),
-            ]);
-            let pre = self
-                .emitter
-                .emit_point(Point::PreModelCall, pre_fields, false)
-                .await;
-            if !pre.proceed {
-                return TurnEnd::Blocked;
-            }
-            self.keep(&pre);
-            self.history = match pre.target() {
-                Value::Array(items) => items,
-                other => vec![other],
-            };
-            let Some(step) = script.get(self.cursor) else {
-                return TurnEnd::Error("the model script has no response left".into());
-            };
-            self.cursor += 1;
-            if step.fails {
-                // An errored model call is not mediated: no post_model_call,
-                // nothing of it is incorporated (§12.1).
-                return TurnEnd::Error("the model call failed".into());
-            }
-            let response = match self.respond(step).await {
-                Some(r) => r,
-                None => return TurnEnd::Blocked,
+            let (response, step) = if self.surface.model_calls {
+                match self.model_step(script).await {
+                    Ok(r) => r,
+                    Err(end) => return end,
+                }
+            } else {
+                // No model (§3.2): the entry is the agent's own next step,
+                // taken as a permitted response, with no model point.
+                let Some(step) = script.get(self.cursor) else {
+                    return TurnEnd::Error("the script has no step left".into());
+                };
+                self.cursor += 1;
+                if step.fails {
+                    return TurnEnd::Error("the agent's step failed".into());
+                }
+                // A stream's chunks concatenate to `content`: nothing is
+                // mediated chunk by chunk without a model point.
+                output_unsafe = step.raw_unsafe;
+                (
+                    json!({"content": step.content, "tool_calls": step.tool_calls,
+                        "finish_reason": step.finish_reason}),
+                    step,
+                )
             };
             let mut calls = response
                 .get("tool_calls")
@@ -229,10 +261,18 @@ impl Session {
             if calls.is_empty() {
                 break content;
             }
+            if !self.surface.tool_calls {
+                // A vector that scripts a tool call needs `tool_calls`
+                // (HOSTS.md §4.6): this host cannot run it.
+                return TurnEnd::Error("this host invokes no tools (no tool_calls)".into());
+            }
+            // Without a model the step's values were never mediated: their
+            // unsafe integers reach the tool seam's envelope check.
+            let args_unsafe = !self.surface.model_calls && step.raw_unsafe;
             let ends = if step.parallel {
-                self.tools_parallel(calls).await
+                self.tools_parallel(calls, args_unsafe).await
             } else {
-                self.tools_sequential(calls).await
+                self.tools_sequential(calls, args_unsafe).await
             };
             for end in ends {
                 match end {
@@ -257,7 +297,7 @@ impl Session {
         let out_fields = fields(vec![("output", json!({"content": final_output}))]);
         let out = self
             .emitter
-            .emit_point(Point::Output, out_fields, false)
+            .emit_point(Point::Output, out_fields, output_unsafe)
             .await;
         if !out.proceed {
             return TurnEnd::Blocked;
@@ -267,6 +307,49 @@ impl Session {
         self.history
             .push(json!({"role": "assistant", "content": delivered}));
         TurnEnd::Completed(delivered)
+    }
+
+    /// One model call: `pre_model_call`, the next scripted response, and its
+    /// `post_model_call`; the permitted response and its step, or how the
+    /// turn ends.
+    async fn model_step<'a>(
+        &mut self,
+        script: &'a [ModelStep],
+    ) -> Result<(Value, &'a ModelStep), TurnEnd> {
+        // The pairing key of this model call's pre/post emissions (§4.5).
+        self.request_id = Value::String(format!("req-{}", self.cursor + 1));
+        let pre_fields = fields(vec![
+            ("model", model()),
+            ("request_id", self.request_id.clone()),
+            ("messages", Value::Array(self.history.clone())),
+        ]);
+        let pre = self
+            .emitter
+            .emit_point(Point::PreModelCall, pre_fields, false)
+            .await;
+        if !pre.proceed {
+            return Err(TurnEnd::Blocked);
+        }
+        self.keep(&pre);
+        self.history = match pre.target() {
+            Value::Array(items) => items,
+            other => vec![other],
+        };
+        let Some(step) = script.get(self.cursor) else {
+            return Err(TurnEnd::Error(
+                "the model script has no response left".into(),
+            ));
+        };
+        self.cursor += 1;
+        if step.fails {
+            // An errored model call is not mediated: no post_model_call,
+            // nothing of it is incorporated (§12.1).
+            return Err(TurnEnd::Error("the model call failed".into()));
+        }
+        match self.respond(step).await {
+            Some(r) => Ok((r, step)),
+            None => Err(TurnEnd::Blocked),
+        }
     }
 
     fn post_model_fields(
@@ -392,10 +475,10 @@ impl Session {
         last_response
     }
 
-    async fn tools_sequential(&self, calls: Vec<Value>) -> Vec<ToolEnd> {
+    async fn tools_sequential(&self, calls: Vec<Value>, args_unsafe: bool) -> Vec<ToolEnd> {
         let mut ends = Vec::with_capacity(calls.len());
         for call in calls {
-            let end = tool_step(self.emitter.clone(), self.tools.clone(), call).await;
+            let end = tool_step(self.emitter.clone(), self.tools.clone(), call, args_unsafe).await;
             let stop = !matches!(end, ToolEnd::Message(..));
             ends.push(end);
             if stop {
@@ -405,10 +488,17 @@ impl Session {
         ends
     }
 
-    async fn tools_parallel(&self, calls: Vec<Value>) -> Vec<ToolEnd> {
+    async fn tools_parallel(&self, calls: Vec<Value>, args_unsafe: bool) -> Vec<ToolEnd> {
         let handles: Vec<_> = calls
             .into_iter()
-            .map(|call| tokio::spawn(tool_step(self.emitter.clone(), self.tools.clone(), call)))
+            .map(|call| {
+                tokio::spawn(tool_step(
+                    self.emitter.clone(),
+                    self.tools.clone(),
+                    call,
+                    args_unsafe,
+                ))
+            })
             .collect();
         let mut ends = Vec::with_capacity(handles.len());
         for h in handles {
@@ -430,8 +520,15 @@ fn denied(e: &Emitted) -> ToolEnd {
     )
 }
 
-/// One tool call's `pre_tool_call` / invoke / `post_tool_call` pair.
-async fn tool_step(emitter: Arc<Emitter>, tools: Arc<ToolBox>, call: Value) -> ToolEnd {
+/// One tool call's `pre_tool_call` / invoke / `post_tool_call` pair;
+/// `args_unsafe`: the call's scripted text held an integer beyond 2^53-1
+/// that no earlier emission refused (a host without a model).
+async fn tool_step(
+    emitter: Arc<Emitter>,
+    tools: Arc<ToolBox>,
+    call: Value,
+    args_unsafe: bool,
+) -> ToolEnd {
     let id = call.get("id").cloned().unwrap_or(Value::Null);
     let name = call.get("name").cloned().unwrap_or(Value::Null);
     let args = call.get("args").cloned().unwrap_or_else(|| json!({}));
@@ -440,7 +537,7 @@ async fn tool_step(emitter: Arc<Emitter>, tools: Arc<ToolBox>, call: Value) -> T
         json!({"id": id, "name": name, "args": args}),
     )]);
     let pre = emitter
-        .emit_point(Point::PreToolCall, pre_fields, false)
+        .emit_point(Point::PreToolCall, pre_fields, args_unsafe)
         .await;
     if !pre.proceed {
         return denied(&pre);
@@ -457,7 +554,7 @@ async fn tool_step(emitter: Arc<Emitter>, tools: Arc<ToolBox>, call: Value) -> T
         ("tool_result", json!({"value": value, "is_error": is_error})),
     ]);
     let post = emitter
-        .emit_point(Point::PostToolCall, post_fields, raw_unsafe)
+        .emit_point(Point::PostToolCall, post_fields, raw_unsafe || args_unsafe)
         .await;
     if !post.proceed {
         return denied(&post);

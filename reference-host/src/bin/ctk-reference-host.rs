@@ -5,35 +5,56 @@
 //! open (`spec/0.1/freedoms.json`), the other allowed choice
 //! (`ctk_reference_host::freedoms`). An id the catalog does not know ends it
 //! with exit status 2 before it reads anything.
+//!
+//! `--declaration FILE` makes it run as the host that document declares
+//! (`ReferenceHost::with_declaration`): a floor host, a tool router or a host
+//! with a model and no tools (`reference-host/surfaces/`). A document it
+//! cannot run as ends it with exit status 2 before it reads anything.
 
 use ctk_reference_host::freedoms::{Freedom, FreedomHost, Freedoms, Spacing};
 use ctk_reference_host::ReferenceHost;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-const USAGE: &str = "usage: ctk-reference-host [--freedoms all|none|ID[,ID...]]";
+const USAGE: &str =
+    "usage: ctk-reference-host [--freedoms all|none|ID[,ID...]] [--declaration FILE]";
 
-fn freedoms_from_args() -> Result<Freedoms, String> {
+/// The host the arguments ask for: its freedoms and, with `--declaration`,
+/// the surface it runs as.
+fn from_args() -> Result<(Freedoms, ReferenceHost), String> {
     let mut args = std::env::args().skip(1);
     let mut freedoms = Freedoms::default();
+    let mut host = ReferenceHost::new();
     while let Some(arg) = args.next() {
-        let value = match arg.as_str() {
-            "--freedoms" => args
-                .next()
-                .ok_or_else(|| format!("--freedoms needs a value\n{USAGE}"))?,
-            _ => match arg.strip_prefix("--freedoms=") {
-                Some(v) => v.to_owned(),
-                None if arg == "--help" || arg == "-h" => return Err(USAGE.to_owned()),
-                None => return Err(format!("unexpected argument {arg:?}\n{USAGE}")),
-            },
+        if arg == "--help" || arg == "-h" {
+            return Err(USAGE.to_owned());
+        }
+        let (flag, value) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag.to_owned(), value.to_owned()),
+            _ if arg == "--freedoms" || arg == "--declaration" => {
+                let value = args
+                    .next()
+                    .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))?;
+                (arg.clone(), value)
+            }
+            _ => return Err(format!("unexpected argument {arg:?}\n{USAGE}")),
         };
-        freedoms = Freedoms::parse(&value).map_err(|e| e.to_string())?;
+        match flag.as_str() {
+            "--freedoms" => freedoms = Freedoms::parse(&value).map_err(|e| e.to_string())?,
+            "--declaration" => {
+                let text = std::fs::read_to_string(&value).map_err(|e| format!("{value}: {e}"))?;
+                let document = serde_json::from_str(&text).map_err(|e| format!("{value}: {e}"))?;
+                host = ReferenceHost::with_declaration(document)
+                    .map_err(|e| format!("{value}: {e}"))?;
+            }
+            _ => return Err(format!("unexpected argument {arg:?}\n{USAGE}")),
+        }
     }
-    Ok(freedoms)
+    Ok((freedoms, host))
 }
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let freedoms = match freedoms_from_args() {
+    let (freedoms, host) = match from_args() {
         Ok(f) => f,
         Err(e) => {
             eprintln!("ctk-reference-host: {e}");
@@ -43,10 +64,10 @@ async fn main() {
     // Behavioural readings live in the emitter: set once, before anything runs.
     ctk_reference_host::readings::set(freedoms.readings());
     let served = if freedoms.is_empty() {
-        ctk_harness_protocol::serve_stdio(ReferenceHost::new()).await
+        ctk_harness_protocol::serve_stdio(host).await
     } else {
         let spaced = freedoms.has(Freedom::Whitespace);
-        let host = FreedomHost::new(ReferenceHost::new(), freedoms);
+        let host = FreedomHost::new(host, freedoms);
         if spaced {
             serve_spaced(host).await
         } else {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use ctk_reference_host::agent_loop::run::{run_scenario, Ending, LoopConfig, LoopOutcome};
+use ctk_reference_host::agent_loop::run::{
+    run_scenario, run_scenario_on, Ending, LoopConfig, LoopOutcome, LoopSurface,
+};
 use ctk_reference_host::agent_loop::scenario::Scenario;
 use ctk_reference_host::compose::dispatch::InterceptorAnswer;
 use ctk_reference_host::output::OutputMode;
@@ -458,4 +460,87 @@ async fn interceptors_see_strictly_increasing_sequences_under_parallel_tool_call
         let seen = seen.lock().expect("lock").clone();
         assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
     }
+}
+
+async fn run_on(
+    b: EmitterBuilder,
+    scenario: &str,
+    surface: LoopSurface,
+) -> (LoopOutcome, Vec<Value>) {
+    let e = Arc::new(b.build());
+    let s = Scenario::parse(scenario).expect("scenario");
+    let out = run_scenario_on(e.clone(), &s, LoopConfig::default(), surface).await;
+    let records = Emitter::take_records(&e);
+    (out, records)
+}
+
+/// A tool router (§3.2, `harness-protocol/HOSTS.md` §4.6) takes each
+/// scripted step as its own routing decision: the same tools run with the
+/// same arguments, and no model point is emitted.
+#[tokio::test]
+async fn a_host_without_a_model_routes_the_scripted_steps_and_emits_no_model_point() {
+    let surface = LoopSurface {
+        model_calls: false,
+        tool_calls: true,
+    };
+    let (out, records) = run_on(
+        returning(builder(), json!({"decision": "allow"})),
+        ONE_TOOL,
+        surface,
+    )
+    .await;
+    assert_eq!(out.ending, Ending::Completed);
+    assert_eq!(out.final_output, "done");
+    assert_eq!(
+        out.tool_invocations,
+        vec![("t".to_owned(), json!({"u": 1}))]
+    );
+    assert_eq!(
+        points(&records),
+        [
+            "agent_startup",
+            "input",
+            "pre_tool_call",
+            "post_tool_call",
+            "output",
+            "agent_shutdown"
+        ]
+    );
+}
+
+/// A floor host emits the four floor points only; a scripted tool call,
+/// which no vector applying to it makes, ends its run as a host error
+/// rather than invoking a tool it does not have.
+#[tokio::test]
+async fn a_floor_host_emits_the_floor_points_only() {
+    let floor = LoopSurface {
+        model_calls: false,
+        tool_calls: false,
+    };
+    let plain = r#"{"input": {"content": "hi", "role": "user"},
+      "model_script": [{"respond": {"content": "hello", "tool_calls": [], "finish_reason": "stop"}}]}"#;
+    let (out, records) = run_on(
+        returning(builder(), json!({"decision": "allow"})),
+        plain,
+        floor,
+    )
+    .await;
+    assert_eq!(out.ending, Ending::Completed);
+    assert_eq!(out.final_output, "hello");
+    assert_eq!(
+        points(&records),
+        ["agent_startup", "input", "output", "agent_shutdown"]
+    );
+    let (out, records) = run_on(
+        returning(builder(), json!({"decision": "allow"})),
+        ONE_TOOL,
+        floor,
+    )
+    .await;
+    assert_eq!(out.ending, Ending::Error);
+    assert!(out.tool_invocations.is_empty());
+    assert_eq!(
+        points(&records),
+        ["agent_startup", "input", "agent_shutdown"]
+    );
 }

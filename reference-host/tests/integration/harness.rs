@@ -414,3 +414,101 @@ fn the_setup_names_the_document_source() {
         Some(DocumentSource::Text("{} {}".into()))
     );
 }
+
+fn surface_document(name: &str) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("surfaces")
+        .join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).expect("surface file")).expect("json")
+}
+
+/// A reference host on a surface of its own (§3.2) states that document and
+/// emits only its points: as a tool router the tool runs and no model point
+/// is emitted; as a floor host no model and no tool point is.
+#[tokio::test]
+async fn a_reference_host_on_a_narrower_surface_emits_only_its_points() {
+    for (name, expected) in [
+        (
+            "tool-router",
+            vec![
+                "agent_startup",
+                "input",
+                "pre_tool_call",
+                "post_tool_call",
+                "output",
+                "agent_shutdown",
+            ],
+        ),
+        (
+            "model",
+            vec![
+                "agent_startup",
+                "input",
+                "pre_model_call",
+                "post_model_call",
+                "output",
+                "agent_shutdown",
+            ],
+        ),
+    ] {
+        let document = surface_document(name);
+        let mut host = ReferenceHost::with_declaration(document.clone()).expect(name);
+        assert_eq!(host.info().await.expect("info").declaration, Some(document));
+        let mut setup = VectorSetup::new(
+            "T-SURFACE",
+            "agent-hooks/0.1",
+            RawValue::from_string(
+                json!({"input": {"content": "go", "role": "user"},
+                  "tools": [{"name": "t", "behavior": [{"return": "R"}]}],
+                  "model_script": [
+                    {"respond": {"content": null, "finish_reason": "tool_calls",
+                      "tool_calls": [{"id": "1", "name": "t", "args": {}}]}},
+                    {"respond": {"content": "done", "tool_calls": [], "finish_reason": "stop"}}]})
+                .to_string(),
+            )
+            .expect("raw"),
+        );
+        setup.interceptors = vec![InterceptorBinding::everywhere()];
+        host.setup(setup).await.expect("setup");
+        let record = host.run(Scripted::new(vec![vec![]])).await.expect("run");
+        host.teardown().await.expect("teardown");
+        let points: Vec<&str> = record
+            .records
+            .iter()
+            .map(|r| r["interception_point"].as_str().unwrap_or_default())
+            .collect();
+        if name == "model" {
+            // A host without tools is never given a tool call by a vector
+            // that applies to it; this one fails as a host error.
+            assert_eq!(record.outcome, RunOutcome::Error, "{name}");
+            assert_eq!(
+                points,
+                [
+                    "agent_startup",
+                    "input",
+                    "pre_model_call",
+                    "post_model_call",
+                    "agent_shutdown"
+                ]
+            );
+        } else {
+            assert_eq!(record.outcome, RunOutcome::Completed, "{name}");
+            assert_eq!(points, expected, "{name}");
+        }
+    }
+    let floor = ReferenceHost::with_declaration(surface_document("floor"));
+    assert!(floor.is_ok());
+}
+
+/// A surface the reference code lacks, or a capability without its points,
+/// is refused when the host is built, not discovered by a vector.
+#[tokio::test]
+async fn a_surface_the_reference_host_cannot_run_as_is_refused() {
+    let mut document = surface_document("floor");
+    document["surface"]["capabilities"] = json!(["model_calls"]);
+    let refused = ReferenceHost::with_declaration(document).expect_err("capability without points");
+    assert!(refused.contains("model_calls"), "{refused}");
+    let mut document = surface_document("floor");
+    document["surface"]["interception_points"] = json!(["input", "output", "agent_shutdown"]);
+    assert!(ReferenceHost::with_declaration(document).is_err());
+}

@@ -239,6 +239,25 @@ pub struct CoverageArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "markdown")]
     pub format: CoverageFormat,
+    /// Also check a minimal surface §3.2 allows (repeatable; `all` is the
+    /// three): every MUST clause that applies to it (the catalog's `needs`)
+    /// must be covered by a vector that applies to it. Agent Hooks 0.1 only.
+    #[arg(long = "surface", value_enum)]
+    pub surfaces: Vec<SurfaceArg>,
+}
+
+/// A minimal surface of `ctk coverage --surface`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SurfaceArg {
+    /// agent_startup, input, output, agent_shutdown; no capability.
+    Floor,
+    /// The floor and the tool points; `tool_calls`.
+    #[value(name = "tool-router")]
+    ToolRouter,
+    /// The floor and the model points; `model_calls`.
+    Model,
+    /// All three.
+    All,
 }
 
 /// What `ctk validate` checks.

@@ -3,9 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use crate::catalog;
-use crate::cli::args::{CoverageArgs, CoverageFormat, ProtocolArg, SelectArgs, SpecArg};
+use crate::cli::args::{
+    CoverageArgs, CoverageFormat, ProtocolArg, SelectArgs, SpecArg, SurfaceArg,
+};
 use crate::cli::{plan, CliError};
-use crate::coverage::{self, CoverageVector, Inputs};
+use crate::coverage::{self, CoverageVector, Inputs, MinimalSurface, MINIMAL_SURFACES};
 use crate::errors::UsageError;
 use crate::exit_code;
 use crate::set;
@@ -63,6 +65,8 @@ fn ahp_vectors(
             covers: meta.covers,
             in_spec: true,
             upstream: false,
+            advisory: false,
+            surfaces: Vec::new(),
         });
     }
     if out.is_empty() {
@@ -74,8 +78,39 @@ fn ahp_vectors(
     Ok((out, source))
 }
 
+/// The minimal surfaces `--surface` asks for, each once, in table order;
+/// only Agent Hooks 0.1 vectors say which surfaces they apply to.
+fn surfaces(args: &CoverageArgs) -> Result<Vec<MinimalSurface>, UsageError> {
+    if args.surfaces.is_empty() {
+        return Ok(Vec::new());
+    }
+    if args.protocol != ProtocolArg::AgentHooks || args.spec != SpecArg::V0_1 {
+        return Err(UsageError(
+            "--surface checks the Agent Hooks 0.1 catalog only (--protocol agent-hooks --spec 0.1)"
+                .into(),
+        ));
+    }
+    let wanted = |name: &str| {
+        args.surfaces.iter().any(|s| {
+            *s == SurfaceArg::All
+                || match s {
+                    SurfaceArg::Floor => name == "floor",
+                    SurfaceArg::ToolRouter => name == "tool-router",
+                    SurfaceArg::Model => name == "model",
+                    SurfaceArg::All => true,
+                }
+        })
+    };
+    Ok(MINIMAL_SURFACES
+        .iter()
+        .filter(|m| wanted(m.name))
+        .copied()
+        .collect())
+}
+
 /// Print the matrix; exit 1 when any finding is an error.
 pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
+    let minimal = surfaces(args)?;
     let spec = plan::spec(args.spec);
     let suite = match args.protocol {
         ProtocolArg::AgentHooks => Suite::AgentHooks(spec),
@@ -131,6 +166,7 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
         vectors: &vectors,
         vector_source: &source,
         repo: repo.as_deref(),
+        surfaces: &minimal,
     });
     match args.format {
         CoverageFormat::Markdown => print!("{}", coverage::render_markdown(&result)),

@@ -265,3 +265,57 @@ fn draft_coverage_counts_the_0_1_clauses_it_inherits() {
     assert_eq!(json["totals"]["inherited_clauses_covered"], 2);
     assert_eq!(json["totals"]["project_vectors"], 2);
 }
+
+/// `--surface`: a clause binds a minimal surface unless it needs a
+/// capability the surface lacks, and it must be covered there by a vector
+/// that applies to that surface (issue 27: a floor host or a tool router
+/// must be certifiable on every clause that binds it).
+#[test]
+fn per_surface_coverage_fails_on_a_binding_clause_no_applying_vector_covers() {
+    let surfaces = |extra: &[&str]| {
+        let mut args = vec!["coverage", "--spec", "0.1", "--clauses"];
+        let catalog = data("clauses-surfaces.json");
+        let vectors = data("surfaces");
+        let repo = data("repo");
+        args.push(catalog.as_str());
+        args.extend(["--vectors", vectors.as_str(), "--repo", repo.as_str()]);
+        args.extend(extra);
+        ctk(&args)
+    };
+    // Every clause is covered by some vector: the catalog-wide matrix passes.
+    let out = surfaces(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("Minimal surfaces"));
+    // 3-a binds the floor, and CTK-9001 (no capability) applies there.
+    let out = surfaces(&["--surface", "floor"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("| floor | none | 1 | 1 (1) | none |"),
+        "{}",
+        text(&out.stdout)
+    );
+    // 3-e binds a tool router, but its only vector also needs model_calls.
+    let out = surfaces(&["--surface", "all", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("/clauses/2: MUST clause 3-e binds a host of the tool-router surface"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("clause 3-d"), "{stderr}");
+    assert!(!stderr.contains("clause 3-a"), "{stderr}");
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let names: Vec<&str> = json["surfaces"]
+        .as_array()
+        .expect("surfaces")
+        .iter()
+        .map(|s| s["name"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(names, ["floor", "tool-router", "model"]);
+    assert_eq!(json["surfaces"][1]["uncovered"], serde_json::json!(["3-e"]));
+    assert_eq!(json["surfaces"][2]["clauses"], 2);
+    assert_eq!(json["surfaces"][2]["uncovered"], serde_json::json!([]));
+    // AHP has no surfaces.
+    let out = ctk(&["coverage", "--protocol", "ahp", "--surface", "floor"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

@@ -43,13 +43,17 @@ fn report(dir: &Path) -> Value {
 #[test]
 fn a_run_in_which_no_vector_applies_is_not_green() {
     let tmp = tempfile::tempdir().expect("tempdir");
-    // A declaration that omits interception_points offers no point at all,
-    // so every vector is skipped.
+    // A declaration that omits interception_points offers the floor points
+    // only, and one that offers parallel/strictest alone skips the floor
+    // vector of the part (CTK-1455, sequential/first_deny): every vector is
+    // skipped.
     let decl = declaration(tmp.path(), |doc| {
         doc["surface"]
             .as_object_mut()
             .expect("surface")
             .remove("interception_points");
+        doc["surface"]["profiles"] = serde_json::json!({"parallel/strictest": {}});
+        doc["configuration"]["composition"] = serde_json::json!({"profile": "parallel/strictest"});
     });
     let base = ["run", "--part", "verdict/warnings", "--declaration", &decl];
     let out = ctk(&base);
@@ -60,7 +64,7 @@ fn a_run_in_which_no_vector_applies_is_not_green() {
         text(&out.stderr)
     );
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("skipped 9, by reason:"), "{stdout}");
+    assert!(stdout.contains("skipped 10, by reason:"), "{stdout}");
     assert!(
         stdout.contains("the surface omits interception points"),
         "{stdout}"
@@ -112,7 +116,7 @@ fn a_host_that_dies_at_start_still_leaves_every_report() {
     }
     let r = report(&dir);
     let vectors = r["vectors"].as_array().expect("vectors");
-    assert_eq!(vectors.len(), 9);
+    assert_eq!(vectors.len(), 10);
     assert!(vectors.iter().all(|v| v["status"] == "error"), "{r}");
     assert!(
         vectors.iter().all(|v| v["reason"]
@@ -324,7 +328,7 @@ fn lines_carry_titles_and_quiet_shows_only_what_went_wrong() {
     let quiet = ctk(&["run", "--part", "verdict/warnings", "--quiet"]);
     let stdout = text(&quiet.stdout);
     assert!(!stdout.contains("PASS "), "{stdout}");
-    assert!(stdout.contains("9 passed"), "{stdout}");
+    assert!(stdout.contains("10 passed"), "{stdout}");
     let color = ctk(&["run", "--part", "verdict/warnings", "--color", "always"]);
     assert!(
         text(&color.stdout).contains("\x1b[32mPASS"),
