@@ -38,5 +38,8 @@ mod tests {
         assert_eq!(SpecVersion::V0_1.wire(), SPEC_VERSION_0_1);
         assert_eq!(SpecVersion::Draft.wire(), SPEC_VERSION_DRAFT);
         assert_eq!(SpecVersion::V0_1.wire(), "agent-hooks/0.1");
+        // The supported set the draft's clause d-2-a names, released first.
+        assert_eq!(SUPPORTED_SPEC_VERSIONS, ["0.1", "draft"]);
+        assert_eq!(SpecVersion::Draft.wire(), "agent-hooks/draft");
     }
 }
