@@ -99,6 +99,11 @@ class Backend:
                 pass
 
 
+def ext_ok(x):
+    """Extension keys are reverse-DNS names (the draft's base/events.md)."""
+    return x is None or (isinstance(x, dict) and all(RDNS.match(k) for k in x))
+
+
 def judge(resp, advertised):
     """'deny' (with reason, code), 'none', or a failure string."""
     if resp.get("jsonrpc") != "2.0" or ("result" in resp) == ("error" in resp):
@@ -108,6 +113,8 @@ def judge(resp, advertised):
     res = resp["result"]
     if not isinstance(res, dict) or res.get("protocolVersion") != "draft":
         return "failure", "bad version", None
+    if not ext_ok(res.get("extensions")):
+        return "failure", "extension key", None
     if "effects" not in res:
         if MODE == "missing-effects":
             return "failure", "missing effects", None
@@ -124,6 +131,8 @@ def judge(resp, advertised):
                 return "failure", "empty reason", None
             if "code" in e and not (isinstance(e["code"], str) and RDNS.match(e["code"])):
                 return "failure", "bad code", None
+            if not ext_ok(e.get("extensions")):
+                return "failure", "extension key", None
             if MODE != "closed-deny" and set(e) - DENY_MEMBERS:
                 return "failure", "unknown member in deny", None
             deny = deny or e
