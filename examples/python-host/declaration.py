@@ -51,12 +51,13 @@ PROFILES = {
 KNOBS = {"on_approval", "on_disagreement", "on_transform_conflict"}
 
 # What this host's code has: the most a document may select (§7.7.4). The
-# loop buffers output (no unbuffered streaming), implements the `continue`
-# posture only, and bounds every interceptor call with a timeout.
+# loop assembles a model stream and buffers output (no incremental
+# mediation), implements the `continue` posture only, and bounds every
+# interceptor call with a timeout.
 CODE = {
     "interception_points": list(POINTS),
     "capabilities": sorted(["bigint_json", "host_declaration", "int64_json", "model_calls", "multi_turn",
-                            "parallel_tool_calls", "tool_calls"]),
+                            "parallel_tool_calls", "streaming", "tool_calls"]),
     "profiles": {name: ({knob: sorted(values)} if knob else {}) for name, (knob, values, _) in PROFILES.items()},
     "buffered_output": True,
     "streams_unbuffered": False,

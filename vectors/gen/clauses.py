@@ -707,10 +707,11 @@ NEEDS = {
     "tool_calls": ["3-e", "3.1-e", "4.2-e", "4.2-f", "6.1-e", "6.1-f", "6.2-a", "6.2-b", "6.2-c",
                    "12.2-a", "12.2-b", "12.2-c", "12.2-d"],
     "parallel_tool_calls": ["12.2-a", "12.2-b", "12.2-c", "12.2-d"],
-    # §12.1's exception: mediation segment by segment; and every clause about a streamed response, since the
-    # kit scripts a stream only to a host that declares incremental_output (the vector lint: "a chunked stream
-    # reaches only incremental hosts")
-    "incremental_output": ["12.1-a", "12.1-b", "12.1-c", "12.1-d", "12.1-e", "12.1-g"],
+    # §12.1 "A host that streams model output": assembling, or failing closed when it cannot (the kit
+    # scripts a stream to a host declaring streaming and buffered_output, or incremental_output)
+    "streaming": ["12.1-a", "12.1-g"],
+    # §12.1's exception: mediation segment by segment, its four items
+    "incremental_output": ["12.1-b", "12.1-c", "12.1-d", "12.1-e"],
     # §7.7: the declaration document and what only a declaration-built emitter does
     "host_declaration": ["10.3-l", "11-d"],
     # §3.1: several turns in one session

@@ -22,6 +22,8 @@ import lib  # noqa: E402
 import v_points, v_gate, v_profiles, v_approval, v_identity, v_more, v_decl_776  # noqa: E402,F401
 import v_mut0, v_mut1, v_mut2, v_mut3, v_mut4, v_mut5, v_freedoms  # noqa: E402,F401
 import v_decl_gaps  # noqa: E402,F401  (issue 27: the Python host's declaration gaps)
+import v_streams  # noqa: E402,F401  (issue 27: a buffered host's model streams)
+import v_mut6  # noqa: E402,F401  (issue 27: the Python host's other gaps)
 import v_surfaces  # noqa: E402,F401  (last: it restates vectors of the modules above)
 import spec_data  # noqa: E402
 

@@ -40,6 +40,7 @@ pub const KNOWN_PARTS: &[&str] = &[
     "enforcement/isolation",
     "enforcement/tool_seam_posture",
     "streaming/incremental",
+    "streaming/buffered",
     "concurrency/parallel_tool_calls",
     "session/multi_turn",
     "declaration/load",

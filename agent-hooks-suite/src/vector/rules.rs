@@ -239,10 +239,13 @@ fn scenario(
             }
         }
         if let Some(stream) = resp.get("stream").and_then(Value::as_array) {
-            if !has_cap("incremental_output") {
+            // An incremental host mediates the chunks (HOSTS.md §4.4); a buffered one
+            // assembles them, which only a host that streams model output does (§12.1).
+            let buffered = has_cap("streaming") && has_cap("buffered_output");
+            if !has_cap("incremental_output") && !buffered {
                 out.push((
                     format!("{at}/stream"),
-                    "a chunked stream reaches only incremental hosts: add the incremental_output capability".into(),
+                    "a chunked stream reaches only a host that streams: add the incremental_output capability, or streaming and buffered_output".into(),
                 ));
             }
             let joined: String = stream.iter().filter_map(Value::as_str).collect();

@@ -178,6 +178,51 @@ fn each_consistency_rule_names_its_pointer() {
     }
 }
 
+/// The stream fixture with `capabilities` replaced, written to a scratch
+/// folder, and its findings.
+fn stream_findings_with(caps: &[&str]) -> Vec<String> {
+    let mut v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture("CTK-9213-stream-cap.json")).expect("fixture"),
+    )
+    .expect("fixture is JSON");
+    v["capabilities"] = serde_json::json!(caps);
+    let dir = tempfile::tempdir().expect("scratch folder");
+    let path = dir.path().join("CTK-9213-stream-cap.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&v).expect("JSON")).expect("written");
+    let loaded = load_file(&path).expect("loads");
+    lint(&[loaded], &Catalogs::default())
+        .into_iter()
+        .map(|e| e.to_string())
+        .collect()
+}
+
+#[test]
+fn a_stream_reaches_a_buffered_host_that_streams_or_an_incremental_one() {
+    // A buffered host that streams model output assembles the chunks (§12.1,
+    // HOSTS.md §4.4): `streaming` with `buffered_output` is enough, either
+    // alone is not.
+    let base = ["model_calls", "tool_calls"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        base.iter().copied().chain(extra.iter().copied()).collect()
+    };
+    assert_eq!(
+        stream_findings_with(&with(&["streaming", "buffered_output"])),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        stream_findings_with(&with(&["incremental_output"])),
+        Vec::<String>::new()
+    );
+    for caps in [with(&["streaming"]), with(&["buffered_output"])] {
+        let got = stream_findings_with(&caps);
+        assert_eq!(got.len(), 1, "{caps:?}: {got:#?}");
+        assert!(
+            got[0].contains("a chunked stream reaches only a host that streams"),
+            "{got:#?}"
+        );
+    }
+}
+
 #[test]
 fn every_lint_fixture_is_in_the_rule_table() {
     let mut files: Vec<String> = std::fs::read_dir(fixture(""))
