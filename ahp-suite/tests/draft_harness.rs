@@ -39,21 +39,9 @@ fn read(p: &Path) -> Value {
 /// draft ties a class to, each with its reason.
 #[test]
 fn the_draft_failure_matrix_is_complete() {
-    use ctk_ahp_suite::harness::matrix::{failure_matrix, holes, render_markdown, Exemption as E};
-    const STDIO: &[&str] = &["stdio persistent", "stdio per_event"];
-    let tied = [
-        E { class: "http_403", columns: &["http"], one_policy: true, reason: "an authorization challenge (capability-auth), run where it decides: fail-closed" },
-        E { class: "http_*", columns: &["http"], one_policy: false, reason: "an HTTP status or redirect (transports/http.md)" },
-        E { class: "wrong_content_type", columns: &["http"], one_policy: false, reason: "an HTTP header" },
-        E { class: "authentication", columns: &["http"], one_policy: true, reason: "an unresolved 401 challenge, run where it matters (fail-open must not fall back to unauthenticated delivery)" },
-        E { class: "abnormal_exit", columns: STDIO, one_policy: false, reason: "a process exit status" },
-        E { class: "banner_line", columns: STDIO, one_policy: false, reason: "non-protocol stdout (transports/stdio.md)" },
-        E { class: "nonzero_exit_after_reply", columns: &["stdio per_event"], one_policy: false, reason: "a per_event notion" },
-        E { class: "effects_missing", columns: &["stdio persistent", "http"], one_policy: true, reason: "a decision in the draft (DIFF-13: no effect), not a failure: one policy shows it" },
-        E { class: "two_denies", columns: &["stdio persistent"], one_policy: true, reason: "a decision in the draft (DIFF-14: two denies deny), not a failure" },
-    ];
+    use ctk_ahp_suite::harness::matrix::{failure_matrix, holes, render_markdown, TIED_DRAFT};
     let m = failure_matrix(&vectors());
-    let h = holes(&m, &tied);
+    let h = holes(&m, TIED_DRAFT);
     assert!(h.is_empty(), "{}\n{}", h.join("\n"), render_markdown(&m));
 }
 

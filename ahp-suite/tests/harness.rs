@@ -166,22 +166,6 @@ fn probe_adapter_reads_the_declaration_and_leaves_nothing() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// The failure classes tied to fewer places than every transport and
-/// lifecycle, each with its reason; shared with the draft test.
-pub const TIED_CLASSES: &[ctk_ahp_suite::harness::matrix::Exemption] = {
-    use ctk_ahp_suite::harness::matrix::Exemption as E;
-    const STDIO: &[&str] = &["stdio persistent", "stdio per_event"];
-    &[
-        E { class: "http_*", columns: &["http"], one_policy: false, reason: "an HTTP status or redirect (18.1)" },
-        E { class: "wrong_content_type", columns: &["http"], one_policy: false, reason: "an HTTP header (18.1)" },
-        E { class: "abnormal_exit", columns: STDIO, one_policy: false, reason: "a process exit status (17.3)" },
-        E { class: "multi_line_frame", columns: STDIO, one_policy: false, reason: "stdio framing (17.1); an HTTP body may span lines" },
-        E { class: "banner_line", columns: STDIO, one_policy: false, reason: "non-protocol stdout (17.1)" },
-        E { class: "nonzero_exit_after_reply", columns: &["stdio per_event"], one_policy: false, reason: "the exit status after a reply is a per_event notion (17.3); a persistent backend that exits is connection_lost for the next request" },
-        E { class: "extension_key_not_reverse_dns", columns: STDIO, one_policy: false, reason: "a clause-gap row (9.5) beside the reply-content classes, which run over HTTP too; not yet repeated over HTTP" },
-    ]
-};
-
 /// The failure matrix is complete (issue 27): every class under both
 /// policies in every transport and lifecycle where it can occur.
 #[test]
@@ -189,7 +173,7 @@ fn the_failure_matrix_is_complete() {
     use ctk_ahp_suite::harness::matrix::{failure_matrix, holes, render_markdown};
     let m = failure_matrix(&vectors());
     assert!(m.len() >= 50, "{} classes", m.len());
-    let h = holes(&m, TIED_CLASSES);
+    let h = holes(&m, ctk_ahp_suite::harness::matrix::TIED_0_1);
     assert!(h.is_empty(), "{}\n{}", h.join("\n"), render_markdown(&m));
 }
 

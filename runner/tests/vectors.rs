@@ -8,7 +8,8 @@
 //! failure that passes FAILS, and so does an entry naming no vector.
 //!
 //! Each 0.1 vector that applies to a narrower surface the reference host
-//! can run as (`reference-host/surfaces/`: a floor host, a tool router) is
+//! can run as (`reference-host/surfaces/`: a floor host, a tool router; and
+//! the buffered host, for the vectors only a buffered host runs) is
 //! also a trial `surface/<name>::part::id` against
 //! `ReferenceHost::with_declaration`, so the loop of a host without a model
 //! (`harness-protocol/HOSTS.md` §4.6) is judged by the vectors too.
@@ -90,15 +91,26 @@ fn options() -> EngineOptions {
     }
 }
 
-/// The narrower surfaces the reference host runs as in the surface trials.
-const SURFACES: [(&str, &str); 2] = [
+/// The other surfaces the reference host runs as in the surface trials:
+/// name, declaration document, and the one capability a vector must need
+/// to run there (`None`: every vector that applies). The buffered host
+/// runs only what the full, incremental one skips (the vectors needing
+/// `buffered_output`): everything else it shares with the full host.
+const SURFACES: [(&str, &str, Option<&str>); 3] = [
     (
         "floor",
         include_str!("../../reference-host/surfaces/floor.json"),
+        None,
     ),
     (
         "tool-router",
         include_str!("../../reference-host/surfaces/tool-router.json"),
+        None,
+    ),
+    (
+        "buffered",
+        include_str!("../../reference-host/surfaces/buffered.json"),
+        Some("buffered_output"),
     ),
 ];
 
@@ -218,7 +230,7 @@ fn surface_trials(
     stop: Option<&Arc<AtomicBool>>,
 ) -> Vec<Trial> {
     let mut trials = Vec::new();
-    for (name, text) in SURFACES {
+    for (name, text, needing) in SURFACES {
         let document: serde_json::Value =
             serde_json::from_str(text).expect("the surface documents are JSON");
         let options = Arc::new(EngineOptions {
@@ -228,6 +240,7 @@ fn surface_trials(
         let document = Arc::new(document);
         for loaded in files.iter().filter_map(|(_, l)| l.as_ref().ok()) {
             if expected.contains_key(&loaded.vector.id)
+                || needing.is_some_and(|c| !loaded.vector.capabilities.iter().any(|v| v == c))
                 || !loaded.vector.spec_versions().contains(&SpecVersion::V0_1)
                 || applicability(&loaded.vector, &options.surface, SpecVersion::V0_1)
                     != Applicability::Applies

@@ -384,3 +384,12 @@ loads(1865, "timeouts-null-unbounded", "interceptor_ms, approval_resolver_ms and
       "7.7.3", ["7.7.3-b", "7.7.5-b"],
       doc([binding("guard", 0, timeout_ms=None)], {"timeouts": {"interceptor_ms": None, "approval_resolver_ms": None}}),
       [rec(SU, {"interceptors_registered": 1, "declaration": DV}), rec(OUT, {"interceptors_registered": 1})])
+
+# ================================================================ streaming, where the host has it (stop 35)
+# 7.7.4: a document may select what the host's code has. A host that streams model output (capability
+# streaming, as the Python example host declares since it assembles scripted streams) loads a surface listing
+# it; the runner skips the vector for a host whose declared surface lacks streaming.
+loads(1866, "surface-streaming-capability", "A full surface listing streaming on a host that has it loads and the run completes",
+      "7.7.4", ["7.7.4-c", "7.7.3-b"],
+      doc(G, surface=full_surface(caps=["model_calls", "tool_calls", "streaming", "host_declaration"])), STAMPED,
+      caps=["tool_calls", "streaming"])

@@ -92,7 +92,7 @@ V(1932, "record-message-256-bytes-kept", "A verdict message and a warning messag
 # §5.1 "A host MUST record warnings on the interception record", and §5 gives a warning as {reason?, message?}: a
 # warning with a message only is valid and recorded.
 V(1933, "record-warning-message-only", "A warning with a message and no reason is valid and recorded with the deny that carries it",
-  "5.1, 10.3", ["5.1-g", "5-g"], "verdict/warnings", tool_scenario(),
+  "5.1, 10.3", ["5.1-g", "5-g"], "record/projection", tool_scenario(),
   at_pre_tool("ctk:warned", {"verdict.warnings[0].message": "only a message"}, ["verdict.warnings[0].reason"]), caps=MT,
   script=[rule(PT, deny("ctk:warned", warnings=[{"message": "only a message"}]))])
 
@@ -114,7 +114,9 @@ V(1935, "evaluate-only-transform-at-startup-forbidden", "In evaluate_only a tran
   caps=M, mode="evaluate_only", script=[rule(SU, transform("$target.tools_registered", []))])
 
 # §10.3: verdicts is "REQUIRED in multi-verdict profiles (`sequential/run_all`, `parallel/*`)", and an emission
-# rejected before dispatch invoked no interceptor: under run_all its record carries verdicts, empty.
+# rejected before dispatch invoked no interceptor: under run_all its record carries verdicts, empty. But for such an
+# emission §10.2 asks only "best-effort envelope fields with `null` identities and the fail-closed verdict", and both
+# upstream SDKs leave verdicts out there: the reading is D-15's, advisory.
 for num, slug, comp in [(1936, "run-all", {"profile": "sequential/run_all"}),
                         (1937, "strictest", {"profile": "parallel/strictest", "on_transform_conflict": "deny"})]:
     V(num, "refused-before-dispatch-verdicts-present-" + slug,
@@ -126,7 +128,8 @@ for num, slug, comp in [(1936, "run-all", {"profile": "sequential/run_all"}),
                                "input_identity": None, "identity_provider": "ctk-fault"},
                     "present": ["verdicts"], "no_entries": ["verdicts"]}],
        "tool_not_invoked": ["lookup"], "final_output": None, "run_outcome": "blocked"},
-      caps=MT, identity_provider="ctk-fault", composition=comp, script=[rule(SU, deny("ctk:never-consulted"))])
+      caps=MT, identity_provider="ctk-fault", composition=comp, script=[rule(SU, deny("ctk:never-consulted"))],
+      advisory="D-15")
 
 # §5.2 under parallel/strictest: the one transform wins, its path resolves nowhere, and the host "MUST yield
 # host_error:transform_invalid" (AH-CTK-102/103 show it under the sequential profiles only).

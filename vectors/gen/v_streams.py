@@ -17,14 +17,22 @@ exception governs instead). harness-protocol/HOSTS.md section 4.4 says what a bu
 
 What the text leaves open stays unasserted: whether the host also dispatches the `stream_incomplete`
 emission to its interceptors before denying it (the vectors match contexts as a subsequence and never
-name `post_model_call` among the points absent), and which sequence numbers the emissions take.
+name `post_model_call` among the points absent; CTK-1270 did, gating, until stop 35), and which sequence
+numbers the emissions take.
 """
 from lib import V, rec, ix, tool_scenario, SU, IN, PM, PO, PT, PTT, OUT, SD
 
 PART = "streaming/buffered"
 CAPS = ["model_calls", "streaming", "buffered_output"]
 Q_ASSEMBLE = ["12.1-a", "12.1a-a"]
-Q_CANNOT = ["12.1-g", "11-a"]
+Q_CANNOT = ["12.1-g", "11-a", "10.3-e"]
+# §10.3: a record "always carries interception_point, mode, verdict, input_identity, enforced_identity,
+# identity_provider, session_id, sequence, decided_by, composition and interceptors_registered" (10.3-e), and
+# copies the context's timestamp (10.3-f): the host's own deny is recorded like any other emission.
+SELF_DENIED = {"verdict.decision": "deny", "verdict.reason": "host_error:streaming_unsupported", "mode": "enforce",
+               "identity_provider": "jcs-sha256", "interceptors_registered": 1,
+               "composition.profile": "sequential/first_deny"}
+RECORD_MEMBERS = ["input_identity", "enforced_identity", "session_id", "sequence", "decided_by", "timestamp"]
 
 
 def stream_scenario(chunks, truncated=False, after_tool=False):
@@ -54,7 +62,7 @@ V(1901, "stream-buffered-truncated-self-denied", "A buffered host whose stream d
   {"sequence_strict": False,
    "interceptions": ix([SU, IN, PM, SD]),
    "interceptions_absent": [OUT],
-   "records": [rec(PO, {"verdict.decision": "deny", "verdict.reason": "host_error:streaming_unsupported"})],
+   "records": [rec(PO, SELF_DENIED, present=RECORD_MEMBERS)],
    "persisted_must_not_contain": ["alpha-part", "beta-residue"],
    "final_output": None, "run_outcome": "blocked"},
   caps=CAPS, script=[])
@@ -66,7 +74,28 @@ V(1902, "stream-buffered-truncated-after-tool-round", "A buffered host whose sec
    "interceptions": ix([SU, IN, PM, PO, PT, PTT, PM, SD]),
    "interceptions_absent": [OUT],
    "records": [rec(PO, {"verdict.decision": "allow"}),
-               rec(PO, {"verdict.decision": "deny", "verdict.reason": "host_error:streaming_unsupported"})],
+               rec(PO, SELF_DENIED, present=RECORD_MEMBERS)],
    "persisted_must_not_contain": ["delta-part", "omega-residue"],
    "final_output": None, "run_outcome": "blocked"},
   caps=CAPS + ["tool_calls"], script=[])
+
+# The same with the host built from a declaration (§10.3: every record of an emitter built from a declaration
+# carries `declaration`, the host's own deny included): the buffered twin of CTK-1270, which needs
+# incremental_output, for a host that streams and buffers.
+DECLARATION = {
+    "declaration": "agent-hooks-declaration/1.0", "spec": "agent-hooks/0.1",
+    "surface": {"interception_points": [SU, IN, PM, PO, PT, PTT, OUT, SD],
+                "capabilities": ["model_calls", "tool_calls", "streaming", "host_declaration"],
+                "buffered_output": True, "declaration_versions": ["agent-hooks-declaration/1.0"],
+                "profiles": {"sequential/first_deny": {"on_approval": ["stop"]}}},
+    "bindings": [{"id": "guard", "kind": "ctk.scripted", "config": {"script": 0}}],
+}
+V(1903, "stream-buffered-truncated-declared", "A buffered host built from a declaration whose stream dies denies the response itself, and the record of that deny names the declaration",
+  "12.1, 10.3", Q_CANNOT + ["10.3-l"], PART, stream_scenario(["alpha-part ", "beta-residue"], truncated=True),
+  {"load": {"outcome": "accepted", "paths_equivalent": True}, "sequence_strict": False,
+   "interceptions": ix([SU, IN, PM, SD]),
+   "interceptions_absent": [OUT],
+   "records": [rec(PO, dict(SELF_DENIED, declaration="agent-hooks-declaration/1.0"), present=RECORD_MEMBERS)],
+   "persisted_must_not_contain": ["alpha-part", "beta-residue"],
+   "final_output": None, "run_outcome": "blocked"},
+  caps=CAPS + ["host_declaration"], scripts=[[]], host_declaration=DECLARATION)

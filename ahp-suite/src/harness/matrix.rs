@@ -31,6 +31,50 @@ pub struct Exemption {
     pub reason: &'static str,
 }
 
+const STDIO: &[&str] = &["stdio persistent", "stdio per_event"];
+
+/// The failure classes of the 0.1 line tied to fewer places than every
+/// transport and lifecycle, each with its reason (`ctk coverage --protocol
+/// ahp --spec 0.1` shows them beside the matrix).
+pub const TIED_0_1: &[Exemption] = &[
+    Exemption { class: "http_*", columns: &["http"], one_policy: false, reason: "an HTTP status or redirect (18.1)" },
+    Exemption { class: "wrong_content_type", columns: &["http"], one_policy: false, reason: "an HTTP header (18.1)" },
+    Exemption { class: "abnormal_exit", columns: STDIO, one_policy: false, reason: "a process exit status (17.3)" },
+    Exemption { class: "multi_line_frame", columns: STDIO, one_policy: false, reason: "stdio framing (17.1); an HTTP body may span lines" },
+    Exemption { class: "banner_line", columns: STDIO, one_policy: false, reason: "non-protocol stdout (17.1)" },
+    Exemption { class: "nonzero_exit_after_reply", columns: &["stdio per_event"], one_policy: false, reason: "the exit status after a reply is a per_event notion (17.3); a persistent backend that exits is connection_lost for the next request" },
+    Exemption { class: "extension_key_not_reverse_dns", columns: STDIO, one_policy: false, reason: "a clause-gap row (9.5) beside the reply-content classes, which run over HTTP too; not yet repeated over HTTP" },
+];
+
+/// The draft line's, likewise (`ctk coverage --protocol ahp --spec draft`).
+pub const TIED_DRAFT: &[Exemption] = &[
+    Exemption { class: "http_403", columns: &["http"], one_policy: true, reason: "an authorization challenge (capability-auth), run where it decides: fail-closed" },
+    Exemption { class: "http_*", columns: &["http"], one_policy: false, reason: "an HTTP status or redirect (transports/http.md)" },
+    Exemption { class: "wrong_content_type", columns: &["http"], one_policy: false, reason: "an HTTP header" },
+    Exemption { class: "authentication", columns: &["http"], one_policy: true, reason: "an unresolved 401 challenge, run where it matters (fail-open must not fall back to unauthenticated delivery)" },
+    Exemption { class: "abnormal_exit", columns: STDIO, one_policy: false, reason: "a process exit status" },
+    Exemption { class: "banner_line", columns: STDIO, one_policy: false, reason: "non-protocol stdout (transports/stdio.md)" },
+    Exemption { class: "nonzero_exit_after_reply", columns: &["stdio per_event"], one_policy: false, reason: "a per_event notion" },
+    Exemption { class: "effects_missing", columns: &["stdio persistent", "http"], one_policy: true, reason: "a decision in the draft (DIFF-13: no effect), not a failure: one policy shows it" },
+    Exemption { class: "two_denies", columns: &["stdio persistent"], one_policy: true, reason: "a decision in the draft (DIFF-14: two denies deny), not a failure" },
+];
+
+/// The exemptions as a Markdown list, one class a line.
+pub fn render_exemptions(exempt: &[Exemption]) -> String {
+    exempt
+        .iter()
+        .map(|e| {
+            format!(
+                "- `{}`: {}{}; {}\n",
+                e.class,
+                e.columns.join(", "),
+                if e.one_policy { ", one policy" } else { "" },
+                e.reason
+            )
+        })
+        .collect()
+}
+
 /// The matrix: class → column → policies with at least one vector.
 pub type Matrix = BTreeMap<String, BTreeMap<&'static str, BTreeSet<String>>>;
 

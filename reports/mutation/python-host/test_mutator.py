@@ -342,6 +342,13 @@ class ListRules(unittest.TestCase):
         sv = {self.keys[0]: "[gap] x", self.keys[1]: "[open] y", self.keys[2]: "[gap] z"}
         self.assertEqual(self.run.tally(self.ms, v, {}, sv)["survivors_by_kind"], {"gap": 2, "open": 1})
 
+    def test_equivalents_are_counted_by_kind(self):
+        v = self.verdicts("missed")
+        eq = {self.keys[0]: "open: a reading the text allows", self.keys[1]: "changes nothing", self.keys[2]: "open: x"}
+        c = self.run.tally(self.ms, v, eq, {})
+        self.assertEqual(c["equivalent_by_kind"], {"open": 2, "same": 1})
+        self.assertEqual(c["equivalent"], 3)
+
     def test_only_short_timeout_vectors_are_judged_again(self):
         self.assertIn("CTK-0148", self.run.TIMING_VECTORS)
         self.assertNotIn("CTK-0001", self.run.TIMING_VECTORS)

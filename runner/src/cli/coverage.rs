@@ -1,4 +1,5 @@
 //! `ctk coverage [--spec 0.1|draft] [--vectors DIR] [--clauses FILE] [--repo DIR] [--format markdown|json]`.
+//! For AHP (`--protocol ahp`) it also shows the harness-role failure matrix and fails on a hole.
 
 use std::path::{Path, PathBuf};
 
@@ -7,7 +8,7 @@ use crate::cli::args::{
     CoverageArgs, CoverageFormat, ProtocolArg, SelectArgs, SpecArg, SurfaceArg,
 };
 use crate::cli::{plan, CliError};
-use crate::coverage::{self, CoverageVector, Inputs, MinimalSurface, MINIMAL_SURFACES};
+use crate::coverage::{self, CoverageVector, Finding, Inputs, MinimalSurface, MINIMAL_SURFACES};
 use crate::errors::UsageError;
 use crate::exit_code;
 use crate::set;
@@ -34,11 +35,15 @@ pub fn repo(arg: Option<&Path>) -> Result<Option<PathBuf>, UsageError> {
     }
 }
 
+/// The vectors of the AHP suite, as coverage reads them, with the files
+/// they came from (name, text).
+type AhpFiles = Vec<(String, String)>;
+
 /// The vectors and catalog of the AHP suite, as coverage reads them.
 fn ahp_vectors(
     args: &CoverageArgs,
     suite: Suite,
-) -> Result<(Vec<CoverageVector>, String), CliError> {
+) -> Result<(Vec<CoverageVector>, String, AhpFiles), CliError> {
     let (files, source): (Vec<(String, String)>, String) = match &args.vectors {
         None => (
             set::embedded_files(suite)
@@ -75,7 +80,50 @@ fn ahp_vectors(
         }
         .into());
     }
-    Ok((out, source))
+    Ok((out, source, files))
+}
+
+/// The failure matrix of an AHP line's harness-role vectors (issue 27):
+/// its Markdown section, and each hole as a finding that fails the
+/// command.
+fn ahp_failure_matrix(
+    files: &[(String, String)],
+    line: AhpLine,
+) -> Result<(String, Vec<Finding>), CliError> {
+    use ctk_ahp_suite::harness::matrix::{
+        failure_matrix, holes, render_exemptions, render_markdown, TIED_0_1, TIED_DRAFT,
+    };
+    use ctk_ahp_suite::harness::vector::{is_harness_file, parse_harness};
+    let mut vectors = Vec::new();
+    for (name, text) in files {
+        let path = Path::new(name);
+        if is_harness_file(path) {
+            vectors
+                .push(parse_harness(path, text.as_bytes()).map_err(|e| UsageError(e.to_string()))?);
+        }
+    }
+    let tied = match line {
+        AhpLine::V0_1 => TIED_0_1,
+        AhpLine::Draft => TIED_DRAFT,
+    };
+    let matrix = failure_matrix(&vectors);
+    let section = format!(
+        "\n## Failure matrix of the harness-role vectors\n\n\
+         Each failure class a vector's backend produces, and the failure policies it runs under \
+         over each transport and stdio lifecycle. A class runs under both policies everywhere it \
+         can occur; the classes tied to fewer places, and why:\n\n{}\n{}",
+        render_exemptions(tied),
+        render_markdown(&matrix)
+    );
+    let findings = holes(&matrix, tied)
+        .into_iter()
+        .map(|hole| Finding {
+            file: "the harness-role vectors".into(),
+            pointer: String::new(),
+            message: format!("failure matrix: {hole}"),
+        })
+        .collect();
+    Ok((section, findings))
 }
 
 /// The minimal surfaces `--surface` asks for, each once, in table order;
@@ -134,6 +182,7 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
         ))
         .into());
     }
+    let mut ahp_files = AhpFiles::new();
     let (vectors, source) = match suite {
         Suite::AgentHooks(spec) => {
             let select = SelectArgs {
@@ -149,7 +198,11 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
                 .collect();
             (vectors, source.to_string())
         }
-        Suite::Ahp(_) => ahp_vectors(args, suite)?,
+        Suite::Ahp(_) => {
+            let (vectors, source, files) = ahp_vectors(args, suite)?;
+            ahp_files = files;
+            (vectors, source)
+        }
     };
     // Every 0.1 clause the draft does not change holds under the draft.
     let inherited = match suite {
@@ -158,7 +211,7 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
         _ => None,
     };
     let repo = repo(args.repo.as_deref())?;
-    let result = coverage::compute(Inputs {
+    let mut result = coverage::compute(Inputs {
         spec: suite,
         catalog: &catalog,
         inherited: inherited.as_ref(),
@@ -168,8 +221,14 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
         repo: repo.as_deref(),
         surfaces: &minimal,
     });
+    let mut matrix = String::new();
+    if let Suite::Ahp(line) = suite {
+        let (section, holes) = ahp_failure_matrix(&ahp_files, line)?;
+        matrix = section;
+        result.errors.extend(holes);
+    }
     match args.format {
-        CoverageFormat::Markdown => print!("{}", coverage::render_markdown(&result)),
+        CoverageFormat::Markdown => print!("{}{matrix}", coverage::render_markdown(&result)),
         CoverageFormat::Json => print!("{}", coverage::render_json(&result)),
     }
     for w in &result.warnings {

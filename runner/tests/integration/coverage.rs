@@ -319,3 +319,59 @@ fn per_surface_coverage_fails_on_a_binding_clause_no_applying_vector_covers() {
     let out = ctk(&["coverage", "--protocol", "ahp", "--surface", "floor"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+#[test]
+fn ahp_coverage_shows_the_failure_matrix_and_fails_on_a_hole() {
+    // The released line: every class under both policies wherever it can
+    // occur, so the section is there and no hole is reported. (The draft
+    // line's clause catalog is not embedded; its matrix is checked by
+    // ahp-suite's draft_harness test.)
+    let out = ctk(&["coverage", "--protocol", "ahp", "--spec", "0.1"]);
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert!(
+        stdout.contains("## Failure matrix of the harness-role vectors"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("| `malformed_json` |") && stdout.contains("fail-closed, fail-open"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("- `abnormal_exit`: stdio persistent, stdio per_event;"),
+        "{stdout}"
+    );
+    assert!(!stderr.contains("failure matrix:"), "{stderr}");
+    // One harness vector of one class under one policy: every other place
+    // that class should run is a hole, named, and the command fails.
+    let released = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/ahp/0.1");
+    let (name, text_of) = std::fs::read_dir(&released)
+        .expect("the AHP vectors")
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let name = path.file_name()?.to_str()?.to_owned();
+            let body = std::fs::read_to_string(&path).ok()?;
+            let v: Value = serde_json::from_str(&body).ok()?;
+            (name.starts_with("AHP-H-") && v["failure_class"] == "malformed_json")
+                .then_some((name, body))
+        })
+        .min()
+        .expect("a malformed_json harness vector");
+    let dir = tempfile::tempdir().expect("scratch folder");
+    std::fs::write(dir.path().join(&name), text_of).expect("written");
+    let out = ctk(&[
+        "coverage",
+        "--protocol",
+        "ahp",
+        "--spec",
+        "0.1",
+        "--vectors",
+        &dir.path().display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("failure matrix: malformed_json: no vector over"),
+        "{stderr}"
+    );
+}

@@ -848,6 +848,18 @@ for gating, title, diff, fn, requirements, sections, covers in SAME_TWINS:
                         "baseline's is the advisory %s (D-37)." % twin["id"])
 
 
+# Issue 27 (the reference backend's mutation survivor `!tool.contains_key("mcp")`): base/events.md
+# "MCP origin requires a self-contained `mcp` descriptor; native origin forbids it." The mcp-origin half is
+# the vector above without tool.mcp; this is the native half.
+invalid(
+    "A draft tool.before with tool.origin native that carries a tool.mcp descriptor is refused",
+    "7",
+    lambda f: f["params"]["event"]["tool"].update({"mcp": copy.deepcopy(MCP)}),
+    SHAPE,
+    ["base/events"],
+)
+
+
 # --- output ---------------------------------------------------------------------
 
 

@@ -871,6 +871,19 @@ for where, gating in zip(WHERES + [None], UNKNOWN_GATING):
             v[k] = v.pop(k)
 
 
+# 16. issue 27 (the reference backend's mutation survivor `delete ! in Backend::handle_value`): JSON-RPC 2.0
+# allows params by position (an array), so a request whose params is an array is a valid JSON-RPC request
+# whose id the backend can read; AHP cannot process it (no event), so it is answered with an error, and
+# JSON-RPC 2.0 section 5 gives the response the request's id. The code is D-22's advisory reading (-32602).
+vector(
+    "An intercept whose params is an array (by-position params, valid JSON-RPC 2.0) gets a JSON-RPC error echoing the id",
+    ["AHP-RPC-001", "AHP-RPC-002"],
+    ["ahp-6.1-j"],
+    ["6.1", "16"],
+    [(req({"jsonrpc": "2.0", "id": "evt_b_params_array", "method": "hooks/intercept", "params": []}), error()),
+     (probe("evt_b_params_array_probe"), decision())],
+)
+
 def main():
     return write_or_check(OUT, "AHP-B-", VECTORS, "vectors", "--check" in sys.argv[1:])
 
