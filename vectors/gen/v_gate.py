@@ -6,14 +6,15 @@ from lib import *
 GP = "verdict/gate"
 
 
-def at_pre_tool(reason=None, extra_rec=None):
+def at_pre_tool(reason=None, extra_rec=None, absent=None):
+    """The tool call denied at pre_tool_call (a host_error deny: the run's outcome follows the posture)."""
     a = {"verdict.decision": "deny"}
     if reason:
         a["verdict.reason"] = reason
     if extra_rec:
         a.update(extra_rec)
     return {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT],
-            "tool_not_invoked": ["lookup"], "records": [rec(PT, a)],
+            "tool_not_invoked": ["lookup"], "records": [rec(PT, a, absent)],
             "run_outcome": "completed", "run_outcome_by_posture": POSTURE}
 
 

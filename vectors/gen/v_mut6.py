@@ -1,8 +1,9 @@
 """Ids 1920-1949: vectors for gaps the Python example host's mutants showed (issue 27,
 reports/mutation/python-host/survivors.txt), beyond the declaration loader (v_decl_gaps.py) and streams
 (v_streams.py)."""
-from lib import V, rec, ix, rule, deny, transform, tool_scenario, plain_scenario, ALLOW, POSTURE, FULL_TOOL, FULL_PLAIN, SU, IN, PT, PTT, SD, MT, M
+from lib import V, rec, ix, rule, deny, transform, tool_scenario, plain_scenario, ALLOW, FULL_TOOL, FULL_PLAIN, SU, IN, PT, SD, MT, M
 from v_approval import echo_vec, _raw
+from v_gate import at_pre_tool, GP, VI, TI
 
 # §10.2: jcs-sha256 writes "numbers per ECMA-262 Number::toString". CTK-0441's numbers leave out a negative
 # fraction (the sign), a magnitude below 0.1 written in plain digits (its leading zeros) and an exponent form with
@@ -15,20 +16,6 @@ echo_vec(1920, "numbers-fractions", "A recomputed echo matches over negative fra
                              "negsmall": _raw("-2.5e-8"), "mixed": _raw("-123.456")}), PT, MT)
 
 # ---------------------------------------------------------------- the verdict gate's edges (§5)
-GP = "verdict/gate"
-VI = "host_error:verdict_invalid"
-TI = "host_error:transform_invalid"
-
-
-def at_pre_tool(reason=None, extra=None, absent=None):
-    """The tool call denied at pre_tool_call (a host_error deny: the run's outcome follows the posture)."""
-    a = {"verdict.decision": "deny"}
-    if reason:
-        a["verdict.reason"] = reason
-    a.update(extra or {})
-    return {"sequence_strict": False, "interceptions": ix([PT]), "interceptions_absent": [PTT],
-            "tool_not_invoked": ["lookup"], "records": [rec(PT, a, absent)],
-            "run_outcome": "completed", "run_outcome_by_posture": POSTURE}
 
 
 def tool_runs(records):

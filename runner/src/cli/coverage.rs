@@ -35,16 +35,16 @@ pub fn repo(arg: Option<&Path>) -> Result<Option<PathBuf>, UsageError> {
     }
 }
 
-/// The vectors of the AHP suite, as coverage reads them, with the files
-/// they came from (name, text).
-type AhpFiles = Vec<(String, String)>;
+/// Vector files as (name, text).
+type Files = Vec<(String, String)>;
 
-/// The vectors and catalog of the AHP suite, as coverage reads them.
+/// The vectors of the AHP suite, as coverage reads them, their source, and
+/// the files they came from.
 fn ahp_vectors(
     args: &CoverageArgs,
     suite: Suite,
-) -> Result<(Vec<CoverageVector>, String, AhpFiles), CliError> {
-    let (files, source): (Vec<(String, String)>, String) = match &args.vectors {
+) -> Result<(Vec<CoverageVector>, String, Files), CliError> {
+    let (files, source): (Files, String) = match &args.vectors {
         None => (
             set::embedded_files(suite)
                 .map(|(n, t)| (n.to_owned(), t.to_owned()))
@@ -182,7 +182,8 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
         ))
         .into());
     }
-    let mut ahp_files = AhpFiles::new();
+    // For AHP, the harness-role failure matrix section and its holes.
+    let mut matrix = None;
     let (vectors, source) = match suite {
         Suite::AgentHooks(spec) => {
             let select = SelectArgs {
@@ -198,9 +199,9 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
                 .collect();
             (vectors, source.to_string())
         }
-        Suite::Ahp(_) => {
+        Suite::Ahp(line) => {
             let (vectors, source, files) = ahp_vectors(args, suite)?;
-            ahp_files = files;
+            matrix = Some(ahp_failure_matrix(&files, line)?);
             (vectors, source)
         }
     };
@@ -221,12 +222,13 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
         repo: repo.as_deref(),
         surfaces: &minimal,
     });
-    let mut matrix = String::new();
-    if let Suite::Ahp(line) = suite {
-        let (section, holes) = ahp_failure_matrix(&ahp_files, line)?;
-        matrix = section;
-        result.errors.extend(holes);
-    }
+    let matrix = match matrix {
+        Some((section, holes)) => {
+            result.errors.extend(holes);
+            section
+        }
+        None => String::new(),
+    };
     match args.format {
         CoverageFormat::Markdown => print!("{}{matrix}", coverage::render_markdown(&result)),
         CoverageFormat::Json => print!("{}", coverage::render_json(&result)),
