@@ -79,6 +79,13 @@ pub struct Surface {
     /// Kept out of reports, which carry the document itself.
     #[serde(skip)]
     pub declaration_versions: BTreeSet<String>,
+    /// `buffered_output` of the host's own declaration (the one it sends in
+    /// `initialize`), where it sends one: §7.7.4 resolves the own surface of
+    /// "a host that mediates incrementally" to `buffered_output: false`, so
+    /// `Some(true)` says the host's code cannot release output unbuffered,
+    /// which the declared surface alone never says. Kept out of reports.
+    #[serde(skip)]
+    pub own_buffered_output: Option<bool>,
 }
 
 impl Surface {
@@ -484,6 +491,7 @@ pub fn surface(document: &Value) -> Surface {
             .unwrap_or(true),
         explicit: stated.is_some(),
         declaration_versions: declaration_versions(document),
+        own_buffered_output: None,
     }
 }
 

@@ -162,7 +162,25 @@ pub async fn run_vector<H: Harness>(
             interceptor_zero_first: !vector.is_declaration(),
         },
     );
-    VectorOutcome::from_failures(&vector.id, failures, start.elapsed())
+    charged_to_adapter(
+        vector.adapter_contract.as_deref(),
+        VectorOutcome::from_failures(&vector.id, failures, start.elapsed()),
+    )
+}
+
+/// A failed vector that checks the kit's host contract (`adapter_contract`)
+/// becomes a harness error naming the section: the host's adapter broke the
+/// loop, which says nothing about conformance. Other outcomes pass through.
+fn charged_to_adapter(section: Option<&str>, mut outcome: VectorOutcome) -> VectorOutcome {
+    if let (Some(section), Status::Fail) = (section, outcome.status) {
+        outcome.status = Status::Error;
+        outcome.reason = format!(
+            "the host's adapter breaks {section} (harness-protocol/HOSTS.md), the loop every \
+             vector relies on: an adapter defect, not a conformance failure; {}",
+            outcome.reason
+        );
+    }
+    outcome
 }
 
 /// A run-record member this vector checks and the host did not report: a
@@ -382,6 +400,37 @@ mod tests {
         assert_eq!(
             unreported(&neither, &wire(r#"{"outcome":"completed"}"#)),
             None
+        );
+    }
+
+    #[test]
+    fn a_failed_check_of_the_host_contract_is_an_adapter_error() {
+        let failed = || {
+            VectorOutcome::from_failures(
+                "CTK-9991",
+                vec![ctk_core::outcome::AssertionFailure {
+                    key: "interceptions[1].context.messages".into(),
+                    message: "differs".into(),
+                    expected: None,
+                    actual: None,
+                    diff: None,
+                }],
+                Duration::ZERO,
+            )
+        };
+        let charged = charged_to_adapter(Some("HOSTS.md §4.1"), failed());
+        assert_eq!(charged.status, Status::Error);
+        assert!(
+            charged.reason.contains("breaks HOSTS.md §4.1")
+                && charged.reason.contains("interceptions[1].context.messages: differs"),
+            "{}",
+            charged.reason
+        );
+        assert_eq!(charged_to_adapter(None, failed()).status, Status::Fail);
+        let passed = VectorOutcome::from_failures("CTK-9991", Vec::new(), Duration::ZERO);
+        assert_eq!(
+            charged_to_adapter(Some("HOSTS.md §4.1"), passed).status,
+            Status::Pass
         );
     }
 

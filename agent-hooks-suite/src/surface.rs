@@ -112,6 +112,24 @@ pub fn applicability(vector: &Vector, surface: &Surface, spec: SpecVersion) -> A
             spec.as_str()
         ));
     }
+    if let Some(posture) = vector.host_posture.as_deref() {
+        if posture != surface.posture.as_str() {
+            return Applicability::Skip(format!(
+                "the vector is for hosts implementing posture {posture}; this one declares {}",
+                surface.posture.as_str()
+            ));
+        }
+    }
+    if vector.host_buffers_only && surface.own_buffered_output != Some(true) {
+        return Applicability::Skip(match surface.own_buffered_output {
+            Some(_) => "the vector is for hosts whose code only buffers output; this host's own \
+                        declaration states buffered_output: false"
+                .into(),
+            None => "the vector is for hosts whose code only buffers output, which only the \
+                     host's own declaration (initialize) can say, and this host sends none"
+                .into(),
+        });
+    }
     let mut needed: BTreeSet<&str> = vector.capabilities.iter().map(String::as_str).collect();
     if vector.is_declaration() {
         needed.insert("host_declaration");
@@ -283,6 +301,21 @@ mod tests {
             skip(&vector(r#","identity_provider":"ctk-fault""#), &s),
             "vector needs identity provider ctk-fault, the host declares null"
         );
+        assert_eq!(
+            skip(&vector(r#","host_posture":"terminate""#), &reference()),
+            "the vector is for hosts implementing posture terminate; this one declares continue"
+        );
+        assert_eq!(
+            skip(&vector(r#","host_posture":"continue""#), &reference()),
+            "applies"
+        );
+        let buffers_only = vector(r#","host_buffers_only":true"#);
+        assert!(skip(&buffers_only, &reference()).contains("this host sends none"));
+        let mut own = reference();
+        own.own_buffered_output = Some(false);
+        assert!(skip(&buffers_only, &own).contains("states buffered_output: false"));
+        own.own_buffered_output = Some(true);
+        assert_eq!(skip(&buffers_only, &own), "applies");
         let mut b = reference();
         b.buffered_output = true;
         assert_eq!(

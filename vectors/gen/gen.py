@@ -24,6 +24,7 @@ import v_mut0, v_mut1, v_mut2, v_mut3, v_mut4, v_mut5, v_freedoms  # noqa: E402,
 import v_decl_gaps  # noqa: E402,F401  (issue 27: the Python host's declaration gaps)
 import v_streams  # noqa: E402,F401  (issue 27: a buffered host's model streams)
 import v_mut6  # noqa: E402,F401  (issue 27: the Python host's other gaps)
+import v_adapter  # noqa: E402,F401  (issue 27: checks of the kit's own loop, HOSTS.md section 4)
 import v_surfaces  # noqa: E402,F401  (last: it restates vectors of the modules above)
 import spec_data  # noqa: E402
 

@@ -144,8 +144,14 @@ def V(num, slug, title, clause, covers, part, scenario, expect, caps=None, scrip
     v = {"id": vid, "title": title, "spec_clause": clause, "part": part, "covers": list(dict.fromkeys(covers))}
     if advisory:
         v["advisory"] = advisory
+    if "adapter_contract" in top:
+        assert not covers, (slug, "a check of HOSTS.md covers no clause")
+        v["adapter_contract"] = top.pop("adapter_contract")
     if caps:
         v["capabilities"] = caps
+    for k in ("host_posture", "host_buffers_only"):
+        if k in top:
+            v[k] = top.pop(k)
     for k in ("mode", "composition", "identity_provider", "interceptor_timeout_ms"):
         if k in top:
             v[k] = top.pop(k)

@@ -638,7 +638,7 @@ class Run:
         ok, c, _ = self.emit(self.ctx("input", input=inp))
         if not ok:
             return "blocked", None
-        messages = [{"role": c["input"]["role"], "content": c["input"]["content"]}]
+        messages = getattr(self, "history", []) + [{"role": c["input"]["role"], "content": c["input"]["content"]}]
         final = None
         while True:
             if not self.model_points:
@@ -653,6 +653,8 @@ class Run:
                 if not ok:
                     return "blocked", None
                 messages = c["messages"]
+                if not self.model:
+                    return "error", None
                 resp = self.model.pop(0)["respond"]
                 r = {"content": resp["content"], "tool_calls": resp["tool_calls"], "finish_reason": resp["finish_reason"]}
             if not self.model_points:
@@ -675,19 +677,28 @@ class Run:
                     messages.append({"role": "tool", "content": "blocked: %s" % v.get("reason")})
                     continue
                 args = c["tool_call"]["args"]
-                self.invocations.append({"name": tc["name"], "args": copy.deepcopy(args)})
-                beh = next(b for b in self.tools[tc["name"]]["behavior"] if "when_args" not in b or eq(b["when_args"], args))
-                ok, c2, v = self.emit(self.ctx("post_tool_call", tool_call=dict(tc, args=args),
-                                               tool_result={"value": beh["return"], "is_error": beh.get("is_error", False)}))
+                if tc["name"] in self.tools:
+                    self.invocations.append({"name": tc["name"], "args": copy.deepcopy(args)})
+                    beh = next((b for b in self.tools[tc["name"]]["behavior"] if "when_args" not in b or eq(b["when_args"], args)), None)
+                    if beh is None:
+                        return "error", None
+                    result = {"value": beh["return"], "is_error": beh.get("is_error", False)}
+                else:
+                    result = {"value": "unknown tool", "is_error": True}
+                ok, c2, v = self.emit(self.ctx("post_tool_call", tool_call=dict(tc, args=args), tool_result=result))
                 if not ok:
                     messages.append({"role": "tool", "content": "blocked: %s" % v.get("reason")})
                     continue
                 messages.append({"role": "tool", "content": c2["tool_result"]["value"]})
             messages.append({"role": "assistant", "content": r["content"] or ""})
+        if final is None:
+            self.history = messages
+            return "completed", None
         ok, c, _ = self.emit(self.ctx("output", output={"content": final}))
         if not ok:
             return "blocked", None
         self.released = c["output"]["content"] if not self.released else self.released
+        self.history = messages + [{"role": "assistant", "content": c["output"]["content"]}]
         return "completed", c["output"]["content"]
 
     def stream(self, resp):

@@ -22,10 +22,17 @@ Each vector here states one of them and expects what the text requires, and only
   not surface_unsupported. Such a surface is stated in full (every member but the ones under test),
   so no fill from the host's own surface can make it inconsistent first (rulings R-8 and R-10).
 
-What no vector can show yet: that a member the host's code lacks (unbuffered output, streaming, the
-terminate posture) is refused at step 8 when that member alone exceeds the code. Whether it does
-depends on the host's code, and the runner cannot yet restrict a refusal vector to hosts whose code
-lacks a member, so those survivors stay listed.
+A posture the host's code does not implement is refused at step 8 on its own. Section 7.7.3 gives each
+host's code exactly one posture ("MUST equal the posture the code implements"), and the runner reads it
+from the declared surface. So such a vector names the posture it is for (host_posture, vector grammar
+1.3) and is skipped on the other hosts (CTK-1868, CTK-1869).
+
+Unbuffered output alone is refused at step 8 by a host whose code only buffers. A declared surface
+does not say that: a host.json stating `buffered_output: true` may sit on code with both output modes
+(D-41). But the host's own declaration, the one it sends in initialize, does say it, because section
+7.7.4 resolves the own surface of "a host that mediates incrementally" to `buffered_output: false`.
+So such a vector applies only where that declaration states true (host_buffers_only, vector grammar
+1.3; CTK-1870).
 
 The quoted sentences (section numbers of ../shared/upstream/agent-hooks/spec/AGENT-HOOKS-0.1.md) are
 the upstream text the expectation rests on. The helpers mirror v_more.py's instead of importing them,
@@ -91,9 +98,8 @@ def beyond_every_code(**kw):
     return full_surface(versions=[DV, NO_LOADER], **kw)
 
 
-def refused(num, slug, title, cls, covers, document=None, text=None, caps=None):
+def refused(num, slug, title, cls, covers, document=None, text=None, caps=None, **kw):
     """A refusal vector: the document (a value, or raw text) is refused with `cls` before anything runs."""
-    kw = {}
     if document is not None:
         kw["host_declaration"] = document
     if text is not None:
@@ -139,6 +145,13 @@ refused(1803, "posture-unknown-member", "An unknown member beside tool_seam_host
 # document is refused at step 8 everywhere, whichever posture the host implements.
 refused(1804, "posture-terminate-passes-step-6", "The posture terminate is a valid value: beside a surface listing a declaration version no loader has it reaches step 8, surface_unsupported",
         "surface_unsupported", ["7.7.4-c"], doc(G, {"posture": {"tool_seam_host_error": "terminate"}}, beyond_every_code()))
+
+# The same posture alone, on the hosts whose code implements the other one: step 8, surface_unsupported.
+for num, slug, asked, implemented in [(1868, "posture-terminate-on-continue-host", "terminate", "continue"),
+                                      (1869, "posture-continue-on-terminate-host", "continue", "terminate")]:
+    refused(num, slug, "A document configuring posture %s alone is refused at step 8, surface_unsupported, by a host implementing %s"
+            % (asked, implemented), "surface_unsupported", ["7.7.4-c"],
+            doc(G, {"posture": {"tool_seam_host_error": asked}}), host_posture=implemented)
 
 # ================================================================ records.max_buffered
 # 7.7.3: "| `records.max_buffered` | integer ≥ 1, `null` | `null` | in-memory record buffer bound |".
@@ -272,6 +285,17 @@ refused(1838, "exposure-bound-one-character", "An exposure_bound of exactly 1 ch
 refused(1839, "exposure-bound-512-characters", "An exposure_bound of exactly 512 characters is within its 1 to 512: beside a version no loader has the document reaches step 8, surface_unsupported",
         "surface_unsupported", ["7.7.4-c", "7.7.3-e"],
         doc(G, surface=beyond_every_code(caps=INCREMENTAL, buffered_output=False, exposure_bound="w" * 512)))
+
+# 7.7.4: "When `surface` is absent the resolved document carries the host's own surface verbatim, streaming posture
+# included: a host that mediates incrementally resolves to `buffered_output: false`", and "Every stated member MUST be
+# a subset of what the host's code reports". A host whose own surface buffers therefore cannot mediate incrementally,
+# and a document asking for unbuffered output (with the exposure_bound that must come with it, and nothing else a
+# host with model and tool points lacks) exceeds its code.
+refused(1870, "unbuffered-alone-on-buffering-host", "A surface asking only for buffered_output false is refused at step 8, surface_unsupported, by a host whose own surface buffers",
+        "surface_unsupported", ["7.7.4-c"],
+        doc(G, surface=full_surface(buffered_output=False, exposure_bound="a segment is released once a verdict covering it permits",
+                                    profiles={"sequential/first_deny": {}})),
+        host_buffers_only=True)
 
 # ================================================================ interception point sets
 # 7.7.4: "| `interception_points` | set of §3 point names, 4 to 8 |"; 7.7.5: "| `at` | set of point names, 1

@@ -1,4 +1,4 @@
-"""Ids 1920-1949: vectors for gaps the Python example host's mutants showed (issue 27,
+"""Ids 1920-1939, 1949 and 1960-1979: vectors for gaps the Python example host's mutants showed (issue 27,
 reports/mutation/python-host/survivors.txt), beyond the declaration loader (v_decl_gaps.py) and streams
 (v_streams.py)."""
 from lib import V, rec, ix, rule, deny, transform, tool_scenario, plain_scenario, ALLOW, FULL_TOOL, FULL_PLAIN, SU, IN, PT, SD, MT, M
@@ -66,6 +66,14 @@ V(1931, "deny-evidence-recorded-unchanged", "A deny's evidence with verification
   at_pre_tool("ctk:evidence-deny", {"verdict.evidence": EVIDENCE}), caps=MT,
   script=[rule(PT, deny("ctk:evidence-deny", evidence=EVIDENCE))])
 
+# The same sentence with the members the other way round: nothing in §5 orders an object's members, and a gate that
+# judges them one by one must judge verification_pointers whatever comes before it.
+EVIDENCE_POINTERS_FIRST = {"verification_pointers": {"log": "https://audit.invalid/r/18"}, "artefact": "policy-run-18"}
+V(1939, "deny-evidence-pointers-first-recorded", "A deny's evidence whose verification_pointers come before artefact reaches the record unchanged",
+  "5.3, 10.3", ["5.3-b"], "record/projection", tool_scenario(),
+  at_pre_tool("ctk:evidence-first", {"verdict.evidence": EVIDENCE_POINTERS_FIRST}), caps=MT,
+  script=[rule(PT, deny("ctk:evidence-first", evidence=EVIDENCE_POINTERS_FIRST))])
+
 # §10.3: "`message` and each `warnings[].message` are truncated to at most 256 UTF-8 bytes (on a character boundary,
 # with a trailing `…` when truncated)": a message of exactly 256 bytes fits and is kept whole. (The clause 10.3-c
 # stays not_vector_testable for where a cut falls; this vector covers the warnings being recorded, 5.1-g.)
@@ -124,3 +132,59 @@ V(1938, "strictest-unresolvable-transform-invalid", "Under parallel/strictest a 
   "5.2, 7.2", ["5.2-c"], "composition/parallel_strictest", tool_scenario(),
   at_pre_tool(TI), caps=MT, composition={"profile": "parallel/strictest", "on_transform_conflict": "deny"},
   scripts=[[rule(PT, transform("$target.missing.deeper", "x"))], [rule(PT, ALLOW)]])
+
+# §10.3: verdicts entries are "{index, decision, reason?, name?}", and "`name` is the host-chosen registration
+# identifier for the interceptor at `index`": a string when the host has one, left out otherwise, never null. Under
+# run_all verdicts is REQUIRED, so every entry is there to look at, whichever way the host registered its interceptors.
+V(1949, "record-verdict-entry-name-string-or-absent", "Under run_all each verdicts entry's name is a string or absent, never null or another type",
+  "10.3", ["10.3-h"], "record/fields", tool_scenario(),
+  tool_runs([{"interception_point": PT, "assert": {"verdict.decision": "allow", "verdicts[0].index": 0, "verdicts[1].index": 1},
+              "types": {"verdicts[0].name": ["absent", "string"], "verdicts[1].name": ["absent", "string"]}}]),
+  caps=MT, composition={"profile": "sequential/run_all"}, scripts=[[rule(PT, ALLOW)], [rule(PT, ALLOW)]])
+
+# CTK-0534 again, with its record's resolved_by: §10.3 gives "rejection" iff the seam was consulted and did not lift
+# the deny, absent iff it was never consulted. Whether a seam with no request identity to put to the resolver counts as
+# consulted the text does not settle (D-24 reads it as consulted), so either is accepted, and nothing else: a liftable
+# deny the seam could not lift was certainly not resolved by approval.
+V(1960, "two-pow-53-folded-before-the-seam-resolved-by", "A liftable deny the seam cannot identify (a fold put 2^53 in the arguments) records resolved_by rejection or none, never another value",
+  "9, 10.3", ["9-n", "10.2-d"], "identity/canonical", tool_scenario(),
+  {"sequence_strict": False, "interceptions": ix([PT]), "tool_not_invoked": ["lookup"],
+   "records": [{"interception_point": PT, "assert": {"verdict.decision": "deny", "verdict.reason": "host_error:context_invalid"},
+                "one_of": {"resolved_by": [None, "rejection"]}}],
+   "run_outcome": "completed", "run_outcome_by_posture": {"posture": "tool_seam_host_error",
+                                                          "outcomes": {"continue": "completed", "terminate": "blocked"}}},
+  caps=MT + ["int64_json"],
+  scripts=[[rule(PT, transform("$target.q", 9007199254740992))], [rule(PT, deny("ctk:check", approval={}))]],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": transform("$target.q", "fixed")}}])
+
+# §10.2: jcs-sha256 writes "numbers per ECMA-262 Number::toString", which writes an integral value below 10^21 in
+# plain digits (1e20 is 100000000000000000000). Such a float literal is integral and beyond ±(2^53−1), so a host may
+# also refuse the context (freedom integral-float-refused): the deny is then context_invalid. Either reading passes;
+# a host that accepts the number but spells it otherwise presents the resolver a context whose recomputed identity
+# differs, and its deny (approval_identity_mismatch) is neither. Under the terminate posture the readings end the
+# run differently (a refusal at the tool seam blocks it), so the vector is for hosts implementing continue, where
+# both complete.
+V(1961, "echo-recomputed-integral-float-1e20", "A recomputed echo over the float literal 1e20 lifts the deny, or the host refuses the context: never an identity mismatch",
+  "9, 10.2", ["9-f", "10.2-a", "10.2-c"], "approval_seam", tool_scenario(args={"big": _raw("1e20"), "q": "alpha"}),
+  {"sequence_strict": False, "interceptions": [],
+   "records": [{"interception_point": PT,
+                "one_of": {"verdict.decision": ["allow", "deny"], "verdict.reason": [None, "host_error:context_invalid"]}}],
+   "final_output": "done", "run_outcome": "completed"},
+  caps=MT, host_posture="continue", script=[rule(PT, deny("ctk:needs-sign-off", approval={}))],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
+
+# §10.2: the jcs-sha256 projection holds "exactly the fields marked required ..., including the nested subfield
+# whitelists": the input member only as {content, role}. A transform of the whole input target that adds a member
+# leaves it in the target (projected whole) but not in the input member's whitelist, so a host that projects the
+# whole member presents the resolver a context whose recomputed identity differs. Whether a host may refuse such a
+# transform the text does not say plainly, so a refusal (transform_invalid or context_invalid) passes too.
+V(1962, "echo-recomputed-input-member-beyond-whitelist", "A recomputed echo after a transform adds a member to the input lifts the next deny: the projection keeps only input's whitelisted subfields",
+  "9, 10.2", ["9-f", "10.2-a"], "approval_seam", plain_scenario(),
+  {"sequence_strict": False, "interceptions": [],
+   "records": [{"interception_point": IN,
+                "one_of": {"verdict.decision": ["allow", "transform", "deny"],
+                           "verdict.reason": [None, "host_error:transform_invalid", "host_error:context_invalid"]}}],
+   "run_outcome": "completed"},
+  caps=M, scripts=[[rule(IN, transform("$target", {"content": "say hello", "role": "user", "extra": 1}))],
+                   [rule(IN, deny("ctk:needs-sign-off", approval={}))]],
+  approval_script=[{"resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])

@@ -51,6 +51,7 @@ pub fn check_records(expect: &Expect, record: &RunRecord, failures: &mut Vec<Ass
             }
         }
         check_freedom_forms(&key, actual, e, failures);
+        check_choice_forms(&key, actual, e, failures);
     }
     if let Some(i) = unmatched {
         let e = &expected[i];
@@ -141,6 +142,55 @@ fn check_freedom_forms(
                 &json!(parts),
                 got,
             )),
+        }
+    }
+}
+
+/// The forms that accept each value, or each type, a reading of the text
+/// allows: `one_of` and `types` (vector grammar 1.3).
+fn check_choice_forms(
+    key: &str,
+    actual: &Value,
+    e: &ExpectedRecord,
+    failures: &mut Vec<AssertionFailure>,
+) {
+    for (path, allowed) in &e.one_of {
+        let got = lookup(actual, path);
+        let ok = match got {
+            None => allowed.iter().any(Value::is_null),
+            Some(v) => allowed.iter().any(|a| json_eq(a, v)),
+        };
+        if !ok {
+            failures.push(AssertionFailure::mismatch(
+                format!("{key}.one_of.{path:?}"),
+                if got.is_some() {
+                    "the value is none of those the text allows"
+                } else {
+                    "path does not resolve, and null is not among the values allowed"
+                },
+                &Value::Array(allowed.clone()),
+                got,
+            ));
+        }
+    }
+    for (path, allowed) in &e.types {
+        let got = lookup(actual, path);
+        let kind = match got {
+            None => "absent",
+            Some(Value::Null) => "null",
+            Some(Value::Bool(_)) => "boolean",
+            Some(Value::Number(_)) => "number",
+            Some(Value::String(_)) => "string",
+            Some(Value::Array(_)) => "array",
+            Some(Value::Object(_)) => "object",
+        };
+        if !allowed.iter().any(|t| t == kind) {
+            failures.push(AssertionFailure::mismatch(
+                format!("{key}.types.{path:?}"),
+                format!("the member is {kind}, a type the text does not allow there"),
+                &json!(allowed),
+                got,
+            ));
         }
     }
 }
@@ -345,7 +395,37 @@ mod tests {
         let e: ExpectedRecord = serde_json::from_value(e).expect("an expected record");
         let mut failures = Vec::new();
         check_freedom_forms("records[0]", &actual, &e, &mut failures);
+        check_choice_forms("records[0]", &actual, &e, &mut failures);
         failures
+    }
+
+    #[test]
+    fn one_of_accepts_each_allowed_value_and_absence_only_with_null() {
+        let want = json!({"one_of": {"resolved_by": [null, "rejection"]}});
+        for ok in [json!({}), json!({"resolved_by": null}), json!({"resolved_by": "rejection"})] {
+            assert_eq!(forms(want.clone(), ok.clone()), Vec::new(), "{ok}");
+        }
+        let got = forms(want, json!({"resolved_by": ""}));
+        assert_eq!(got.len(), 1, "{got:#?}");
+        assert_eq!(got[0].key, "records[0].one_of.\"resolved_by\"");
+        let numbers = json!({"one_of": {"sequence": [1]}});
+        assert_eq!(forms(numbers.clone(), json!({"sequence": 1.0})), Vec::new());
+        assert_eq!(forms(numbers, json!({})).len(), 1);
+    }
+
+    #[test]
+    fn types_accepts_the_listed_types_and_absence_only_when_listed() {
+        let want = json!({"types": {"verdicts[0].name": ["absent", "string"]}});
+        for ok in [json!({"verdicts": [{}]}), json!({"verdicts": [{"name": "guard"}]})] {
+            assert_eq!(forms(want.clone(), ok.clone()), Vec::new(), "{ok}");
+        }
+        for bad in [json!({"verdicts": [{"name": null}]}), json!({"verdicts": [{"name": 0}]})] {
+            let got = forms(want.clone(), bad.clone());
+            assert_eq!(got.len(), 1, "{bad}");
+            assert!(got[0].message.contains("a type the text does not allow"), "{got:#?}");
+        }
+        let present = json!({"types": {"verdicts": ["array"]}});
+        assert_eq!(forms(present, json!({})).len(), 1);
     }
 
     #[test]

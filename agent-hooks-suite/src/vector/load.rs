@@ -57,6 +57,7 @@ pub const KNOWN_PARTS: &[&str] = &[
     "approval_seam/redaction",
     "loop/multi_turn",
     "loop/parallel_tool_calls",
+    "adapter/loop",
     "declaration/draft",
     "fail_closed/best_effort",
     "draft/best_effort",
@@ -344,6 +345,17 @@ pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
             if !KNOWN_PARTS.contains(&part.as_str()) {
                 errors.push(at("/part", format!("unknown part {part:?}")));
             }
+        }
+        // A check of the kit's own loop rests on HOSTS.md, not on a clause:
+        // counting it toward a clause would let coverage claim what it
+        // cannot fail on.
+        if v.vector.adapter_contract.is_some() && !v.vector.covers.is_empty() {
+            errors.push(at(
+                "/covers",
+                "a vector with adapter_contract checks the kit's host contract, not the spec, \
+                 and covers no clause"
+                    .into(),
+            ));
         }
         // A draft vector may say which text it cites: "draft 6.3.1, 7.7.5".
         let sections = match v.vector.spec_clause.strip_prefix("draft ") {
@@ -916,6 +928,29 @@ mod tests {
         );
         let marked = parse_vector(Path::new("d.json"), &text(true)).expect("vector");
         assert!(lint(&[marked], &Catalogs::default()).is_empty());
+    }
+
+    #[test]
+    fn a_check_of_the_host_contract_covers_no_clause() {
+        let text = |covers: &str| {
+            format!(
+                r#"{{"id":"CTK-9992","title":"t","spec_clause":"4.2","part":"adapter/loop","covers":{covers},
+            "adapter_contract":"HOSTS.md §4.1","scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_script":[],
+            "expect":{{"interceptions":[],"run_outcome":"completed"}}}}"#
+            )
+        };
+        let covering = parse_vector(Path::new("a.json"), &text(r#"["4.2-c"]"#)).expect("vector");
+        let errors = lint(&[covering], &Catalogs::default());
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.to_string().contains("a.json at /covers")),
+            "{errors:?}"
+        );
+        let bare = parse_vector(Path::new("a.json"), &text("[]")).expect("vector");
+        assert!(lint(&[bare], &Catalogs::default()).is_empty());
+        let unnamed = text("[]").replace("HOSTS.md §4.1", "the loop");
+        assert!(parse_vector(Path::new("a.json"), &unnamed).is_err());
     }
 
     /// The declaration grammar: any non-null document value, raw text

@@ -251,6 +251,17 @@ pub struct ExpectedRecord {
     /// text of which the spec fixes only part (vector grammar 1.1).
     #[serde(default)]
     pub contains: BTreeMap<String, Vec<String>>,
+    /// Dotted path → the values the text allows there (numbers by value); a
+    /// `null` among them also accepts a path that does not resolve (vector
+    /// grammar 1.3).
+    #[serde(default)]
+    pub one_of: BTreeMap<String, Vec<Value>>,
+    /// Dotted path → the JSON types the text allows there (`absent`, `null`,
+    /// `boolean`, `number`, `string`, `array`, `object`), for members whose
+    /// type the text fixes and whose value it leaves to the host (vector
+    /// grammar 1.3).
+    #[serde(default)]
+    pub types: BTreeMap<String, Vec<String>>,
 }
 
 /// The `expect` block: what the runner checks, never sent to a host.
@@ -328,6 +339,29 @@ pub struct Vector {
     /// the exit code or blocks a claim.
     #[serde(default)]
     pub advisory: Option<String>,
+    /// The section of the kit's host contract (`HOSTS.md §4.3`, in
+    /// `harness-protocol/HOSTS.md`) this vector checks, where the spec leaves
+    /// the behaviour to the host's own loop (project extension, vector grammar
+    /// 1.3). Such a vector keeps a host's adapter to the loop every other
+    /// vector relies on; when it fails, the fault is the adapter's, so the
+    /// runner reports a harness error naming the section, never a
+    /// conformance failure.
+    #[serde(default)]
+    pub adapter_contract: Option<String>,
+    /// The tool-seam posture (`continue` or `terminate`) a host must declare
+    /// for this vector to apply (project extension, vector grammar 1.3).
+    /// §7.7.3 fixes one posture per host's code ("MUST equal the posture the
+    /// code implements"), so a declaration configuring the other one is
+    /// refused at step 8 exactly on the hosts declaring this one.
+    #[serde(default)]
+    pub host_posture: Option<String>,
+    /// The vector applies only to a host whose own declaration (the one it
+    /// sends in `initialize`) states, or defaults to, `buffered_output: true`
+    /// (project extension, vector grammar 1.3): by §7.7.4 such a host's code
+    /// cannot mediate incrementally, so a document asking for unbuffered
+    /// output exceeds it (step 8).
+    #[serde(default)]
+    pub host_buffers_only: bool,
     /// Spec versions (project extension; default `["0.1"]`).
     #[serde(default)]
     pub spec_versions: Option<Vec<SpecVersion>>,

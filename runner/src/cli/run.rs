@@ -109,7 +109,11 @@ where
         ))
         .into());
     }
-    let surface: Surface = declaration::surface(&document);
+    let mut surface: Surface = declaration::surface(&document);
+    surface.own_buffered_output = info
+        .declaration
+        .as_ref()
+        .map(|own| declaration::surface(own).buffered_output);
     let options = EngineOptions {
         spec: job.spec,
         surface: surface.clone(),

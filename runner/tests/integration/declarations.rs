@@ -80,7 +80,16 @@ fn outcome(v: &LoadedVector, load: Value) -> (Status, String) {
         load,
         saw_declaration: false,
     };
-    let o = rt.block_on(run_vector(&mut host, v, &options()));
+    // Each vector on a surface it applies to: the posture it names, and a
+    // host whose own declaration buffers where it asks for one.
+    let mut options = options();
+    if v.vector.host_posture.as_deref() == Some("terminate") {
+        options.surface.posture = declaration::Posture::Terminate;
+    }
+    if v.vector.host_buffers_only {
+        options.surface.own_buffered_output = Some(true);
+    }
+    let o = rt.block_on(run_vector(&mut host, v, &options));
     (o.status, o.reason)
 }
 
