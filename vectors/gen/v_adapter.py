@@ -83,19 +83,19 @@ V(1944, "model-script-runs-out", "A model script with no entry left for the next
 V(1945, "unknown-tool-answers-error-result", "A call to a tool the scenario does not register gets the result \"unknown tool\" with is_error true and the loop goes on",
   "4.2", [], LOOP, scenario([step(None, [call(1, tool="missing")]), step("done")]),
   {"interceptions": ix([SU, IN, PM, PO, PT, PTT, PM, PO, OUT, SD], {
-      5: {"tool_call.name": "missing", "tool_result": {"value": "unknown tool", "is_error": True}},
+      5: {"tool_call.name": "missing", "tool_result.value": "unknown tool", "tool_result.is_error": True},
       6: {"messages": [USER, {"role": "tool", "content": "unknown tool"}, {"role": "assistant", "content": ""}]}}),
    "tool_invocations": [], "final_output": "done", "run_outcome": "completed"},
   caps=MT, script=[], adapter_contract="HOSTS.md \u00a74.3")
 
 # HOSTS.md 4.3: the first behaviour clause whose when_args equals the arguments, or that has none, answers, with
-# is_error false unless it says otherwise.
+# is_error false unless it says otherwise. (One call a step: the calls of one response may run in another order.)
 V(1946, "tool-behaviour-first-match", "A tool answers with the first behaviour clause whose when_args match, is_error false by default",
   "4.2", [], LOOP,
-  scenario([step(None, [call(1), call(2, {"q": "beta"})]), step("done")],
+  scenario([step(None, [call(1)]), step(None, [call(2, {"q": "beta"})]), step("done")],
            behavior=[{"when_args": {"q": "beta"}, "return": "B", "is_error": True}, {"return": "A"}]),
-  {"interceptions": ix([SU, IN, PM, PO, PT, PTT, PT, PTT, PM, PO, OUT, SD], {
-      5: {"tool_result": {"value": "A", "is_error": False}}, 7: {"tool_result": {"value": "B", "is_error": True}}}),
+  {"interceptions": ix([SU, IN, PM, PO, PT, PTT, PM, PO, PT, PTT, PM, PO, OUT, SD], {
+      5: {"tool_result.value": "A", "tool_result.is_error": False}, 9: {"tool_result.value": "B", "tool_result.is_error": True}}),
    "tool_invocations": [{"name": "lookup", "args": {"q": "alpha"}}, {"name": "lookup", "args": {"q": "beta"}}],
    "final_output": "done", "run_outcome": "completed"},
   caps=MT, script=[], adapter_contract="HOSTS.md \u00a74.3")
@@ -128,7 +128,7 @@ V(1950, "script-runs-out-any-surface", "On any surface with tools, a script with
 V(1951, "unknown-tool-any-surface", "On any surface with tools, a call to a tool the scenario does not register gets \"unknown tool\" with is_error true and the turn ends with the next entry",
   "4.2", [], LOOP, scenario([step(None, [call(1, tool="missing")]), step("done")]),
   {"sequence_strict": False,
-   "interceptions": ix([SU, PT, PTT, OUT, SD], {2: {"tool_result": {"value": "unknown tool", "is_error": True}},
+   "interceptions": ix([SU, PT, PTT, OUT, SD], {2: {"tool_result.value": "unknown tool", "tool_result.is_error": True},
                                                 3: {"output.content": "done"}}),
    "tool_invocations": [], "final_output": "done", "run_outcome": "completed"},
   caps=["tool_calls"], script=[], adapter_contract="HOSTS.md \u00a74.3")

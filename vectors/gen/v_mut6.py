@@ -1,7 +1,7 @@
 """Ids 1920-1939, 1949 and 1960-1979: vectors for gaps the Python example host's mutants showed (issue 27,
 reports/mutation/python-host/survivors.txt), beyond the declaration loader (v_decl_gaps.py) and streams
 (v_streams.py)."""
-from lib import V, rec, ix, rule, deny, transform, tool_scenario, plain_scenario, ALLOW, FULL_TOOL, FULL_PLAIN, SU, IN, PT, SD, MT, M
+from lib import V, rec, ix, rule, deny, transform, tool_scenario, plain_scenario, ALLOW, FULL_TOOL, FULL_PLAIN, SU, IN, PT, PTT, SD, MT, M
 from v_approval import echo_vec, _raw
 from v_gate import at_pre_tool, GP, VI, TI
 
@@ -161,16 +161,16 @@ V(1960, "two-pow-53-folded-before-the-seam-resolved-by", "A liftable deny the se
 # plain digits (1e20 is 100000000000000000000). Such a float literal is integral and beyond ±(2^53−1), so a host may
 # also refuse the context (freedom integral-float-refused): the deny is then context_invalid. Either reading passes;
 # a host that accepts the number but spells it otherwise presents the resolver a context whose recomputed identity
-# differs, and its deny (approval_identity_mismatch) is neither. Under the terminate posture the readings end the
-# run differently (a refusal at the tool seam blocks it), so the vector is for hosts implementing continue, where
-# both complete.
+# differs, and its deny (approval_identity_mismatch) is neither. The number is in the tool's result, which no point
+# before post_tool_call carries. Under the terminate posture the readings end the run differently (a refusal at the
+# tool seam blocks it), so the vector is for hosts implementing continue, where both complete.
 V(1961, "echo-recomputed-integral-float-1e20", "A recomputed echo over the float literal 1e20 lifts the deny, or the host refuses the context: never an identity mismatch",
-  "9, 10.2", ["9-f", "10.2-a", "10.2-c"], "approval_seam", tool_scenario(args={"big": _raw("1e20"), "q": "alpha"}),
+  "9, 10.2", ["9-f", "10.2-a", "10.2-c"], "approval_seam", tool_scenario(ret={"big": _raw("1e20")}),
   {"sequence_strict": False, "interceptions": [],
-   "records": [{"interception_point": PT,
+   "records": [{"interception_point": PTT,
                 "one_of": {"verdict.decision": ["allow", "deny"], "verdict.reason": [None, "host_error:context_invalid"]}}],
    "final_output": "done", "run_outcome": "completed"},
-  caps=MT, host_posture="continue", script=[rule(PT, deny("ctk:needs-sign-off", approval={}))],
+  caps=MT, host_posture="continue", script=[rule(PTT, deny("ctk:needs-sign-off", approval={}))],
   approval_script=[{"resolve": {"outcome": "approve", "verdict": ALLOW, "echo_recomputed": True}}])
 
 # §10.2: the jcs-sha256 projection holds "exactly the fields marked required ..., including the nested subfield
