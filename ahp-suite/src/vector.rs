@@ -67,6 +67,10 @@ pub struct Step {
     /// (literal U+2028, escapes, member order).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw: Option<String>,
+    /// `raw` only: the text is sent this many times over, as one line, so a
+    /// vector can send a line of several MiB in a few bytes of file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
     /// Close the backend's stdin (stdio, persistent; last step only).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub close_stdin: bool,
@@ -96,7 +100,8 @@ impl Step {
         if let Some(frame) = &self.frame {
             return Some(serde_json::to_string(frame).expect("a Value always serializes"));
         }
-        self.raw.clone()
+        let times = usize::try_from(self.repeat.unwrap_or(1)).unwrap_or(usize::MAX);
+        self.raw.as_ref().map(|raw| raw.repeat(times))
     }
 
     /// The message as JSON, for `eq_request` pointers: the frame, or the raw
@@ -105,9 +110,8 @@ impl Step {
         if let Some(frame) = &self.frame {
             return Some(frame.clone());
         }
-        self.raw
-            .as_deref()
-            .and_then(|raw| serde_json::from_str(raw).ok())
+        self.wire_text()
+            .and_then(|text| serde_json::from_str(&text).ok())
     }
 }
 
@@ -119,6 +123,11 @@ pub enum ReplyCount {
     None,
     /// Exactly one JSON-RPC response (a request; JSON-RPC 2.0 §4).
     One,
+    /// None or one: for a message the text leaves a backend free to answer
+    /// or not (a line past its size bound, D-35). A stdio per_event step
+    /// only, where the process's end bounds the wait. Whatever it writes is
+    /// still held to `run`.
+    AtMostOne,
 }
 
 /// What kind of response a step must get.
@@ -413,6 +422,25 @@ impl Vector {
                     }
                     probed = true;
                 }
+                ReplyCount::AtMostOne => {
+                    // Only a process that ends after its one message tells
+                    // "no answer" apart from "not yet".
+                    if self.binding != BindingSel::Stdio
+                        || self.lifecycle != LifecycleSel::PerEvent
+                        || step.notification
+                        || step.close_stdin
+                    {
+                        problems.push(format!(
+                            "expect[{i}]: reply at_most_one is for a message of a stdio per_event vector"
+                        ));
+                    }
+                    if exp.class.is_none() {
+                        problems.push(format!("expect[{i}]: reply at_most_one without a class"));
+                    }
+                }
+            }
+            if step.repeat.is_some() && step.raw.is_none() {
+                problems.push(format!("send[{i}]: repeat is for a raw step"));
             }
             if exp.error_code.is_some() && exp.class != Some(ReplyClass::JsonrpcError) {
                 problems.push(format!(

@@ -207,6 +207,35 @@ fn the_lint_refuses_a_vector_that_silence_alone_would_pass() {
     );
 }
 
+/// "None or one reply" is decidable only where the process's end bounds
+/// the wait, and `repeat` belongs to raw text.
+#[test]
+fn the_lint_keeps_at_most_one_to_stdio_per_event_and_repeat_to_raw() {
+    let oversize = vectors()
+        .into_iter()
+        .find(|v| v.id == "AHP-B-0070")
+        .expect("AHP-B-0070");
+    assert!(oversize.lint().is_empty(), "{:?}", oversize.lint());
+    let mut persistent = oversize.clone();
+    persistent.lifecycle = ctk_ahp_suite::vector::LifecycleSel::Persistent;
+    assert!(
+        persistent.lint().iter().any(|p| p.contains("at_most_one")),
+        "{:?}",
+        persistent.lint()
+    );
+    let mut framed = oversize.clone();
+    framed.send[1].repeat = Some(2);
+    assert!(
+        framed.lint().iter().any(|p| p.contains("repeat is for a raw step")),
+        "{:?}",
+        framed.lint()
+    );
+    assert_eq!(
+        oversize.send[0].wire_text().map(|t| t.len()),
+        Some(2_200_000)
+    );
+}
+
 #[test]
 fn covers_name_catalog_clauses_and_advisories_name_recorded_decisions() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -417,6 +446,34 @@ fn a_wrong_result_version_fails() {
         "wrong_version",
         Lifecycle::Persistent,
         &[BASIC],
+        1000,
+        Duration::from_secs(20),
+    );
+}
+
+/// AHP-B-0070: a line past a backend's bound may go unanswered or unread
+/// (D-35), but nothing but protocol messages may reach stdout (17.1).
+#[test]
+fn an_oversize_line_may_go_unanswered_but_never_answered_with_text() {
+    const OVERSIZE: &str = "AHP-B-0070";
+    for mode in ["garbage_silent", "stop_reading_long"] {
+        let o = run_suite_blocking(
+            &only(&[OVERSIZE]),
+            &fake_stdio(mode, Lifecycle::PerEvent),
+            &cfg(1000),
+        )
+        .expect("runtime");
+        assert_eq!(
+            verdict_of(&o, OVERSIZE).verdict,
+            Verdict::Pass,
+            "{mode}: {}",
+            summary(&o)
+        );
+    }
+    must_fail(
+        "garbage_text",
+        Lifecycle::PerEvent,
+        &[OVERSIZE],
         1000,
         Duration::from_secs(20),
     );

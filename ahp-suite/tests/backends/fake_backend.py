@@ -92,6 +92,10 @@ def handle_line(line):
     try:
         msg = json.loads(line)
     except ValueError:
+        if MODE == "garbage_silent":
+            return None
+        if MODE == "garbage_text":
+            return "that line was too long"
         return json.dumps(error(None, -32700, "Parse error"))
     if MODE == "answer_notifications" and isinstance(msg, dict) and "id" not in msg:
         return json.dumps(error(None, -32600, "notifications get no answer, but here is one"))
@@ -131,6 +135,16 @@ def stdio():
     if MODE == "huge_line":
         sys.stdout.write("{" + " " * (4 << 20))
         sys.stdout.flush()
+    if MODE == "stop_reading_long":
+        # Takes the first MiB of a line; past that it stops reading and
+        # exits without an answer (a bound of its own).
+        head = sys.stdin.buffer.readline(1 << 20)
+        if not head.endswith(b"\n"):
+            sys.exit(0)
+        out = handle_line(head.decode("utf-8").rstrip("\n"))
+        if out is not None:
+            write(out)
+        sys.exit(0)
     if MODE == "read_chunk":
         # Broken framing: every read is taken as one message.
         while True:

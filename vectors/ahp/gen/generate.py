@@ -109,8 +109,10 @@ def notif(frame, note=None):
     return s
 
 
-def raw(text, note=None):
+def raw(text, note=None, repeat=None):
     s = {"raw": text}
+    if repeat is not None:
+        s["repeat"] = repeat
     if note:
         s["note"] = note
     return s
@@ -883,6 +885,27 @@ vector(
     [(req({"jsonrpc": "2.0", "id": "evt_b_params_array", "method": "hooks/intercept", "params": []}), error()),
      (probe("evt_b_params_array_probe"), decision())],
 )
+
+# 17. issue 27 (the reference backend's mutation survivor `oversize_reply -> "xyzzy"`): a line longer than a backend
+# accepts. AHP 0.1 sets no message size, and whether a backend answers input that is not a request, or keeps reading
+# it, is advisory (D-35); but whatever it writes to stdout is held to 17.1 ("MUST NOT write banners, logs, progress
+# indicators, or other non-protocol content to stdout"). 2,200,000 bytes is past the reference's 1 MiB bound. One
+# process a message (per_event), so the process's end tells "no answer" apart from "not yet"; an answer, if any, is
+# a JSON-RPC error (JSON-RPC 2.0 section 5: the text is not a request).
+n = len(VECTORS) + 1
+vector(
+    "stdio: a line of 2.2 MB that is not JSON, past any small bound, gets at most a JSON-RPC error and nothing else on stdout",
+    ["AHP-STDIO-001"],
+    ["ahp-17.1-d", "ahp-17.1-a"],
+    ["17.1"],
+    [(raw("x", "2,200,000 bytes of x, then the newline", repeat=2200000),
+      {"reply": "at_most_one", "class": "jsonrpc_error"}),
+     (probe("evt_b%04d_probe" % n), decision(http=False))],
+    binding="stdio",
+    lifecycle="per_event",
+    run={"stdout_protocol_only": True, "canary": "error_data"},
+)
+
 
 def main():
     return write_or_check(OUT, "AHP-B-", VECTORS, "vectors", "--check" in sys.argv[1:])
