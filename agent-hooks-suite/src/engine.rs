@@ -422,7 +422,9 @@ mod tests {
         assert_eq!(charged.status, Status::Error);
         assert!(
             charged.reason.contains("breaks HOSTS.md §4.1")
-                && charged.reason.contains("interceptions[1].context.messages: differs"),
+                && charged
+                    .reason
+                    .contains("interceptions[1].context.messages: differs"),
             "{}",
             charged.reason
         );

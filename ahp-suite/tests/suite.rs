@@ -226,7 +226,10 @@ fn the_lint_keeps_at_most_one_to_stdio_per_event_and_repeat_to_raw() {
     let mut framed = oversize.clone();
     framed.send[1].repeat = Some(2);
     assert!(
-        framed.lint().iter().any(|p| p.contains("repeat is for a raw step")),
+        framed
+            .lint()
+            .iter()
+            .any(|p| p.contains("repeat is for a raw step")),
         "{:?}",
         framed.lint()
     );

@@ -402,7 +402,11 @@ mod tests {
     #[test]
     fn one_of_accepts_each_allowed_value_and_absence_only_with_null() {
         let want = json!({"one_of": {"resolved_by": [null, "rejection"]}});
-        for ok in [json!({}), json!({"resolved_by": null}), json!({"resolved_by": "rejection"})] {
+        for ok in [
+            json!({}),
+            json!({"resolved_by": null}),
+            json!({"resolved_by": "rejection"}),
+        ] {
             assert_eq!(forms(want.clone(), ok.clone()), Vec::new(), "{ok}");
         }
         let got = forms(want, json!({"resolved_by": ""}));
@@ -416,13 +420,22 @@ mod tests {
     #[test]
     fn types_accepts_the_listed_types_and_absence_only_when_listed() {
         let want = json!({"types": {"verdicts[0].name": ["absent", "string"]}});
-        for ok in [json!({"verdicts": [{}]}), json!({"verdicts": [{"name": "guard"}]})] {
+        for ok in [
+            json!({"verdicts": [{}]}),
+            json!({"verdicts": [{"name": "guard"}]}),
+        ] {
             assert_eq!(forms(want.clone(), ok.clone()), Vec::new(), "{ok}");
         }
-        for bad in [json!({"verdicts": [{"name": null}]}), json!({"verdicts": [{"name": 0}]})] {
+        for bad in [
+            json!({"verdicts": [{"name": null}]}),
+            json!({"verdicts": [{"name": 0}]}),
+        ] {
             let got = forms(want.clone(), bad.clone());
             assert_eq!(got.len(), 1, "{bad}");
-            assert!(got[0].message.contains("a type the text does not allow"), "{got:#?}");
+            assert!(
+                got[0].message.contains("a type the text does not allow"),
+                "{got:#?}"
+            );
         }
         let present = json!({"types": {"verdicts": ["array"]}});
         assert_eq!(forms(present, json!({})).len(), 1);

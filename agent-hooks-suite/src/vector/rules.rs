@@ -525,7 +525,9 @@ mod tests {
                 .any(|(pointer, _)| pointer.ends_with("/tool_calls/0/name"))
         };
         assert!(undefined(&vector("")));
-        assert!(!undefined(&vector(r#","adapter_contract":"HOSTS.md §4.3""#)));
+        assert!(!undefined(&vector(
+            r#","adapter_contract":"HOSTS.md §4.3""#
+        )));
     }
 
     #[test]
