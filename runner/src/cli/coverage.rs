@@ -64,6 +64,10 @@ fn ahp_vectors(
     let mut out = Vec::new();
     for (name, text) in &files {
         let meta = set::meta_of_json(name, text).map_err(UsageError)?;
+        // The one member coverage reads beyond the core's metadata: a check
+        // of the kit's host contract covers no clause by design.
+        let checks_adapter = serde_json::from_str::<serde_json::Value>(text)
+            .is_ok_and(|v| v.get("adapter_contract").is_some());
         out.push(CoverageVector {
             id: meta.id,
             file: name.clone(),
@@ -71,6 +75,7 @@ fn ahp_vectors(
             in_spec: true,
             upstream: false,
             advisory: false,
+            checks_adapter,
             surfaces: Vec::new(),
         });
     }

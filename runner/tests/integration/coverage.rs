@@ -68,7 +68,7 @@ fn a_reconciled_catalog_passes_and_prints_the_matrix() {
         "{md}"
     );
     assert!(
-        md.contains("1 project vectors, 1 upstream vectors, 1 for another spec"),
+        md.contains("2 project vectors, 1 upstream vectors, 1 for another spec"),
         "{md}"
     );
     assert!(!md.contains("## Errors"), "{md}");
