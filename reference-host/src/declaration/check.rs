@@ -1131,6 +1131,16 @@ pub fn resolve(
             ));
         }
     }
+    // §7.7.4: the own surface of "a host that mediates incrementally"
+    // resolves to buffered_output false, so a code whose own surface buffers
+    // (the reference host running as a buffered host) cannot release output
+    // unbuffered.
+    if !buffered_output && code.buffered_output {
+        out.push(Finding::new(
+            "/surface/buffered_output",
+            "the host code only buffers output",
+        ));
+    }
     let posture = t.posture.unwrap_or(ToolSeamPosture::Continue);
     if posture != code.posture {
         out.push(Finding::new(

@@ -964,6 +964,14 @@ fn more_than_the_code_has_is_surface_unsupported() {
             ),
             "posture",
         ),
+        (
+            with(
+                with(base.clone(), "/surface/buffered_output", json!(false)),
+                "/surface/exposure_bound",
+                json!("a segment is released once a verdict covering it permits"),
+            ),
+            "unbuffered output on a code that only buffers (HostSurface::full buffers)",
+        ),
     ] {
         let e = Loader::new(&narrow).load_value(&doc).expect_err(why);
         assert_eq!(
