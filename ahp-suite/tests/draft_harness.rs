@@ -45,6 +45,24 @@ fn the_draft_failure_matrix_is_complete() {
     assert!(h.is_empty(), "{}\n{}", h.join("\n"), render_markdown(&m));
 }
 
+/// The draft's observe half is complete too (issue 27), by the draft's own
+/// text: observers never delay the chain or the tool (composition.md), and
+/// observe subscriptions are non-blocking (failure.md).
+#[test]
+fn the_draft_observe_failure_matrix_is_complete() {
+    use ctk_ahp_suite::harness::matrix::{
+        observe_holes, observe_matrix, render_observe_markdown, OBSERVE_CLASSES, OBSERVE_TIED_DRAFT,
+    };
+    let m = observe_matrix(&vectors());
+    let h = observe_holes(&m, OBSERVE_TIED_DRAFT, OBSERVE_CLASSES);
+    assert!(
+        h.is_empty(),
+        "{}\n{}",
+        h.join("\n"),
+        render_observe_markdown(&m)
+    );
+}
+
 #[test]
 fn draft_harness_vectors_load_as_draft_vectors_and_cover_both_policies() {
     let vs = vectors();

@@ -177,6 +177,28 @@ fn the_failure_matrix_is_complete() {
     assert!(h.is_empty(), "{}\n{}", h.join("\n"), render_markdown(&m));
 }
 
+/// The observe half is complete too (issue 27): every class an observer
+/// can exhibit runs in each transport and lifecycle where it can occur,
+/// beside an interceptor that lets the tool run and one that denies it.
+#[test]
+fn the_observe_failure_matrix_is_complete() {
+    use ctk_ahp_suite::harness::matrix::{
+        observe_holes, observe_matrix, render_observe_markdown, OBSERVE_CLASSES, OBSERVE_TIED_0_1,
+    };
+    let m = observe_matrix(&vectors());
+    let h = observe_holes(&m, OBSERVE_TIED_0_1, OBSERVE_CLASSES);
+    assert!(
+        h.is_empty(),
+        "{}\n{}",
+        h.join("\n"),
+        render_observe_markdown(&m)
+    );
+    assert!(
+        m.keys().filter(|c| c.starts_with("http_")).count() >= 20,
+        "{m:?}"
+    );
+}
+
 #[test]
 fn there_are_enough_vectors_and_they_cover_every_class_both_ways() {
     let vs = vectors();

@@ -16,8 +16,9 @@ source order), and:
 * `--gate`: exits 1 when a project-suite run missed a mutant that
   equivalents.txt does not list, naming each one;
 * `--sample N`: prints one cargo-mutants `--re` filter per line, naming
-  exactly the mutants whose stable key hashes (SHA-256) to 0 modulo N: a
-  sample fixed by the keys, so an edit elsewhere in the tree leaves it be.
+  exactly the mutants whose stable key hashes (SHA-256) to R modulo N
+  (`--residue R`, default 0): a slice fixed by the keys, so an edit
+  elsewhere in the tree leaves it be (`run sample` picks R from its seed).
 
 * `--impl ahp-backend|ahp-harness --results FILE --summary FILE`: the same
   for a run of an AHP reference (one suite, the AHP vectors: no ledger), its
@@ -393,7 +394,8 @@ def implementations_table(host_project, host_equivalents, host_tool):
         "Each row: the implementation's mutants judged by vectors alone, never by its own tests. The",
         "score is caught (timeouts included) over caught plus missed; *missed* counts only the mutants",
         "no list calls equivalent, and equivalent and unviable mutants are left out of the score. Each",
-        "implementation's CI gate runs a fixed 1-in-20 sample chosen by stable key, plus the mutants",
+        "implementation's CI gate runs a 1-in-40 sample (1-in-50 for the Python host) chosen by stable key and a",
+        "seed that rotates daily (printed, to rerun it; the slices together are the full run), plus the mutants",
         "in the commit's diff, and fails on a missed mutant listed neither equivalent nor a known",
         "survivor.",
         "",
@@ -690,7 +692,7 @@ def main():
     ap.add_argument("--equivalents")
     ap.add_argument("--sample", type=int, metavar="N", help="print the --re filters of the 1-in-N sample")
     ap.add_argument("--residue", type=int, default=0, metavar="R",
-                    help="with --sample: the mutants whose key hashes to R mod N (default 0, CI's sample)")
+                    help="with --sample: the mutants whose key hashes to R mod N (default 0)")
     ap.add_argument("--compare", action="store_true",
                     help="print one --project run and its --ledger's upstream verdicts side by side")
     ap.add_argument("--survivors", help="known survivors: gaps still open, never equivalents")

@@ -428,6 +428,29 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
     for b in &v.expect.one_outstanding {
         one_outstanding(v, b, rec, &mut f);
     }
+    for b in &v.expect.one_process {
+        // Processes that read nothing are left out: a harness may start a
+        // backend early (at load) and never use that process.
+        let used = rec
+            .processes
+            .iter()
+            .filter(|p| &p.backend == b && p.frames > 0)
+            .count();
+        if used != 1 {
+            f.push(fail(
+                format!("one_process.{b}"),
+                if used == 0 {
+                    format!("persistent backend {b} never read a message")
+                } else {
+                    format!(
+                        "the messages to persistent backend {b} reached {used} processes, though it \
+                         answered each one in time and well-formed: the harness ended or restarted it \
+                         (17.2: \"A persistent backend remains alive for multiple messages.\"; D-39)"
+                    )
+                },
+            ));
+        }
+    }
     for b in &v.expect.args_verbatim {
         let want = &v.backends[b].args;
         let procs: Vec<_> = rec.processes.iter().filter(|p| &p.backend == b).collect();

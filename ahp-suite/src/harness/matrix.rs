@@ -6,6 +6,12 @@
 //! transport must run over both. What is tied to one place is data
 //! ([`Exemption`]), each with its reason, so a hole is either filled or
 //! explained.
+//!
+//! The observe half ([`observe_matrix`]) does the same for the classes an
+//! observer can exhibit on a notification. No failure policy applies there:
+//! whatever the observer does, the interceptor's decision must stand
+//! (§13.2), so each class runs beside an interceptor that lets the tool
+//! run and beside one that denies it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -59,6 +65,30 @@ pub const TIED_DRAFT: &[Exemption] = &[
     Exemption { class: "two_denies", columns: &["stdio persistent"], one_policy: true, reason: "a decision in the draft (DIFF-14: two denies deny), not a failure" },
 ];
 
+/// The observe classes of the 0.1 line tied to fewer places than every
+/// transport and lifecycle, each with its reason (both decisions run
+/// wherever a class does).
+pub const OBSERVE_TIED_0_1: &[Exemption] = &[
+    Exemption { class: "http_*", columns: &["http"], one_policy: false, reason: "an HTTP status or redirect answering a notification (18.1: 202 or 204 accept it, any other status is an operational failure)" },
+    Exemption { class: "abnormal_exit", columns: STDIO, one_policy: false, reason: "a process exit status (17.3)" },
+];
+
+/// The draft line's observe classes tied to fewer places.
+pub const OBSERVE_TIED_DRAFT: &[Exemption] = &[
+    Exemption {
+        class: "http_*",
+        columns: &["http"],
+        one_policy: false,
+        reason: "an HTTP status or redirect answering a notification (transports/http.md)",
+    },
+    Exemption {
+        class: "abnormal_exit",
+        columns: STDIO,
+        one_policy: false,
+        reason: "a process exit status",
+    },
+];
+
 /// The exemptions as a Markdown list, one class a line.
 pub fn render_exemptions(exempt: &[Exemption]) -> String {
     exempt
@@ -105,9 +135,71 @@ pub fn failure_matrix(vectors: &[HarnessVector]) -> Matrix {
     m
 }
 
+/// The observe half of the matrix: class → column → the outcomes the
+/// vectors' tool calls expect (`executed`, `denied`), from the vectors that
+/// name an `observer_failure`.
+pub fn observe_matrix(vectors: &[HarnessVector]) -> Matrix {
+    let mut m = Matrix::new();
+    for v in vectors {
+        let (Some(class), Some(col)) = (&v.observer_failure, column(v)) else {
+            continue;
+        };
+        let cell = m.entry(class.clone()).or_default().entry(col).or_default();
+        for t in &v.triggers {
+            for part in std::iter::once(t).chain(&t.parallel) {
+                for o in &part.expect.outcome {
+                    if let Ok(serde_json::Value::String(name)) = serde_json::to_value(o) {
+                        cell.insert(name);
+                    }
+                }
+            }
+        }
+    }
+    m
+}
+
 /// Each place a class should run and does not, in words; empty when the
 /// matrix is complete. `exempt` names the classes tied to fewer places.
 pub fn holes(m: &Matrix, exempt: &[Exemption]) -> Vec<String> {
+    holes_by(m, exempt, "only under", 2)
+}
+
+/// The classes every line's observe half runs: those §14.1 names that an
+/// observer can exhibit on a notification whatever its transport (the
+/// HTTP statuses are rows of their own, under `http_*`).
+pub const OBSERVE_CLASSES: &[&str] = &[
+    "stalls",
+    "connection_lost",
+    "unreachable",
+    "abnormal_exit",
+    "malformed_json",
+    "jsonrpc_error_32603",
+];
+
+/// [`holes`] for the observe half: each class of `required` runs, and each
+/// class runs beside an interceptor that lets the tool run and one that
+/// denies it.
+pub fn observe_holes(m: &Matrix, exempt: &[Exemption], required: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = required
+        .iter()
+        .filter(|c| !m.contains_key(**c))
+        .map(|c| format!("{c}: no observer vector"))
+        .collect();
+    out.extend(holes_by(m, exempt, "only with the tool", 2));
+    for (class, cols) in m {
+        for (col, outcomes) in cols {
+            if outcomes.iter().any(|o| o != "executed" && o != "denied") {
+                out.push(format!(
+                    "{class}: over {col} a tool call expects {}, not executed or denied",
+                    outcomes.iter().cloned().collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn holes_by(m: &Matrix, exempt: &[Exemption], only: &str, both: usize) -> Vec<String> {
     let mut out = Vec::new();
     for (class, cols) in m {
         let ex = exempt.iter().find(|e| {
@@ -122,10 +214,12 @@ pub fn holes(m: &Matrix, exempt: &[Exemption]) -> Vec<String> {
         for col in &want {
             match cols.get(col) {
                 None => out.push(format!("{class}: no vector over {col}")),
-                Some(p) if !ex.is_some_and(|e| e.one_policy) && p.len() < 2 => out.push(format!(
-                    "{class}: over {col} only under {}",
-                    p.iter().cloned().collect::<Vec<_>>().join(", ")
-                )),
+                Some(p) if !ex.is_some_and(|e| e.one_policy) && p.len() < both => {
+                    out.push(format!(
+                        "{class}: over {col} {only} {}",
+                        p.iter().cloned().collect::<Vec<_>>().join(", ")
+                    ))
+                }
                 Some(_) => {}
             }
         }
@@ -143,7 +237,17 @@ pub fn holes(m: &Matrix, exempt: &[Exemption]) -> Vec<String> {
 /// The matrix as a Markdown table: one row per class, one cell per
 /// column, holding the policies that run there.
 pub fn render_markdown(m: &Matrix) -> String {
-    let mut s = format!("| failure class | {} |\n| --- |", COLUMNS.join(" | "));
+    render_table(m, "failure class")
+}
+
+/// The observe half as a Markdown table: one row per class an observer
+/// exhibits, each cell holding the outcomes its tool calls run with.
+pub fn render_observe_markdown(m: &Matrix) -> String {
+    render_table(m, "observer failure class")
+}
+
+fn render_table(m: &Matrix, head: &str) -> String {
+    let mut s = format!("| {head} | {} |\n| --- |", COLUMNS.join(" | "));
     s.push_str(&" --- |".repeat(COLUMNS.len()));
     s.push('\n');
     for (class, cols) in m {
@@ -196,6 +300,30 @@ mod tests {
                 "late_reply: over http only under fail-open".to_owned(),
             ]
         );
+    }
+
+    #[test]
+    fn the_observe_half_wants_both_decisions_and_names_a_stray_outcome() {
+        let mut rows = Vec::new();
+        for col in COLUMNS {
+            rows.push(("connection_lost", col, "executed"));
+            rows.push(("connection_lost", col, "denied"));
+        }
+        assert!(observe_holes(&m(&rows), &[], &["connection_lost"]).is_empty());
+        assert_eq!(
+            observe_holes(&m(&rows), &[], &["stalls"]),
+            vec!["stalls: no observer vector".to_owned()]
+        );
+        rows.retain(|r| !(r.1 == COLUMNS[2] && r.2 == "denied"));
+        rows.push(("connection_lost", COLUMNS[0], "prompted"));
+        assert_eq!(
+            observe_holes(&m(&rows), &[], &[]),
+            vec![
+                "connection_lost: over http only with the tool executed".to_owned(),
+                "connection_lost: over stdio persistent a tool call expects denied, executed, prompted, not executed or denied".to_owned(),
+            ]
+        );
+        assert!(render_observe_markdown(&m(&rows)).starts_with("| observer failure class |"));
     }
 
     #[test]

@@ -91,6 +91,11 @@ pub enum Action {
         /// stdio: end with a newline (default true).
         #[serde(default = "yes")]
         newline: bool,
+        /// The bytes written that many times over, as one line (default
+        /// once): a vector file of a few bytes can then send a line of
+        /// several MiB, past any bound a harness keeps on a line.
+        #[serde(default = "once", skip_serializing_if = "is_once")]
+        repeat: usize,
     },
     /// Wait before the next action.
     Sleep {
@@ -139,6 +144,19 @@ fn yes() -> bool {
 fn found() -> u16 {
     302
 }
+
+fn once() -> usize {
+    1
+}
+
+fn is_once(n: &usize) -> bool {
+    *n == 1
+}
+
+/// The most bytes one `raw` action may write (its text times `repeat`):
+/// more than any line bound the kit asks about, and little enough that a
+/// wrong vector cannot exhaust the kit's memory.
+pub const MAX_RAW_BYTES: usize = 16 << 20;
 
 impl Script {
     /// The plan for the `n`-th (0-based) intercept request.
@@ -232,16 +250,19 @@ impl Action {
                         .into_bytes(),
                 )
             }
-            Action::Raw { text, hex, .. } => {
-                if let Some(t) = text {
-                    Some(
-                        t.replace("{{id}}", &id.to_string())
-                            .replace("{{prev_id}}", &prev.to_string())
-                            .into_bytes(),
-                    )
+            Action::Raw {
+                text, hex, repeat, ..
+            } => {
+                let one = if let Some(t) = text {
+                    t.replace("{{id}}", &id.to_string())
+                        .replace("{{prev_id}}", &prev.to_string())
+                        .into_bytes()
                 } else {
-                    hex.as_deref().map(decode_hex)
-                }
+                    decode_hex(hex.as_deref()?)
+                };
+                // Bounded here too, for a script no lint has seen.
+                let times = (*repeat).min(MAX_RAW_BYTES / one.len().max(1));
+                Some(one.repeat(times))
             }
             _ => None,
         }
@@ -305,6 +326,7 @@ mod tests {
             text: Some("x {{id}} {{prev_id}}".into()),
             hex: None,
             newline: true,
+            repeat: 1,
         };
         assert_eq!(
             a.body(&"a\"b".into(), &Value::Null).unwrap(),
@@ -314,11 +336,37 @@ mod tests {
             text: None,
             hex: Some("ff fe 7b".into()),
             newline: true,
+            repeat: 1,
         };
         assert_eq!(
             h.body(&Value::Null, &Value::Null).unwrap(),
             vec![0xff, 0xfe, 0x7b]
         );
+    }
+
+    #[test]
+    fn raw_repeat_writes_the_bytes_that_many_times_within_the_bound() {
+        let plan: Script = serde_json::from_value(serde_json::json!(
+            {"intercept": [[{"do": "raw", "text": "ab", "repeat": 3}]]}
+        ))
+        .unwrap();
+        let a = &plan.intercept_plan(0)[0];
+        assert_eq!(a.body(&Value::Null, &Value::Null).unwrap(), b"ababab");
+        // Absent means once, and once is not written back.
+        let once: Action =
+            serde_json::from_value(serde_json::json!({"do": "raw", "text": "x"})).unwrap();
+        assert_eq!(
+            serde_json::to_value(&once).unwrap(),
+            serde_json::json!({"do": "raw", "text": "x", "newline": true})
+        );
+        let huge = Action::Raw {
+            text: Some("0123456789".into()),
+            hex: None,
+            newline: true,
+            repeat: usize::MAX,
+        };
+        let body = huge.body(&Value::Null, &Value::Null).unwrap();
+        assert!(body.len() <= MAX_RAW_BYTES && body.len() > MAX_RAW_BYTES - 10);
     }
 
     #[test]

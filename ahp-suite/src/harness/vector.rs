@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::adapter::ToolOutcome;
-use super::script::Script;
+use super::script::{Action, Script, MAX_RAW_BYTES};
 use crate::error::VectorError;
 use crate::vector::{BindingSel, LifecycleSel, Role, AHP_REVISION, DRAFT_LINE};
 
@@ -279,6 +279,13 @@ pub struct RunExpect {
     /// one outstanding", D-17: advisory vectors only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub one_outstanding: Vec<String>,
+    /// stdio persistent backends whose every message reached one process:
+    /// the harness neither ended nor restarted a backend that answered
+    /// each message in time with a well-formed response (§17.2 "A
+    /// persistent backend remains alive for multiple messages", read as a
+    /// rule by D-39: advisory vectors only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub one_process: Vec<String>,
 }
 
 /// One harness-role vector.
@@ -317,6 +324,11 @@ pub struct HarnessVector {
     /// The failure policy under test, for reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_policy: Option<String>,
+    /// The failure class an observer of the vector exhibits (the observe
+    /// half of the failure matrix, where no failure policy applies: the
+    /// interceptor's decision, whichever it is, must stand).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observer_failure: Option<String>,
     /// Free text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
@@ -516,10 +528,44 @@ impl HarnessVector {
             .chain(e.cwd_honoured.iter())
             .chain(e.env_absent.keys())
             .chain(e.one_outstanding.iter())
+            .chain(e.one_process.iter())
             .chain(e.request_assert.iter().map(|r| &r.backend))
         {
             if !mentioned(n) {
                 p.push(format!("expect names unknown backend {n:?}"));
+            }
+        }
+        for n in &e.one_process {
+            if self.backends.get(n).is_some_and(|b| {
+                b.binding != BackendBinding::Stdio
+                    || b.lifecycle != Some(StdioLifecycle::Persistent)
+            }) {
+                p.push(format!(
+                    "expect.one_process names {n:?}, which is not a stdio persistent backend"
+                ));
+            }
+        }
+        if self.observer_failure.is_some() && self.failure_policy.is_some() {
+            p.push(
+                "observer_failure goes without failure_policy: an observer's failure has no policy"
+                    .into(),
+            );
+        }
+        for (name, b) in &self.backends {
+            let plans = b.script.intercept.iter().chain(&b.script.observe);
+            for action in plans.chain(b.script.by_tool.values()).flatten() {
+                if let Action::Raw {
+                    text, hex, repeat, ..
+                } = action
+                {
+                    let one = text.as_ref().map_or(0, String::len)
+                        + hex.as_ref().map_or(0, |h| h.len() / 2);
+                    if one.saturating_mul(*repeat) > MAX_RAW_BYTES {
+                        p.push(format!(
+                            "backend {name}: a raw action writes more than {MAX_RAW_BYTES} bytes"
+                        ));
+                    }
+                }
             }
         }
         for (i, r) in e.request_assert.iter().enumerate() {
@@ -654,6 +700,7 @@ const MEMBERS: &[&str] = &[
     "advisory",
     "failure_class",
     "failure_policy",
+    "observer_failure",
     "notes",
     "registration",
     "load_env",
@@ -684,6 +731,7 @@ pub fn shape_pointer(v: &Value) -> String {
         "advisory",
         "failure_class",
         "failure_policy",
+        "observer_failure",
         "notes",
     ] {
         if string(k) {

@@ -277,7 +277,8 @@ class TheHost(unittest.TestCase):
         ms = run.all_mutants()
         self.assertGreater(len(ms), 1000)
         self.assertEqual(len({m.key for m in ms}), len(ms))
-        chosen = run.sample_of(ms) + [m for m in ms if m.qualname == "Emitter.first_deny"]
+        # Today's sample (the seed CI's job uses), and one whole function.
+        chosen = run.sample_of(ms, run.seed_of([])) + [m for m in ms if m.qualname == "Emitter.first_deny"]
         self.assertGreater(len(chosen), 50)
         sources = {name: (run.HOST_DIR / name).read_text(encoding="utf-8") for name in run.FILES}
         plain = {name: ast.dump(ast.parse(s)) for name, s in sources.items()}
@@ -286,6 +287,27 @@ class TheHost(unittest.TestCase):
             text = mutate.mutated_source(m.file, sources[name], m.key)
             compile(text, name, "exec")
             self.assertNotEqual(ast.dump(ast.parse(text)), plain[name], m.key)
+
+    def test_the_seeded_samples_partition_the_mutants(self):
+        run = load_run_script()
+        ms = run.all_mutants()
+        slices = [run.sample_of(ms, seed) for seed in range(run.SAMPLE_MODULUS)]
+        self.assertEqual(sorted(m.key for s in slices for m in s), sorted(m.key for m in ms))
+        self.assertEqual([m.key for m in run.sample_of(ms, 20261206)], [m.key for m in slices[20261206 % 50]])
+        self.assertEqual(run.seed_of(["sample", "17"]), 17)
+        import os
+        saved = os.environ.get("CTK_MUTATION_SEED")
+        try:
+            os.environ["CTK_MUTATION_SEED"] = "42"
+            self.assertEqual(run.seed_of([]), 42)
+            os.environ["CTK_MUTATION_SEED"] = "x1"
+            with self.assertRaises(SystemExit):
+                run.seed_of([])
+        finally:
+            if saved is None:
+                os.environ.pop("CTK_MUTATION_SEED", None)
+            else:
+                os.environ["CTK_MUTATION_SEED"] = saved
 
     def test_nothing_in_selftest_log_lines_or_docstrings(self):
         run = load_run_script()

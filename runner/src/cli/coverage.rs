@@ -96,7 +96,9 @@ fn ahp_failure_matrix(
     line: AhpLine,
 ) -> Result<(String, Vec<Finding>), CliError> {
     use ctk_ahp_suite::harness::matrix::{
-        failure_matrix, holes, render_exemptions, render_markdown, TIED_0_1, TIED_DRAFT,
+        failure_matrix, holes, observe_holes, observe_matrix, render_exemptions, render_markdown,
+        render_observe_markdown, OBSERVE_CLASSES, OBSERVE_TIED_0_1, OBSERVE_TIED_DRAFT, TIED_0_1,
+        TIED_DRAFT,
     };
     use ctk_ahp_suite::harness::vector::{is_harness_file, parse_harness};
     let mut vectors = Vec::new();
@@ -107,21 +109,45 @@ fn ahp_failure_matrix(
                 .push(parse_harness(path, text.as_bytes()).map_err(|e| UsageError(e.to_string()))?);
         }
     }
-    let tied = match line {
-        AhpLine::V0_1 => TIED_0_1,
-        AhpLine::Draft => TIED_DRAFT,
+    let (tied, observe_tied) = match line {
+        AhpLine::V0_1 => (TIED_0_1, OBSERVE_TIED_0_1),
+        AhpLine::Draft => (TIED_DRAFT, OBSERVE_TIED_DRAFT),
     };
     let matrix = failure_matrix(&vectors);
+    let observe = observe_matrix(&vectors);
     let section = format!(
         "\n## Failure matrix of the harness-role vectors\n\n\
          Each failure class a vector's backend produces, and the failure policies it runs under \
          over each transport and stdio lifecycle. A class runs under both policies everywhere it \
-         can occur; the classes tied to fewer places, and why:\n\n{}\n{}",
+         can occur; the classes tied to fewer places, and why:\n\n{}\n{}\n\
+         ### Observe\n\n\
+         Each failure class an observer exhibits on a notification, and the outcomes of the tool \
+         calls it runs beside. No failure policy applies to an observer: the interceptor's \
+         decision must stand (13.2), so each class runs beside an interceptor that lets the tool \
+         run (executed) and one that denies it (denied), everywhere it can occur; the classes \
+         tied to fewer places, and why:\n\n{}\n{}",
         render_exemptions(tied),
-        render_markdown(&matrix)
+        render_markdown(&matrix),
+        render_exemptions(observe_tied),
+        render_observe_markdown(&observe)
     );
     let findings = holes(&matrix, tied)
         .into_iter()
+        .chain(
+            // A set without harness-role vectors (a backend suite of its
+            // own) has no matrix to complete.
+            observe_holes(
+                &observe,
+                observe_tied,
+                if vectors.is_empty() {
+                    &[]
+                } else {
+                    OBSERVE_CLASSES
+                },
+            )
+            .into_iter()
+            .map(|hole| format!("observe: {hole}")),
+        )
         .map(|hole| Finding {
             file: "the harness-role vectors".into(),
             pointer: String::new(),

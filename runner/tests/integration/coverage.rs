@@ -342,6 +342,13 @@ fn ahp_coverage_shows_the_failure_matrix_and_fails_on_a_hole() {
         "{stdout}"
     );
     assert!(!stderr.contains("failure matrix:"), "{stderr}");
+    // The observe half beside it: an observer's classes, both decisions.
+    assert!(stdout.contains("### Observe"), "{stdout}");
+    assert!(
+        stdout
+            .contains("| `unreachable` | denied, executed | denied, executed | denied, executed |"),
+        "{stdout}"
+    );
     // One harness vector of one class under one policy: every other place
     // that class should run is a hole, named, and the command fails.
     let released = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/ahp/0.1");
@@ -372,6 +379,11 @@ fn ahp_coverage_shows_the_failure_matrix_and_fails_on_a_hole() {
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains("failure matrix: malformed_json: no vector over"),
+        "{stderr}"
+    );
+    // With no observer vector, each class of the observe half is a hole.
+    assert!(
+        stderr.contains("failure matrix: observe: stalls: no observer vector"),
         "{stderr}"
     );
 }

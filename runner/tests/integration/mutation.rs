@@ -237,10 +237,11 @@ fn a_file_of_the_wrong_shape_is_refused_with_its_pointer() {
 
 /// `render.py --sample 20 --residue R`: the 20 slices of one mutant list are
 /// disjoint and together name every mutant once (so slice runs add up to the
-/// full run), residue 0 is exactly CI's sample, and a residue out of range
-/// is refused.
+/// full run), residue 0 is the default slice, a residue out of range is
+/// refused, and CI's sample (a slice mod 40, picked by a seed) of seeds R and
+/// R + 20 together make residue R mod 20, as reports/mutation/notes.md says.
 #[test]
-fn the_twenty_residues_partition_the_mutants_and_residue_zero_is_the_sample() {
+fn the_twenty_residues_partition_the_mutants_and_two_samples_make_a_residue() {
     let dir = std::env::temp_dir().join(format!("ctk-mutation-residues-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let list: Vec<serde_json::Value> = (0..200)
@@ -288,6 +289,34 @@ fn the_twenty_residues_partition_the_mutants_and_residue_zero_is_the_sample() {
     assert_eq!(total, 200, "every mutant in exactly one slice");
     assert_eq!(seen.len(), 200);
     assert_eq!(lines(slice(&[])), lines(slice(&["--residue", "0"])));
+    for r in [0u32, 7, 19] {
+        let forty = |residue: u32| -> Vec<String> {
+            lines(
+                Command::new("python3")
+                    .arg(&render)
+                    .arg("--all")
+                    .arg(&all)
+                    .args(["--sample", "40", "--residue", &residue.to_string()])
+                    .output()
+                    .expect("python3 runs render.py"),
+            )
+        };
+        let mut halves = forty(r);
+        assert!(
+            !halves.is_empty(),
+            "200 mutants leave no slice of 40 empty here"
+        );
+        halves.extend(forty(r + 20));
+        halves.sort();
+        let mut whole = lines(slice(&["--residue", &r.to_string()]));
+        whole.sort();
+        assert_eq!(
+            halves,
+            whole,
+            "samples {r} and {} make residue {r} mod 20",
+            r + 20
+        );
+    }
     let refused = slice(&["--residue", "20"]);
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--residue 20 is not in 0..19"));

@@ -44,7 +44,7 @@ draft documents.
 import json
 import os
 import sys
-from vector_files import d01_bound, write_or_check
+from vector_files import d01_bound, observe_missing, observer_plan, write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.normpath(os.path.join(HERE, "..", "draft"))
@@ -224,7 +224,8 @@ def shape_asserts(name):
 
 def vector(title, requirements, covers, sections, registration, backends, triggers,
            binding, lifecycle="any", profiles=("base", "tool-interception"), advisory=None,
-           failure_class=None, failure_policy=None, notes=None, expect=None, load_env=None):
+           failure_class=None, failure_policy=None, notes=None, expect=None, load_env=None,
+           observer_failure=None):
     vid = "AHP-DH-%04d" % (len(VECTORS) + 1)
     profs = list(profiles)
     for b in BOTH:
@@ -250,6 +251,8 @@ def vector(title, requirements, covers, sections, registration, backends, trigge
         v["failure_class"] = failure_class
     if failure_policy:
         v["failure_policy"] = failure_policy
+    if observer_failure:
+        v["observer_failure"] = observer_failure
     v["notes"] = REVISION_NOTE + ((" " + notes) if notes else "")
     v["registration"] = registration
     if load_env:
@@ -626,17 +629,18 @@ def observer_vectors():
             reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
             {"O": backend(binding, script(NO_EFFECT, observe=[[{"do": "sleep", "ms": OBSERVER_SLEEP_MS}]])), "A": backend(binding)},
             [call("executed", calls=["A"], max_ms=OBSERVER_BOUND_MS, before=["O"])], binding, profiles=LO,
+            observer_failure="stalls",
             notes="A answers at once; the outcome comes before O's %d s sleep ends (a harness that waits for the observer answers after it) and within 10 x timeoutMs + 5000 = %d ms (D-01)." % (OBSERVER_SLEEP_MS // 1000, OBSERVER_BOUND_MS),
         )
-    for binding, what, obs_plan in (
-            ("stdio", "exits with status 3", [{"do": "exit", "code": 3}]),
-            ("http", "answers 500", [{"do": "status", "code": 500}])):
+    for binding, what, obs_plan, klass_ in (
+            ("stdio", "exits with status 3", [{"do": "exit", "code": 3}], "abnormal_exit"),
+            ("http", "answers 500", [{"do": "status", "code": 500}], "http_500")):
         vector(
             "draft: an observer that %s changes nothing (%s): the interceptor's deny decides" % (what, binding),
             ["AHP-RPC-002"], ["ahp-13.2-a"], [COMPOSITION, FAILURE],
             reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
             {"O": backend(binding, script(NO_EFFECT, observe=[obs_plan])), "A": backend(binding, script(DENY))},
-            [call("denied", denial="explicit", calls=["A"])], binding, profiles=LO,
+            [call("denied", denial="explicit", calls=["A"])], binding, profiles=LO, observer_failure=klass_,
             notes="Observe subscriptions are always non-blocking and effectively fail open (failure.md).",
         )
     vector(
@@ -865,7 +869,7 @@ def kept_rule_vectors():
         # limit (the bound + 15 s) inside the 30 s vector timeout: a harness
         # that never answers fails by name.
         [call("executed", calls=["A"], max_ms=d01_bound(500), before=["O"])], "stdio", lifecycle="per_event", profiles=LO,
-        expect={"per_event_one_frame": ["O"]},
+        expect={"per_event_one_frame": ["O"]}, observer_failure="stalls",
         notes="stdio.md: a process-per-event backend receives exactly one JSON-RPC message on stdin, followed by EOF; for an observe notification the harness does not wait for a semantic response.",
     )
     vector(
@@ -874,6 +878,7 @@ def kept_rule_vectors():
         reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
         {"O": stdio(script(NO_EFFECT, observe=[[{"do": "exit", "code": 3}]]), "per_event"), "A": stdio(script(DENY), "per_event")},
         [call("denied", denial="explicit", calls=["A"])], "stdio", lifecycle="per_event", profiles=LO,
+        observer_failure="abnormal_exit",
         notes="stdio.md: process status may be recorded locally but cannot affect agent execution. (No end-of-file check here: O exits as soon as it has read its message, so it may never read the end of file the harness sends.)",
     )
     # A banner before a valid reply: the pair every reading agrees on.
@@ -1011,6 +1016,43 @@ def reverse_dns_classes():
         )
 
 
+# The observe half of the failure matrix (issue 27), as on 0.1: failure.md
+# keeps observe subscriptions non-blocking and effectively fail-open, and
+# composition.md keeps observers from delaying the chain or the tool, so
+# whatever an observer does, the interceptor's decision stands. http.md keeps
+# 202 or 204 as the acceptance of a notification (a SHOULD, DIFF-32), any
+# other status an operational failure, and redirects never followed.
+def observer_failure_matrix_vectors():
+    """Every cell of the observe half no vector above fills yet."""
+    for klass_, binding, lifecycle, decision, outcome, denial in list(observe_missing(VECTORS)):
+        plan, what, stalls_ = observer_plan(klass_, binding, PER_EVENT_OBSERVER_SLEEP_MS, raw)
+        if isinstance(plan, dict):
+            o = backend(binding, None, lifecycle, launch=plan["launch"])
+        else:
+            o = backend(binding, script(NO_EFFECT, observe=[plan]), lifecycle)
+        backends = {"O": o, "A": backend(binding, script(DENY) if decision == "deny" else None, lifecycle)}
+        exp = {}
+        covers = ["ahp-13.2-a"]
+        if klass_.startswith("http_redirect_"):
+            backends["Z"] = http()
+            exp["silent"] = ["Z"]
+            covers.append("ahp-18.1-e")
+        if lifecycle == "per_event" and not isinstance(plan, dict):
+            exp["per_event_one_frame"] = ["O"]
+        where = "stdio " + lifecycle if binding == "stdio" else "http"
+        vector(
+            "draft: an observer that %s changes nothing (%s): the interceptor's %s decides" % (what, where, decision),
+            ["AHP-RPC-002"], covers, [COMPOSITION, FAILURE] + ([HTTP] if binding == "http" else [STDIO]),
+            reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed", 500))),
+            backends,
+            [call(outcome, denial=denial, calls=["A"], max_ms=d01_bound(500), before=["O"] if stalls_ else None)],
+            binding, lifecycle=lifecycle if binding == "stdio" else "any", profiles=LO,
+            observer_failure=klass_, expect=exp,
+            notes="composition.md: observers never delay the chain or the tool; failure.md: observe subscriptions are non-blocking and effectively fail open, so the interceptor's decision stands."
+            + (" http.md: redirects are never followed, so Z receives nothing." if klass_.startswith("http_redirect_") else ""),
+        )
+
+
 def main():
     failure_vectors()
     per_event_failure_vectors()
@@ -1026,6 +1068,7 @@ def main():
     matrix_vectors()
     observer_delivery_vectors()
     reverse_dns_classes()
+    observer_failure_matrix_vectors()
     return write_or_check(OUT, "AHP-DH-", VECTORS, "draft harness vectors", "--check" in sys.argv[1:])
 
 

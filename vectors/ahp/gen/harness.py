@@ -39,7 +39,7 @@ Rules every vector follows (spec/ahp/0.1/DECISIONS.md):
 import json
 import os
 import sys
-from vector_files import d01_bound, write_or_check
+from vector_files import d01_bound, observe_missing, observer_plan, write_or_check
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.normpath(os.path.join(HERE, "..", "0.1"))
@@ -189,7 +189,8 @@ def shape_asserts(name):
 
 def vector(title, requirements, covers, sections, registration, backends, triggers,
            binding, lifecycle="any", profiles=("base", "tool-interception"), advisory=None,
-           failure_class=None, failure_policy=None, notes=None, expect=None, load_env=None):
+           failure_class=None, failure_policy=None, notes=None, expect=None, load_env=None,
+           observer_failure=None):
     vid = "AHP-H-%04d" % (len(VECTORS) + 1)
     profs = list(profiles)
     for b in ("stdio", "http"):
@@ -215,6 +216,8 @@ def vector(title, requirements, covers, sections, registration, backends, trigge
         v["failure_class"] = failure_class
     if failure_policy:
         v["failure_policy"] = failure_policy
+    if observer_failure:
+        v["observer_failure"] = observer_failure
     if notes:
         v["notes"] = notes
     v["registration"] = registration
@@ -810,24 +813,26 @@ def observer_vectors():
             reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
             {"O": backend(binding, script(observe=[[{"do": "sleep", "ms": OBSERVER_SLEEP_MS}]])), "A": backend(binding, {})},
             [call("executed", calls=["A"], max_ms=d01_bound(5000), before=["O"])], binding, profiles=LO,
+            observer_failure="stalls",
         )
     failing = [
-        ("stdio", "exits with status 3", script(observe=[[{"do": "exit", "code": 3}]])),
-        ("stdio", "writes garbage and a reply-shaped line", script(observe=[[raw(text="garbage " + MALFORMED_CANARY), raw(text='{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}')]])),
-        ("stdio", "closes its stdout", script(observe=[[{"do": "close"}]])),
-        ("http", "answers 500", script(observe=[[{"do": "status", "code": 500}]])),
-        ("http", "answers 200 with a JSON-RPC error body", script(observe=[[{"do": "status", "code": 200}, {"do": "error", "code": -32603}]])),
-        ("http", "answers 204", script(observe=[[{"do": "status", "code": 204}]])),
-        ("http", "drops the connection", script(observe=[[{"do": "close"}]])),
+        ("stdio", "exits with status 3", script(observe=[[{"do": "exit", "code": 3}]]), "abnormal_exit"),
+        ("stdio", "writes garbage and a reply-shaped line", script(observe=[[raw(text="garbage " + MALFORMED_CANARY), raw(text='{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}')]]), "malformed_json"),
+        ("stdio", "closes its stdout", script(observe=[[{"do": "close"}]]), "connection_lost"),
+        ("http", "answers 500", script(observe=[[{"do": "status", "code": 500}]]), "http_500"),
+        ("http", "answers 200 with a JSON-RPC error body", script(observe=[[{"do": "status", "code": 200}, {"do": "error", "code": -32603}]]), "jsonrpc_error_32603"),
+        # 204 accepts a notification (18.1): no failure, so no matrix row.
+        ("http", "answers 204", script(observe=[[{"do": "status", "code": 204}]]), None),
+        ("http", "drops the connection", script(observe=[[{"do": "close"}]]), "connection_lost"),
     ]
-    for binding, what, sc in failing:
+    for binding, what, sc, klass_ in failing:
         for decision, outcome, denial in (("no effect", "executed", None), ("deny", "denied", "explicit")):
             vector(
                 "An observer that %s changes nothing (%s): the interceptor's %s decides" % (what, binding, decision),
                 ["AHP-RPC-002"], ["ahp-13.2-a"], ["13.2", "14.2", "18.1"],
                 reg(hook("O", obs(["tool.before", "tool.after", "tool.error"])), hook("A", icpt("fail-closed"))),
                 {"O": backend(binding, sc), "A": backend(binding, {"intercept": [DENY]} if decision == "deny" else {})},
-                [call(outcome, denial=denial, calls=["A"])], binding, profiles=LO,
+                [call(outcome, denial=denial, calls=["A"])], binding, profiles=LO, observer_failure=klass_,
                 notes="D-03: whatever status the kit answers a notification with, tool execution is unaffected.",
             )
     vector(
@@ -836,6 +841,7 @@ def observer_vectors():
         reg(hook("O", obs(["tool.before", "tool.after"])), hook("A", icpt("fail-closed"))),
         {"O": stdio(script(observe=[[{"do": "exit", "code": 3}]]), "per_event"), "A": stdio({}, "per_event")},
         [call("executed", calls=["A"])], "stdio", lifecycle="per_event", profiles=LO,
+        observer_failure="abnormal_exit",
     )
     for binding in BOTH:
         vector(
@@ -1302,11 +1308,11 @@ def failure_matrix_vectors():
     # (what it does, its script, whether it stalls: the answer must then
     # come before its plan ends).
     stalls = [
-        ("takes %d s per notification" % (OBSERVER_SLEEP_MS // 1000), script(observe=[[{"do": "sleep", "ms": OBSERVER_SLEEP_MS}]]), True),
-        ("writes garbage and a reply-shaped line", script(observe=[[raw(text="garbage " + MALFORMED_CANARY), raw(text='{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}')]]), False),
-        ("closes its stdout and keeps running", script(observe=[[{"do": "close"}, {"do": "sleep", "ms": OBSERVER_SLEEP_MS}]]), True),
+        ("takes %d s per notification" % (OBSERVER_SLEEP_MS // 1000), script(observe=[[{"do": "sleep", "ms": OBSERVER_SLEEP_MS}]]), True, "stalls"),
+        ("writes garbage and a reply-shaped line", script(observe=[[raw(text="garbage " + MALFORMED_CANARY), raw(text='{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"x"}}')]]), False, "malformed_json"),
+        ("closes its stdout and keeps running", script(observe=[[{"do": "close"}, {"do": "sleep", "ms": OBSERVER_SLEEP_MS}]]), True, "connection_lost"),
     ]
-    for what, sc, stalls_ in stalls:
+    for what, sc, stalls_, klass_ in stalls:
         for decision, outcome, denial in (("no effect", "executed", None), ("deny", "denied", "explicit")):
             vector(
                 "A per_event observer that %s %s nothing: the interceptor's %s decides, and each observer process gets one message and then end of file" % (
@@ -1316,7 +1322,7 @@ def failure_matrix_vectors():
                 {"O": stdio(sc, "per_event"), "A": stdio({"intercept": [DENY]} if decision == "deny" else {}, "per_event")},
                 [call(outcome, denial=denial, calls=["A"], max_ms=d01_bound(5000), before=["O"] if stalls_ else None)],
                 "stdio", lifecycle="per_event", profiles=LO,
-                expect={"per_event_one_frame": ["O"]},
+                expect={"per_event_one_frame": ["O"]}, observer_failure=klass_,
                 notes="17.3: a per_event process receives exactly one message, then EOF; for an observe notification the harness does not wait for a semantic response, and process status cannot affect agent execution (13.2: observer delivery never delays the chain or the tool).",
             )
 
@@ -1342,6 +1348,87 @@ def observer_delivery_vectors():
         )
 
 
+# A line past any bound a harness keeps on one line (the reference
+# harness's is 1 MiB), written by a vector a few bytes long.
+OVERSIZE_UNIT = "x" * 64
+OVERSIZE_REPEAT = 2 * 1024 * 1024 // 64 + 1
+
+
+def persistent_process_vectors():
+    """D-39: a persistent backend that answers every message in time and
+    well-formed stays one process (17.2: "A persistent backend remains alive
+    for multiple messages."), and after one line past the harness's bound
+    its next valid reply still decides. The text states no rule for either,
+    so both are advisory."""
+    err = [{"do": "error", "code": -32003, "message": "scripted error -32003"}]
+    vector(
+        "A persistent backend that answers three calls with a well-formed JSON-RPC error and a fourth with no effect stays one process: three synthetic denials, then the tool runs (D-39)",
+        ["AHP-STDIO-001"], ["ahp-17.2-a"], ["17.2", "14.1", "16"],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio(script(err, err, err, NO_EFFECT))},
+        [call("denied", denial="synthetic", calls=["A"]) for _ in range(3)] + [call("executed", calls=["A"])],
+        "stdio", lifecycle="persistent", advisory="D-39",
+        expect={"one_process": ["A"]},
+        notes="A JSON-RPC error is an operational failure (16) but well-formed protocol output: 17.2's SHOULD to terminate a backend concerns malformed output only. The script counts per process, so a harness that restarted A would get the error again on the fourth call.",
+    )
+    vector(
+        "A persistent backend that answers four calls in a row with no effect stays one process, and each tool runs (D-39)",
+        ["AHP-STDIO-001"], ["ahp-17.2-a"], ["17.2"],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio({})},
+        [call("executed", calls=["A"]) for _ in range(4)],
+        "stdio", lifecycle="persistent", advisory="D-39",
+        expect={"one_process": ["A"]},
+    )
+    big = {"name": "ctk_probe_oversize", "kind": "shell", "input": {"command": "echo ctk-oversize"}}
+    vector(
+        "After a persistent backend writes one line of 2 MiB, fail-closed, its next reply (no effect, in time) decides: the first call is denied, the second tool runs (D-39)",
+        ["AHP-STDIO-001", "AHP-FAIL-001"], ["ahp-17.1-a"], ["17.1", "17.2", "14.1"],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio({"intercept": [NO_EFFECT], "by_tool": {
+            big["name"]: [{"do": "raw", "text": OVERSIZE_UNIT, "repeat": OVERSIZE_REPEAT}],
+        }})},
+        [call("denied", denial="synthetic", calls=["A"], tool=big), call("executed", calls=["A"])],
+        "stdio", lifecycle="persistent", advisory="D-39",
+        notes="The 2 MiB line is not JSON: an operational failure whatever bound the harness keeps, so the first call is denied (fail-closed). The harness may end the backend for it and start another for the next request; A answers by tool name, so a new process answers the second call as the first would have. A harness that keeps the backend but stops reading its output fails the second call.",
+    )
+
+
+# The observe half of the failure matrix (issue 27): what an observer does
+# on a notification, per class, and where. The interceptor's decision must
+# stand whatever it is (13.2), so each runs beside a no-effect interceptor
+# and a denying one.
+def observer_failure_matrix_vectors():
+    """Every cell of the observe half no vector above fills yet."""
+    for klass_, binding, lifecycle, decision, outcome, denial in list(observe_missing(VECTORS)):
+        spec, what, stalls_ = observer_plan(klass_, binding, OBSERVER_SLEEP_MS, raw)
+        if isinstance(spec, dict):
+            o = backend(binding, {}, lifecycle, launch=spec["launch"])
+        else:
+            o = backend(binding, script(observe=[spec]), lifecycle)
+        backends = {"O": o, "A": backend(binding, {"intercept": [DENY]} if decision == "deny" else {}, lifecycle)}
+        exp = {}
+        covers = ["ahp-13.2-a"]
+        if klass_.startswith("http_redirect_"):
+            backends["Z"] = http({})
+            exp["silent"] = ["Z"]
+            covers.append("ahp-18.1-e")
+        if lifecycle == "per_event" and not isinstance(spec, dict):
+            exp["per_event_one_frame"] = ["O"]
+        where = "stdio " + lifecycle if binding == "stdio" else "http"
+        vector(
+            "An observer that %s changes nothing (%s): the interceptor's %s decides" % (what, where, decision),
+            ["AHP-RPC-002"], covers, ["13.2", "14.1"] + (["18.1"] if binding == "http" else ["17.3"] if lifecycle == "per_event" else []),
+            reg(hook("O", obs(["tool.before", "tool.after", "tool.error"])), hook("A", icpt("fail-closed"))),
+            backends,
+            [call(outcome, denial=denial, calls=["A"], max_ms=d01_bound(5000), before=["O"] if stalls_ else None)],
+            binding, lifecycle=lifecycle if binding == "stdio" else "any", profiles=LO,
+            observer_failure=klass_, expect=exp,
+            notes="13.2: observer delivery MUST NOT delay the interceptor chain or tool execution; an observer's operational failure (14.1) has no failure policy, so the interceptor's decision stands."
+            + (" 18.1: redirects are never followed, so Z receives nothing." if klass_.startswith("http_redirect_") else ""),
+        )
+
+
 def main():
     failure_vectors()
     per_event_failure_vectors()
@@ -1359,6 +1446,8 @@ def main():
     parallel_vectors()
     failure_matrix_vectors()
     observer_delivery_vectors()
+    persistent_process_vectors()
+    observer_failure_matrix_vectors()
     return write_or_check(OUT, "AHP-H-", VECTORS, "harness vectors", "--check" in sys.argv[1:])
 
 

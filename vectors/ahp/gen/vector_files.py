@@ -51,3 +51,67 @@ def d01_bound(*timeouts):
     one non-deadline interceptor (timeoutMs 5000, D-01 rule 3). No vector
     asserts a tighter window."""
     return sum(10 * t + 5000 for t in timeouts) or 10 * 5000 + 5000
+
+
+# The observe half of the harness failure matrix (issue 27): what an
+# observer does on a notification, by class, and where it can happen. No
+# failure policy applies to an observer, so each cell runs beside an
+# interceptor that lets the tool run and one that denies it. The statuses
+# are every answer to a notification but 202 and 204, which accept it.
+OBSERVE_STATUSES = (200, 201, 203, 206, 301, 302, 303, 307, 308, 400, 401, 403, 404, 405, 408, 413, 415, 422, 429,
+                    500, 501, 502, 503, 504)
+EVERYWHERE = ("stdio", "per_event", "http")
+OBSERVE_CLASSES = [("stalls", EVERYWHERE), ("connection_lost", EVERYWHERE), ("unreachable", EVERYWHERE),
+                   ("abnormal_exit", ("stdio", "per_event")), ("malformed_json", EVERYWHERE),
+                   ("jsonrpc_error_32603", EVERYWHERE)] + [
+    ("http_redirect_%d" % c if 300 <= c < 400 else "http_%d" % c, ("http",)) for c in OBSERVE_STATUSES]
+COLUMN = {"stdio": "stdio persistent", "per_event": "stdio per_event", "http": "http"}
+
+
+def observe_column(v):
+    if v["binding"] == "http":
+        return "http"
+    return "stdio per_event" if v["lifecycle"] == "per_event" else "stdio persistent"
+
+
+def observe_missing(vectors):
+    """Each cell of the observe half no vector of `vectors` fills yet, as
+    (class, binding, lifecycle, decision, outcome, denial)."""
+    have = set()
+    for v in vectors:
+        if v.get("observer_failure"):
+            for t in v["triggers"]:
+                for o in t.get("expect", {}).get("outcome", []):
+                    have.add((v["observer_failure"], observe_column(v), o))
+    for klass, places in OBSERVE_CLASSES:
+        for place in places:
+            binding = "http" if place == "http" else "stdio"
+            lifecycle = "per_event" if place == "per_event" else "persistent"
+            for decision, outcome, denial in (("no effect", "executed", None), ("deny", "denied", "explicit")):
+                if (klass, COLUMN[place], outcome) not in have:
+                    yield klass, binding, lifecycle, decision, outcome, denial
+
+
+def observer_plan(klass, binding, sleep_ms, raw):
+    """O's observe plan for `klass` over `binding` (or {"launch": ...} for
+    one that cannot be reached), what it does in words, and whether it
+    stalls (the outcome must then come before its plan ends). `raw` is the
+    generator's raw-action helper."""
+    if klass == "stalls":
+        return [{"do": "sleep", "ms": sleep_ms}], "takes %d s per notification" % (sleep_ms // 1000), True
+    if klass == "connection_lost":
+        return [{"do": "close"}], "closes its stdout" if binding == "stdio" else "drops the connection", False
+    if klass == "unreachable":
+        return ({"launch": "missing" if binding == "stdio" else "refused"},
+                "cannot be started" if binding == "stdio" else "refuses the connection", False)
+    if klass == "abnormal_exit":
+        return [{"do": "exit", "code": 3}], "exits with status 3", False
+    if klass == "malformed_json":
+        return ([raw(text="garbage CTK-MALFORMED-CANARY-7f3a")],
+                "answers with a body that is not JSON" if binding == "http" else "writes a line that is not JSON", False)
+    if klass == "jsonrpc_error_32603":
+        return [{"do": "error", "code": -32603}], "answers with a JSON-RPC error", False
+    code = int(klass.split("_")[-1])
+    if 300 <= code < 400:
+        return [{"do": "redirect", "to": "Z", "code": code}], "answers %d, a redirect to the kit's endpoint Z" % code, False
+    return [{"do": "status", "code": code}], "answers %d" % code, False
