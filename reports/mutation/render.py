@@ -477,6 +477,11 @@ def ahp_section(key):
     span = (f"{run.get('start')} to {run.get('end')} ({took}{where})" if run.get("end")
             else f"from {run.get('start')}, no end time recorded{where}")
     out += [f"Measured: {span}, {summary.get('tool', '?')}", ""]
+    # A partial run since: the mutants it judged again replace their
+    # verdicts in results.json, and the page says which and when.
+    again = run.get("rejudged")
+    if again:
+        out += [f"Judged again: {again['start']} ({again['minutes']} minutes), at {again['commit']}: {again['what']}.", ""]
     published = json.loads(results_path.read_text())
     project = {k: v["project"] for k, v in published.items()}
     equivalents, survivors = lists_of(folder)

@@ -163,6 +163,7 @@ def vector(
     advisory=None,
     policy=None,
     notes=None,
+    exit_zero=True,
 ):
     """`diff` names the DIFFERENCES.md item(s) the vector tests ("1", "9", ...)
     or "carried" for a 0.1 rule that holds unchanged on the draft line."""
@@ -170,7 +171,8 @@ def vector(
     run = {"canary": "error_data"}
     if binding != "http":
         run["stdout_protocol_only"] = True
-        run["per_event_exit_zero"] = True
+        if exit_zero:
+            run["per_event_exit_zero"] = True
     if binding == "stdio":
         for _, e in steps:
             for k in ("http_status", "content_type", "http_empty_body"):
@@ -857,6 +859,28 @@ invalid(
     lambda f: f["params"]["event"]["tool"].update({"mcp": copy.deepcopy(MCP)}),
     SHAPE,
     ["base/events"],
+)
+
+
+# Issue 27: 0.1's AHP-B-0070 carried over. transports/stdio.md keeps the
+# framing (one JSON-RPC object per line) and "The backend MUST NOT write
+# banners, logs, progress indicators, or other non-protocol content to
+# `stdout`." A line of 2,200,000 bytes that is not JSON, past the reference's
+# 1 MiB bound: whether a backend answers it is open (D-35 carried over), and
+# so is its exit status after it (a per_event process that met garbage), but
+# whatever reaches stdout is held to the rule.
+vector(
+    "stdio: a line of 2.2 MB that is not JSON, past any small bound, gets at most a JSON-RPC error and nothing else on stdout",
+    "carried",
+    ["AHP-STDIO-001"],
+    ["ahp-17.1-d", "ahp-17.1-a"],
+    ["base/transports/stdio"],
+    [({"raw": "x", "repeat": 2200000, "note": "2,200,000 bytes of x, then the newline"},
+      {"reply": "at_most_one", "class": "jsonrpc_error"}),
+     (probe(ev("_probe")), decision(http=False))],
+    binding="stdio",
+    lifecycle="per_event",
+    exit_zero=False,
 )
 
 

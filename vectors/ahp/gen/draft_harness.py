@@ -1037,7 +1037,9 @@ def observer_failure_matrix_vectors():
             backends["Z"] = http()
             exp["silent"] = ["Z"]
             covers.append("ahp-18.1-e")
-        if lifecycle == "per_event" and not isinstance(plan, dict):
+        # An observer that exits as soon as it has read its message may never
+        # read the end of file after it: no end-of-file check for that class.
+        if lifecycle == "per_event" and not isinstance(plan, dict) and klass_ != "abnormal_exit":
             exp["per_event_one_frame"] = ["O"]
         where = "stdio " + lifecycle if binding == "stdio" else "http"
         vector(
@@ -1051,6 +1053,44 @@ def observer_failure_matrix_vectors():
             notes="composition.md: observers never delay the chain or the tool; failure.md: observe subscriptions are non-blocking and effectively fail open, so the interceptor's decision stands."
             + (" http.md: redirects are never followed, so Z receives nothing." if klass_.startswith("http_redirect_") else ""),
         )
+
+
+def persistent_process_vectors():
+    """D-39 carried over: transports/stdio.md keeps "A persistent backend
+    remains alive for multiple messages." word for word, and still with no
+    requirement word, so, as on 0.1, only the preferred reading pins it
+    (advisory)."""
+    err = [{"do": "error", "code": -32003, "message": "scripted error -32003"}]
+    vector(
+        "draft: a persistent backend that answers three calls with a well-formed JSON-RPC error and a fourth with no effect stays one process: three synthetic denials, then the tool runs (D-39)",
+        ["AHP-STDIO-001"], ["ahp-17.2-a"], [STDIO, FAILURE],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio(script(err, err, err, NO_EFFECT))},
+        [call("denied", denial="synthetic", calls=["A"]) for _ in range(3)] + [call("executed", calls=["A"])],
+        "stdio", lifecycle="persistent", advisory="D-39",
+        expect={"one_process": ["A"]},
+    )
+    vector(
+        "draft: a persistent backend that answers four calls in a row with no effect stays one process, and each tool runs (D-39)",
+        ["AHP-STDIO-001"], ["ahp-17.2-a"], [STDIO],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio()},
+        [call("executed", calls=["A"]) for _ in range(4)],
+        "stdio", lifecycle="persistent", advisory="D-39",
+        expect={"one_process": ["A"]},
+    )
+    big = {"name": "ctk_probe_oversize", "kind": "shell", "input": {"command": "echo ctk-oversize"}}
+    vector(
+        "draft: after a persistent backend writes one line of 2 MiB, fail-closed, its next reply (no effect, in time) decides: the first call is denied, the second tool runs (D-39)",
+        ["AHP-STDIO-001", "AHP-FAIL-001"], ["ahp-17.1-a"], [STDIO, FAILURE],
+        reg(hook("A", icpt("fail-closed"))),
+        {"A": stdio({"intercept": [NO_EFFECT], "by_tool": {
+            big["name"]: [{"do": "raw", "text": "x" * 64, "repeat": 2 * 1024 * 1024 // 64 + 1}],
+        }})},
+        [call("denied", denial="synthetic", calls=["A"], tool=big), call("executed", calls=["A"])],
+        "stdio", lifecycle="persistent", advisory="D-39",
+        notes="The line is not JSON: an operational failure whatever bound the harness keeps. A answers by tool name, so a new process, if the harness starts one, answers the second call as the first would have.",
+    )
 
 
 def main():
@@ -1069,6 +1109,7 @@ def main():
     observer_delivery_vectors()
     reverse_dns_classes()
     observer_failure_matrix_vectors()
+    persistent_process_vectors()
     return write_or_check(OUT, "AHP-DH-", VECTORS, "draft harness vectors", "--check" in sys.argv[1:])
 
 
