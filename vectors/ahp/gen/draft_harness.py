@@ -1061,12 +1061,15 @@ def persistent_process_vectors():
     requirement word, so, as on 0.1, only the preferred reading pins it
     (advisory)."""
     err = [{"do": "error", "code": -32003, "message": "scripted error -32003"}]
+    # By tool, not by position: a retry within the deadline (15) gets the
+    # same error, and a process started again answers as the first did.
+    ERR_TOOL = {"name": "ctk_probe_error", "kind": "shell", "input": {"command": "echo ctk-error"}}
     vector(
         "draft: a persistent backend that answers three calls with a well-formed JSON-RPC error and a fourth with no effect stays one process: three synthetic denials, then the tool runs (D-39)",
         ["AHP-STDIO-001"], ["ahp-17.2-a"], [STDIO, FAILURE],
         reg(hook("A", icpt("fail-closed"))),
-        {"A": stdio(script(err, err, err, NO_EFFECT))},
-        [call("denied", denial="synthetic", calls=["A"]) for _ in range(3)] + [call("executed", calls=["A"])],
+        {"A": stdio({"intercept": [NO_EFFECT], "by_tool": {ERR_TOOL["name"]: err}})},
+        [call("denied", denial="synthetic", calls=["A"], tool=ERR_TOOL) for _ in range(3)] + [call("executed", calls=["A"])],
         "stdio", lifecycle="persistent", advisory="D-39",
         expect={"one_process": ["A"]},
     )

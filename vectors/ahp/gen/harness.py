@@ -1361,15 +1361,18 @@ def persistent_process_vectors():
     its next valid reply still decides. The text states no rule for either,
     so both are advisory."""
     err = [{"do": "error", "code": -32003, "message": "scripted error -32003"}]
+    # By tool, not by position: a retry within the deadline (15) gets the
+    # same error, and a process started again answers as the first did.
+    ERR_TOOL = {"name": "ctk_probe_error", "kind": "shell", "input": {"command": "echo ctk-error"}}
     vector(
         "A persistent backend that answers three calls with a well-formed JSON-RPC error and a fourth with no effect stays one process: three synthetic denials, then the tool runs (D-39)",
         ["AHP-STDIO-001"], ["ahp-17.2-a"], ["17.2", "14.1", "16"],
         reg(hook("A", icpt("fail-closed"))),
-        {"A": stdio(script(err, err, err, NO_EFFECT))},
-        [call("denied", denial="synthetic", calls=["A"]) for _ in range(3)] + [call("executed", calls=["A"])],
+        {"A": stdio({"intercept": [NO_EFFECT], "by_tool": {ERR_TOOL["name"]: err}})},
+        [call("denied", denial="synthetic", calls=["A"], tool=ERR_TOOL) for _ in range(3)] + [call("executed", calls=["A"])],
         "stdio", lifecycle="persistent", advisory="D-39",
         expect={"one_process": ["A"]},
-        notes="A JSON-RPC error is an operational failure (16) but well-formed protocol output: 17.2's SHOULD to terminate a backend concerns malformed output only. The script counts per process, so a harness that restarted A would get the error again on the fourth call.",
+        notes="A JSON-RPC error is an operational failure (16) but well-formed protocol output: 17.2's SHOULD to terminate a backend concerns malformed output only. A answers by tool name, so a harness that retries within the deadline (15) gets the same answer again.",
     )
     vector(
         "A persistent backend that answers four calls in a row with no effect stays one process, and each tool runs (D-39)",
