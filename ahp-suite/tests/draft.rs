@@ -97,13 +97,21 @@ fn a_correct_0_1_backend_fails_every_gating_draft_vector() {
         run_suite_blocking, Lifecycle, StdioCommand, SuiteConfig, Target, Verdict,
     };
     let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/backends/fake_backend.py");
-    let target = Target::Stdio(StdioCommand {
-        program: "python3".into(),
-        args: vec![fake.into(), "--mode".into(), "correct".into()],
-        lifecycle: Lifecycle::Persistent,
-        cwd: None,
-        env: Vec::new(),
-    });
+    // Each vector runs in the lifecycle it is for: a per_event vector
+    // against the persistent fake would be a skip, which proves nothing.
+    let target = |lifecycle: Lifecycle| {
+        let mut args = vec![fake.clone().into(), "--mode".into(), "correct".into()];
+        if lifecycle == Lifecycle::PerEvent {
+            args.push("--per-event".into());
+        }
+        Target::Stdio(StdioCommand {
+            program: "python3".into(),
+            args,
+            lifecycle,
+            cwd: None,
+            env: Vec::new(),
+        })
+    };
     let gating: Vec<Vector> = draft_vectors()
         .into_iter()
         .map(|(_, v)| v)
@@ -120,7 +128,16 @@ fn a_correct_0_1_backend_fails_every_gating_draft_vector() {
         vector_timeout: std::time::Duration::from_secs(60),
         ..SuiteConfig::default()
     };
-    let outcomes = run_suite_blocking(&gating, &target, &config).expect("the suite runs");
+    let (per_event, persistent): (Vec<Vector>, Vec<Vector>) = gating
+        .into_iter()
+        .partition(|v| v.lifecycle == vector::LifecycleSel::PerEvent);
+    assert!(!per_event.is_empty(), "no per_event gating draft vector");
+    let mut outcomes = run_suite_blocking(&persistent, &target(Lifecycle::Persistent), &config)
+        .expect("the suite runs");
+    outcomes.extend(
+        run_suite_blocking(&per_event, &target(Lifecycle::PerEvent), &config)
+            .expect("the suite runs"),
+    );
     for o in &outcomes {
         assert_eq!(
             o.verdict,
