@@ -3,8 +3,9 @@
 //! instances from a factory share the work; results come back in vector
 //! order, identical to a one-job run.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::marker::PhantomData;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ctk_harness_protocol::{
@@ -20,6 +21,7 @@ use crate::vector::model::{SpecVersion, Vector};
 use crate::vector::plan::RunnableVector;
 use ctk_core::event::Event;
 use ctk_core::outcome::{Status, VectorOutcome};
+use ctk_core::vector_loop::{self, LoopOptions, Started, VectorRunner};
 
 /// How the engine runs.
 #[derive(Debug, Clone)]
@@ -41,23 +43,7 @@ pub struct EngineOptions {
     pub fail_fast: bool,
 }
 
-/// Reason given for a vector an interrupted run never started.
-pub const NOT_RUN_INTERRUPTED: &str = "not run: the run was interrupted";
-
-/// Reason given for a vector `--fail-fast` never started.
-pub const NOT_RUN_FAIL_FAST: &str = "not run: --fail-fast stopped the run after a failure";
-
-/// Whether an outcome's reason says the vector never ran (an interrupted
-/// or fail-fast run); such errors say nothing about the host.
-pub fn never_ran(reason: &str) -> bool {
-    reason == NOT_RUN_INTERRUPTED || reason == NOT_RUN_FAIL_FAST
-}
-
-/// What a worker tells the collector.
-enum Progress {
-    Started(usize),
-    Finished(usize, VectorOutcome),
-}
+pub use ctk_core::outcome::{never_ran, NOT_RUN_FAIL_FAST, NOT_RUN_INTERRUPTED};
 
 /// The setup a host receives for `vector`: everything but `expect`.
 pub fn setup_for(vector: &Vector, spec: SpecVersion) -> VectorSetup {
@@ -82,12 +68,7 @@ pub fn setup_for(vector: &Vector, spec: SpecVersion) -> VectorSetup {
 
 /// The text of a harness error, with the host's last stderr lines.
 pub fn harness_error_text(e: &HarnessError) -> String {
-    let mut text = format!("harness error: {e}");
-    if !e.stderr_tail.is_empty() {
-        text.push_str("; host stderr (last lines): ");
-        text.push_str(&e.stderr_tail.join(" | "));
-    }
-    text
+    ctk_core::outcome::with_stderr_tail(&format!("harness error: {e}"), &e.stderr_tail)
 }
 
 async fn bounded<T>(
@@ -205,8 +186,45 @@ fn unreported(expect: &crate::vector::model::Expect, record: &RunRecord) -> Opti
     ))
 }
 
-/// Run every vector on `jobs` harnesses made by `factory`; `on_event` sees
-/// progress. The outcomes come back in vector order. A
+/// Runs vectors on one harness for the core's loop; the loop makes one per
+/// job.
+struct HostRunner<H, V> {
+    harness: H,
+    options: Arc<EngineOptions>,
+    vectors: PhantomData<fn() -> V>,
+}
+
+impl<H: Harness + 'static, V: RunnableVector> VectorRunner for HostRunner<H, V> {
+    type Vector = V;
+
+    async fn run(
+        mut self,
+        vectors: Arc<Vec<V>>,
+        index: usize,
+        started: Started,
+    ) -> (Self, VectorOutcome) {
+        // The vector is borrowed from the shared list by index (a planned
+        // one is parsed here, and dropped with the run): no parsed vector
+        // outlives its run.
+        let item = &vectors[index];
+        let outcome = match item.runnable() {
+            Err(e) => VectorOutcome::error(item.id(), e, Duration::ZERO),
+            Ok(loaded) => {
+                if applicability(&loaded.vector, &self.options.surface, self.options.spec)
+                    == Applicability::Applies
+                {
+                    started.announce();
+                }
+                run_vector(&mut self.harness, &loaded, &self.options).await
+            }
+        };
+        (self, outcome)
+    }
+}
+
+/// Run every vector on `jobs` harnesses made by `factory`, in the core's
+/// loop ([`ctk_core::vector_loop`]); `on_event` sees progress. The outcomes
+/// come back in vector order. A
 /// [`PlannedVector`](crate::vector::plan::PlannedVector) is parsed by the
 /// worker that runs it and dropped after its run, so only `jobs` parsed
 /// vectors are ever held.
@@ -214,136 +232,30 @@ pub async fn run_all<H, F, V>(
     factory: F,
     vectors: Arc<Vec<V>>,
     options: EngineOptions,
-    mut on_event: impl FnMut(&Event),
+    on_event: impl FnMut(&Event),
 ) -> Vec<VectorOutcome>
 where
     H: Harness + 'static,
     F: Fn() -> H + Send + Sync + 'static,
     V: RunnableVector,
 {
-    on_event(&Event::RunStarted {
-        total: vectors.len(),
-    });
-    let next = Arc::new(Mutex::new(0usize));
-    let stop = Arc::new(AtomicBool::new(false));
+    let loop_options = LoopOptions {
+        jobs: options.jobs,
+        fail_fast: options.fail_fast,
+        interrupted: options.interrupted.clone(),
+    };
     let options = Arc::new(options);
-    let factory = Arc::new(factory);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
-    let mut workers = Vec::new();
-    for _ in 0..options.jobs.clamp(1, vectors.len().max(1)) {
-        let (vectors, options, next, tx, factory, stop) = (
-            vectors.clone(),
-            options.clone(),
-            next.clone(),
-            tx.clone(),
-            factory.clone(),
-            stop.clone(),
-        );
-        workers.push(tokio::spawn(async move {
-            let mut harness = Some(factory());
-            loop {
-                if options.interrupted.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                let index = {
-                    let mut guard = match next.lock() {
-                        Ok(g) => g,
-                        Err(p) => p.into_inner(),
-                    };
-                    let i = *guard;
-                    *guard += 1;
-                    i
-                };
-                let Some(item) = vectors.get(index) else {
-                    break;
-                };
-                // Each vector runs in its own task, so a host that panics
-                // costs that one vector (an error) and a fresh harness, never
-                // the results already gathered or the vectors still queued.
-                let mut h = harness.take().unwrap_or_else(|| factory());
-                // The task borrows the vector from the shared list by index
-                // (a planned one it parses there, and drops with the task):
-                // no parsed vector outlives its run.
-                let (task_vectors, task_options, task_tx) =
-                    (vectors.clone(), options.clone(), tx.clone());
-                let task = tokio::spawn(async move {
-                    let item = &task_vectors[index];
-                    let outcome = match item.runnable() {
-                        Err(e) => VectorOutcome::error(item.id(), e, Duration::ZERO),
-                        Ok(loaded) => {
-                            let applies = applicability(
-                                &loaded.vector,
-                                &task_options.surface,
-                                task_options.spec,
-                            ) == Applicability::Applies;
-                            // A closed channel means nobody listens any more;
-                            // the vector still runs and its outcome is dropped
-                            // with the rest.
-                            if applies {
-                                let _ = task_tx.send(Progress::Started(index));
-                            }
-                            run_vector(&mut h, &loaded, &task_options).await
-                        }
-                    };
-                    (h, outcome)
-                });
-                let outcome = match task.await {
-                    Ok((h, outcome)) => {
-                        harness = Some(h);
-                        outcome
-                    }
-                    Err(e) => VectorOutcome::error(
-                        item.id(),
-                        format!("the host panicked while running this vector: {e}"),
-                        Duration::ZERO,
-                    ),
-                };
-                if options.fail_fast
-                    && !item.is_advisory()
-                    && matches!(outcome.status, Status::Fail | Status::Error)
-                {
-                    stop.store(true, Ordering::SeqCst);
-                }
-                if tx.send(Progress::Finished(index, outcome)).is_err() {
-                    break;
-                }
-            }
-        }));
-    }
-    drop(tx);
-    let mut results: Vec<Option<VectorOutcome>> = vec![None; vectors.len()];
-    while let Some(progress) = rx.recv().await {
-        match progress {
-            Progress::Started(index) => on_event(&Event::VectorStarted { index }),
-            Progress::Finished(index, outcome) => {
-                on_event(&Event::VectorFinished {
-                    index,
-                    outcome: outcome.clone(),
-                });
-                results[index] = Some(outcome);
-            }
-        }
-    }
-    for w in workers {
-        let _ = w.await;
-    }
-    on_event(&Event::RunFinished);
-    results
-        .into_iter()
-        .zip(vectors.iter())
-        .map(|(r, v)| {
-            r.unwrap_or_else(|| {
-                let reason = if options.interrupted.load(Ordering::SeqCst) {
-                    NOT_RUN_INTERRUPTED
-                } else if stop.load(Ordering::SeqCst) {
-                    NOT_RUN_FAIL_FAST
-                } else {
-                    "the worker running this vector panicked"
-                };
-                VectorOutcome::error(v.id(), reason.into(), Duration::ZERO)
-            })
-        })
-        .collect()
+    vector_loop::run_all(
+        move || HostRunner {
+            harness: factory(),
+            options: options.clone(),
+            vectors: PhantomData,
+        },
+        vectors,
+        loop_options,
+        on_event,
+    )
+    .await
 }
 
 #[cfg(test)]
@@ -364,6 +276,21 @@ mod tests {
 
     fn wire(record: &str) -> RunRecord {
         serde_json::from_str(record).expect("a run record")
+    }
+
+    #[test]
+    fn a_harness_error_s_stderr_tail_splits_the_way_a_report_page_reads_it() {
+        let e = HarnessError::new(
+            Phase::Setup,
+            HarnessErrorKind::Exited {
+                status: "exit status: 101".into(),
+            },
+        )
+        .with_stderr(vec!["first <line>".into(), "second".into()]);
+        let text = harness_error_text(&e);
+        let (reason, tail) = ctk_core::outcome::split_stderr_tail(&text);
+        assert!(reason.starts_with("harness error: "), "{reason}");
+        assert_eq!(tail, Some(vec!["first <line>", "second"]));
     }
 
     #[test]

@@ -103,9 +103,7 @@ pub fn lookup<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
 
 /// RFC 6901 escaping of one reference token (for the JSON pointers that
 /// name where an input problem sits).
-pub fn pointer_token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
+pub use ctk_support::pointer::token as pointer_token;
 
 /// JSON equality with numbers compared by mathematical value (one reading
 /// for both suites: [`ctk_core::number::json_eq`]).

@@ -79,9 +79,7 @@ pub fn parse_str(text: &str) -> Result<Value, JsonError> {
 }
 
 /// Escape one reference token of a JSON pointer (RFC 6901).
-pub fn escape_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
+pub use ctk_support::pointer::token as escape_token;
 
 struct StrictSeed<'a> {
     pointer: String,

@@ -8,27 +8,9 @@ use serde_json::Value;
 use crate::record::{RunRecord, StepRecord};
 use crate::vector::{CanaryScope, PointerAssert, ReplyClass, ReplyCount, Step, StepExpect, Vector};
 
-/// One failed expectation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Failure {
-    /// Where: `expect[2]`, `expect[2].assert[0]`, `run.stdout`, ...
-    pub key: String,
-    /// What went wrong, in words a backend author can act on.
-    pub message: String,
-    /// A unified diff of expected against actual, when both exist.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub diff: Option<String>,
-}
-
-impl Failure {
-    fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            key: key.into(),
-            message: message.into(),
-            diff: None,
-        }
-    }
-}
+/// One failed expectation: the core's, so a report shows an AHP failure's
+/// expected and actual values and their diff as it shows any other.
+pub use ctk_core::outcome::AssertionFailure;
 
 /// The decision a valid success result carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -229,20 +211,17 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
-fn diff(expected: &Value, actual: &Value) -> String {
-    let e = serde_json::to_string_pretty(expected).unwrap_or_default();
-    let a = serde_json::to_string_pretty(actual).unwrap_or_default();
-    similar::TextDiff::from_lines(&e, &a)
-        .unified_diff()
-        .header("expected", "actual")
-        .to_string()
-}
-
-fn check_pointer(key: &str, a: &PointerAssert, reply: &Value, step: &Step, out: &mut Vec<Failure>) {
+fn check_pointer(
+    key: &str,
+    a: &PointerAssert,
+    reply: &Value,
+    step: &Step,
+    out: &mut Vec<AssertionFailure>,
+) {
     let actual = reply.pointer(&a.ptr);
     if let Some(present) = a.present {
         if actual.is_some() != present {
-            out.push(Failure::new(
+            out.push(AssertionFailure::message(
                 key,
                 format!(
                     "{} is {}",
@@ -254,12 +233,13 @@ fn check_pointer(key: &str, a: &PointerAssert, reply: &Value, step: &Step, out: 
     }
     let mut compare = |expected: &Value, what: String| match actual {
         Some(v) if ctk_core::number::json_eq(v, expected) => {}
-        Some(v) => out.push(Failure {
-            key: key.to_owned(),
-            message: format!("{} is {v}, expected {what}", a.ptr),
-            diff: Some(diff(expected, v)),
-        }),
-        None => out.push(Failure::new(
+        Some(v) => out.push(AssertionFailure::mismatch(
+            key,
+            format!("{} is {v}, expected {what}", a.ptr),
+            expected,
+            Some(v),
+        )),
+        None => out.push(AssertionFailure::message(
             key,
             format!("{} is absent, expected {what}", a.ptr),
         )),
@@ -270,7 +250,7 @@ fn check_pointer(key: &str, a: &PointerAssert, reply: &Value, step: &Step, out: 
     if let Some(p) = &a.eq_request {
         match step.message().as_ref().and_then(|m| m.pointer(p)) {
             Some(want) => compare(want, format!("the request's {p} ({want})")),
-            None => out.push(Failure::new(
+            None => out.push(AssertionFailure::message(
                 key,
                 format!("vector error: the request has nothing at {p}"),
             )),
@@ -279,13 +259,15 @@ fn check_pointer(key: &str, a: &PointerAssert, reply: &Value, step: &Step, out: 
     if let Some(t) = &a.json_type {
         if let Some(v) = actual {
             if type_name(v) != t && !(t == "number" && v.is_number()) {
-                out.push(Failure::new(
+                out.push(AssertionFailure::mismatch(
                     key,
                     format!("{} is a {}, expected a {t}", a.ptr, type_name(v)),
+                    &Value::String(t.clone()),
+                    Some(&Value::String(type_name(v).to_owned())),
                 ));
             }
         } else if a.present != Some(false) {
-            out.push(Failure::new(
+            out.push(AssertionFailure::message(
                 key,
                 format!("{} is absent, expected a {t}", a.ptr),
             ));
@@ -294,7 +276,7 @@ fn check_pointer(key: &str, a: &PointerAssert, reply: &Value, step: &Step, out: 
     if let Some(set) = &a.one_of {
         match actual {
             Some(v) if set.contains(v) => {}
-            other => out.push(Failure::new(
+            other => out.push(AssertionFailure::mismatch(
                 key,
                 format!(
                     "{} is {}, expected one of {}",
@@ -302,6 +284,8 @@ fn check_pointer(key: &str, a: &PointerAssert, reply: &Value, step: &Step, out: 
                     other.map_or("absent".to_owned(), Value::to_string),
                     Value::Array(set.clone())
                 ),
+                &Value::Array(set.clone()),
+                other,
             )),
         }
     }
@@ -315,10 +299,10 @@ fn media_type(ct: &str) -> String {
         .to_ascii_lowercase()
 }
 
-fn check_http(key: &str, exp: &StepExpect, rec: &StepRecord, out: &mut Vec<Failure>) {
+fn check_http(key: &str, exp: &StepExpect, rec: &StepRecord, out: &mut Vec<AssertionFailure>) {
     let Some(h) = &rec.http else {
         if exp.http_status.is_some() || exp.content_type.is_some() || exp.http_empty_body {
-            out.push(Failure::new(
+            out.push(AssertionFailure::message(
                 key,
                 format!(
                     "no HTTP response was observed: {}",
@@ -330,7 +314,7 @@ fn check_http(key: &str, exp: &StepExpect, rec: &StepRecord, out: &mut Vec<Failu
     };
     if let Some(statuses) = &exp.http_status {
         if !statuses.contains(&h.status) {
-            out.push(Failure::new(
+            out.push(AssertionFailure::mismatch(
                 key,
                 format!(
                     "HTTP status {} (expected {}){}",
@@ -345,6 +329,8 @@ fn check_http(key: &str, exp: &StepExpect, rec: &StepRecord, out: &mut Vec<Failu
                         .map(|l| format!("; Location: {l} (redirects are not followed)"))
                         .unwrap_or_default()
                 ),
+                &Value::from(statuses.clone()),
+                Some(&Value::from(h.status)),
             ));
         }
     }
@@ -352,18 +338,20 @@ fn check_http(key: &str, exp: &StepExpect, rec: &StepRecord, out: &mut Vec<Failu
         if h.body_len > 0 {
             let got = h.content_type.as_deref().map(media_type);
             if got.as_deref() != Some(want.as_str()) {
-                out.push(Failure::new(
+                out.push(AssertionFailure::mismatch(
                     key,
                     format!(
                         "Content-Type is {}, expected {want}",
                         h.content_type.as_deref().unwrap_or("absent")
                     ),
+                    &Value::String(want.clone()),
+                    h.content_type.clone().map(Value::String).as_ref(),
                 ));
             }
         }
     }
     if exp.http_empty_body && h.body_len > 0 {
-        out.push(Failure::new(
+        out.push(AssertionFailure::message(
             key,
             format!("the body is not empty: {:?}", truncate(&h.body, 200)),
         ));
@@ -383,7 +371,7 @@ fn truncate(s: &str, n: usize) -> String {
 
 /// Judge `record` against `vector`; empty means pass. `canary` is the
 /// secret the driver sent (HTTP bearer token; stdio environment).
-pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> {
+pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<AssertionFailure> {
     let mut out = Vec::new();
     let mut decisions: Vec<Option<Decision>> = Vec::new();
     let http = record.binding == "http";
@@ -399,14 +387,14 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
             }
         };
         let Some(rec) = record.steps.get(i) else {
-            out.push(Failure::new(&key, "the step was never run"));
+            out.push(AssertionFailure::message(&key, "the step was never run"));
             decisions.push(None);
             continue;
         };
         // A backend free not to answer a message (at_most_one: a line past
         // its bound) is free to stop reading it too.
         if !rec.sent && !step.close_stdin && exp.reply != ReplyCount::AtMostOne {
-            out.push(Failure::new(
+            out.push(AssertionFailure::message(
                 &key,
                 format!(
                     "send[{i}] was not delivered: {}",
@@ -421,7 +409,7 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
         match exp.reply {
             ReplyCount::AtMostOne if rec.reply.is_none() => {}
             ReplyCount::One | ReplyCount::AtMostOne => match &rec.reply {
-                None => out.push(Failure::new(
+                None => out.push(AssertionFailure::message(
                     &key,
                     format!(
                         "expected one JSON-RPC response: {}",
@@ -471,10 +459,17 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
                             }
                         }
                     };
+                    // The reply is the actual value; what was expected of it
+                    // is a class, named in the message and as the expected
+                    // value.
+                    let class = exp.class.unwrap_or(ReplyClass::Any);
+                    let expected = serde_json::to_value(class).unwrap_or(Value::Null);
                     for p in problems {
-                        out.push(Failure::new(
+                        out.push(AssertionFailure::mismatch(
                             &key,
                             format!("{p} (reply: {})", truncate(&reply.text, 300)),
+                            &expected,
+                            Some(v),
                         ));
                     }
                     for (k, a) in exp.assert.iter().enumerate() {
@@ -485,7 +480,7 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
             ReplyCount::None => {
                 if http {
                     if let Some(reply) = &rec.reply {
-                        out.push(Failure::new(
+                        out.push(AssertionFailure::message(
                             &key,
                             format!(
                                 "the notification got a JSON-RPC response: {}",
@@ -499,12 +494,14 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
         if let Some(j) = exp.same_decision_as {
             if let (Some(a), Some(Some(b))) = (this_decision, decisions.get(j)) {
                 if a != *b {
-                    out.push(Failure::new(
+                    out.push(AssertionFailure::mismatch(
                         &key,
                         format!(
                             "decision {a:?} differs from step {j}'s {b:?}; the two messages \
                              differ only in what must not change the decision"
                         ),
+                        &serde_json::to_value(b).unwrap_or(Value::Null),
+                        Some(&serde_json::to_value(a).unwrap_or(Value::Null)),
                     ));
                 }
             }
@@ -525,7 +522,7 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
             .and_then(|i| vector.send.get(i))
             .is_some_and(|s| s.notification);
         let key = after.map_or("run".to_owned(), |i| format!("expect[{i}]"));
-        out.push(Failure::new(
+        out.push(AssertionFailure::message(
             key,
             format!(
                 "{} (stdout line {}): {}",
@@ -541,7 +538,7 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
     }
     for (p, proc_rec) in record.processes.iter().enumerate() {
         if proc_rec.flooded {
-            out.push(Failure::new(
+            out.push(AssertionFailure::message(
                 "run.stdout",
                 format!("process {p} flooded stdout past the byte budget; reading stopped"),
             ));
@@ -551,7 +548,7 @@ pub fn check(vector: &Vector, record: &RunRecord, canary: &str) -> Vec<Failure> 
     out
 }
 
-fn check_run(vector: &Vector, record: &RunRecord, canary: &str, out: &mut Vec<Failure>) {
+fn check_run(vector: &Vector, record: &RunRecord, canary: &str, out: &mut Vec<AssertionFailure>) {
     let run = &vector.run;
     if record.binding == "stdio" && run.stdout_protocol_only {
         for (n, line) in record.lines.iter().enumerate() {
@@ -575,19 +572,19 @@ fn check_run(vector: &Vector, record: &RunRecord, canary: &str, out: &mut Vec<Fa
                 None
             };
             if let Some(p) = problem {
-                out.push(Failure::new(key, p));
+                out.push(AssertionFailure::message(key, p));
             }
         }
     }
     if record.binding == "stdio" && run.stdout_strict_lines {
         for (n, line) in record.lines.iter().enumerate() {
             if line.text.contains('\r') {
-                out.push(Failure::new(
+                out.push(AssertionFailure::message(
                     "run.stdout_strict_lines",
                     format!("stdout line {} holds a carriage return", n + 1),
                 ));
             } else if line.text.trim().is_empty() {
-                out.push(Failure::new(
+                out.push(AssertionFailure::message(
                     "run.stdout_strict_lines",
                     format!("stdout line {} is blank", n + 1),
                 ));
@@ -604,7 +601,7 @@ fn check_run(vector: &Vector, record: &RunRecord, canary: &str, out: &mut Vec<Fa
                 // An observer's exit status has no effect (17.3), but it
                 // exits (D-25).
                 if !proc_rec.exited {
-                    out.push(Failure::new(
+                    out.push(AssertionFailure::message(
                         "run.per_event_exit_zero",
                         format!(
                             "the per_event process for notification step {:?} did not exit \
@@ -623,7 +620,7 @@ fn check_run(vector: &Vector, record: &RunRecord, canary: &str, out: &mut Vec<Fa
                 } else {
                     format!("was ended by signal {}", proc_rec.signal.unwrap_or(0))
                 };
-                out.push(Failure::new(
+                out.push(AssertionFailure::message(
                     "run.per_event_exit_zero",
                     format!(
                         "the per_event process for step {:?} {how}; status 0 is required \
@@ -674,7 +671,7 @@ fn check_run(vector: &Vector, record: &RunRecord, canary: &str, out: &mut Vec<Fa
         }
         hits.dedup();
         for h in hits {
-            out.push(Failure::new(
+            out.push(AssertionFailure::message(
                 "run.canary",
                 format!("the secret the kit handed the backend came back in {h}"),
             ));

@@ -143,43 +143,19 @@ fn non_empty(v: Option<&Value>) -> bool {
     v.and_then(Value::as_str).is_some_and(|s| !s.is_empty())
 }
 
-/// A loose RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS`, optional fraction,
-/// then `Z` or `±HH:MM`.
+/// An RFC 3339 date-time (§5.6), by the `time` crate's parser. RFC 3339
+/// lets `T` and `Z` be lower case, so the text is read in upper case; that
+/// parser also takes a space between date and time, which the grammar (and
+/// JSON Schema's `date-time`) does not, so the separator is checked first.
 fn is_date_time(s: &str) -> bool {
-    let b = s.as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.get(r).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
-    if b.len() < 20
-        || !digits(0..4)
-        || b[4] != b'-'
-        || !digits(5..7)
-        || b[7] != b'-'
-        || !digits(8..10)
-        || !matches!(b[10], b'T' | b't')
-        || !digits(11..13)
-        || b[13] != b':'
-        || !digits(14..16)
-        || b[16] != b':'
-        || !digits(17..19)
-    {
-        return false;
-    }
-    let mut i = 19;
-    if b[i] == b'.' {
-        i += 1;
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        if i == start {
-            return false;
-        }
-    }
-    match &b[i..] {
-        [b'Z' | b'z'] => true,
-        [b'+' | b'-', h1, h2, b':', m1, m2] => [h1, h2, m1, m2].iter().all(|x| x.is_ascii_digit()),
-        _ => false,
-    }
+    s.as_bytes()
+        .get(10)
+        .is_some_and(|b| matches!(b, b'T' | b't'))
+        && time::OffsetDateTime::parse(
+            &s.to_ascii_uppercase(),
+            &time::format_description::well_known::Rfc3339,
+        )
+        .is_ok()
 }
 
 /// Why `m` is not a draft `hooks/intercept` request for `tool.before`, as
@@ -295,6 +271,29 @@ pub fn intercept_request_problems(m: &Value) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_rfc_3339_date_time_is_read_by_the_time_crate() {
+        for ok in [
+            "2026-08-24T08:51:14Z",
+            "2026-08-24t08:51:14z",
+            "2026-08-24T08:51:14.123456+02:00",
+            "2026-08-24T08:51:14-05:30",
+        ] {
+            assert!(is_date_time(ok), "{ok}");
+        }
+        for bad in [
+            "2026-13-24T08:51:14Z",
+            "2026-02-30T08:51:14Z",
+            "2026-08-24T08:51Z",
+            "2026-08-24T08:51:14",
+            "2026-08-24 08:51:14Z",
+            "2026-08-24T08:51:14.Z",
+            "",
+        ] {
+            assert!(!is_date_time(bad), "{bad}");
+        }
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::assert::{check, Failure};
+use crate::assert::{check, AssertionFailure};
 use crate::driver;
 use crate::error::LinkError;
 use crate::record::RunRecord;
@@ -185,7 +185,7 @@ pub struct Outcome {
     /// The verdict.
     pub verdict: Verdict,
     /// Why it failed (empty unless `fail`).
-    pub failures: Vec<Failure>,
+    pub failures: Vec<AssertionFailure>,
     /// Why it was skipped or errored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,

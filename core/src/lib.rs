@@ -7,6 +7,8 @@
 //! * [`catalog`]: clause catalogs (`spec/<line>/clauses.json`);
 //! * [`outcome`] and [`event`]: what one vector's run came to, and what an
 //!   engine reports while it runs;
+//! * [`vector_loop`]: the one loop every suite's vectors run in (jobs,
+//!   vectors that run alone, `--fail-fast`, Ctrl-C, panics);
 //! * [`digest`] and [`diff`]: RFC 8785 digests and the expected-against-actual
 //!   diff every report shows;
 //! * [`errors`]: where an input problem sits.
@@ -23,3 +25,4 @@ pub mod number;
 pub mod outcome;
 pub mod set;
 pub mod suite;
+pub mod vector_loop;

@@ -42,6 +42,42 @@ impl Status {
     }
 }
 
+/// Reason given for a vector an interrupted run never started.
+pub const NOT_RUN_INTERRUPTED: &str = "not run: the run was interrupted";
+
+/// Reason given for a vector `--fail-fast` never started.
+pub const NOT_RUN_FAIL_FAST: &str = "not run: --fail-fast stopped the run after a failure";
+
+/// Whether an outcome's reason says the vector never ran (an interrupted
+/// or fail-fast run); such errors say nothing about the subject.
+pub fn never_ran(reason: &str) -> bool {
+    reason == NOT_RUN_INTERRUPTED || reason == NOT_RUN_FAIL_FAST
+}
+
+/// Where an error's reason starts the subject's stderr tail, and what joins
+/// its lines: a report keeps the tail inside the reason, and a page that
+/// shows it apart splits it back out with [`split_stderr_tail`].
+const STDERR_MARKER: &str = "; host stderr (last lines): ";
+const STDERR_SEPARATOR: &str = " | ";
+
+/// `reason` with the subject's last stderr lines appended (unchanged when
+/// there are none).
+pub fn with_stderr_tail(reason: &str, lines: &[String]) -> String {
+    if lines.is_empty() {
+        return reason.to_owned();
+    }
+    format!("{reason}{STDERR_MARKER}{}", lines.join(STDERR_SEPARATOR))
+}
+
+/// An error's reason apart from the stderr tail [`with_stderr_tail`] put in
+/// it, and the tail's lines (`None`: the reason carries none).
+pub fn split_stderr_tail(reason: &str) -> (&str, Option<Vec<&str>>) {
+    match reason.split_once(STDERR_MARKER) {
+        Some((reason, tail)) => (reason, Some(tail.split(STDERR_SEPARATOR).collect())),
+        None => (reason, None),
+    }
+}
+
 /// What happened to one vector.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VectorOutcome {
@@ -145,5 +181,31 @@ impl AssertionFailure {
             actual: actual.cloned(),
             diff,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stderr_tail_splits_back_into_the_lines_it_was_joined_from() {
+        let lines = vec!["first <line>".to_owned(), "second".to_owned()];
+        let reason = with_stderr_tail("harness error: exited", &lines);
+        assert_eq!(
+            split_stderr_tail(&reason),
+            (
+                "harness error: exited",
+                Some(vec!["first <line>", "second"])
+            )
+        );
+        assert_eq!(with_stderr_tail("plain", &[]), "plain");
+        assert_eq!(split_stderr_tail("plain"), ("plain", None));
+    }
+
+    #[test]
+    fn only_the_loop_s_own_reasons_say_a_vector_never_ran() {
+        assert!(never_ran(NOT_RUN_INTERRUPTED) && never_ran(NOT_RUN_FAIL_FAST));
+        assert!(!never_ran("harness error: exited"));
     }
 }

@@ -9,10 +9,10 @@
 
 use std::fmt::Write as _;
 
-use crate::report::claim;
-use crate::report::html::escape;
-use crate::report::model::Report;
-use crate::suite::Suite;
+use crate::claim;
+use crate::html::escape;
+use crate::model::Report;
+use ctk_core::suite::Suite;
 
 /// What a badge says about its report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +55,7 @@ impl BadgeState {
 
 /// The badge of `report`; `verify_problems` are what `ctk verify` found
 /// (they make a report unclaimable).
-pub fn badge(report: &Report, verify_problems: &[String]) -> Badge {
+pub fn badge(report: &Report, verify_problems: &[String], released: claim::ReleasedSets) -> Badge {
     let t = report.totals;
     let suite = Suite::parse(&report.spec);
     // `agent-hooks/0.1` reads `agent-hooks 0.1`, as shields labels do.
@@ -85,7 +85,7 @@ pub fn badge(report: &Report, verify_problems: &[String]) -> Badge {
     if !detail.is_empty() {
         let _ = write!(counts, " ({})", detail.join(", "));
     }
-    let refused = !claim::refusals(report, verify_problems).is_empty();
+    let refused = !claim::refusals(report, verify_problems, released).is_empty();
     let (state, message) = if failing {
         let prefix = if draft {
             "draft, not claimable · "

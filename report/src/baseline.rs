@@ -6,10 +6,10 @@
 //! owner and an expiry date. [`apply`] turns a report's failures that an
 //! entry names into [`Status::ExpectedFail`], which does not fail the run;
 //! the report records the baseline, and a report that carries one is never
-//! claimable ([`crate::report::claim`]). A baseline cannot rot: an entry
+//! claimable ([`crate::claim`]). A baseline cannot rot: an entry
 //! whose vector ran and did not fail is *stale*, an entry past its expiry
 //! date is *expired*, and either fails the run
-//! ([`crate::cli::run::exit_code_for`]). An expired entry excuses nothing:
+//! (`ctk`'s exit code). An expired entry excuses nothing:
 //! its vector's failure stays a plain `fail`.
 //!
 //! Data flows one way: build the report, [`apply`] the baseline, seal,
@@ -22,17 +22,17 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
-use crate::digest;
-use crate::errors::Location;
-use crate::outcome::Status;
-use crate::report::build;
-use crate::report::model::{BaselineInfo, BaselineNote, BaselineProblem, Report};
+use crate::build;
+use crate::model::{BaselineInfo, BaselineNote, BaselineProblem, Report};
+use ctk_core::digest;
+use ctk_core::errors::Location;
+use ctk_core::outcome::Status;
 
 /// The `format` of a baseline file.
 pub const BASELINE_FORMAT: &str = "ctk-baseline/1";
 
 /// The baseline schema, compiled into the binary.
-pub const BASELINE_SCHEMA: &str = include_str!("../../../schemas/baseline.schema.json");
+pub const BASELINE_SCHEMA: &str = include_str!("../../schemas/baseline.schema.json");
 
 /// A baseline file could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -369,11 +369,11 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::outcome::VectorOutcome;
-    use crate::report::build::{build, RunContext};
-    use crate::report::model::HostIdentity;
-    use crate::set::VectorMeta;
-    use ctk_agent_hooks_suite::assert::AssertionFailure;
+    use crate::build::{build, RunContext};
+    use crate::model::HostIdentity;
+    use ctk_core::outcome::AssertionFailure;
+    use ctk_core::outcome::VectorOutcome;
+    use ctk_core::set::VectorMeta;
 
     fn meta(id: &str) -> VectorMeta {
         VectorMeta {

@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::digest;
-use crate::outcome::VectorOutcome;
-use crate::report::model::*;
-use crate::set::VectorMeta;
+use crate::model::*;
+use ctk_core::digest;
+use ctk_core::outcome::VectorOutcome;
+use ctk_core::set::VectorMeta;
 
 /// Everything a report states besides the outcomes.
 #[derive(Debug, Clone)]
@@ -75,8 +75,8 @@ pub fn digests(report: &Value) -> (String, String) {
 /// line's, since a draft keeps every released clause it does not change
 /// (`spec/draft/README.md`, `spec/ahp/draft/DIFFERENCES.md`). The quote then
 /// names the released text it comes from.
-fn catalogs_for(spec: &str) -> Vec<crate::catalog::Catalog> {
-    use crate::suite::{AhpLine, SpecVersion, Suite};
+fn catalogs_for(spec: &str) -> Vec<ctk_core::catalog::Catalog> {
+    use ctk_core::suite::{AhpLine, SpecVersion, Suite};
     let Some(suite) = Suite::parse(spec) else {
         return Vec::new();
     };
@@ -88,13 +88,13 @@ fn catalogs_for(spec: &str) -> Vec<crate::catalog::Catalog> {
     [Some(suite), released]
         .into_iter()
         .flatten()
-        .filter_map(|s| crate::catalog::embedded_for(s).ok())
+        .filter_map(|s| ctk_core::catalog::embedded_for(s).ok())
         .collect()
 }
 
 /// The clauses `covers` names, as the catalogs quote them, in the order
 /// the vector lists them; an id no catalog has is left out.
-fn cited(catalogs: &[crate::catalog::Catalog], covers: &[String]) -> Vec<ClauseQuote> {
+fn cited(catalogs: &[ctk_core::catalog::Catalog], covers: &[String]) -> Vec<ClauseQuote> {
     covers
         .iter()
         .filter_map(|id| {
@@ -152,7 +152,7 @@ pub fn build<'a>(
             reason: o.reason.clone(),
             failures: o.failures.clone(),
             baseline: None,
-            clauses: if o.status == crate::outcome::Status::Fail {
+            clauses: if o.status == ctk_core::outcome::Status::Fail {
                 cited(&catalogs, &v.covers)
             } else {
                 Vec::new()
@@ -165,10 +165,10 @@ pub fn build<'a>(
             name: "ctk".into(),
             version: env!("CARGO_PKG_VERSION").into(),
         },
-        protocol: crate::suite::Suite::parse(&ctx.spec)
+        protocol: ctk_core::suite::Suite::parse(&ctx.spec)
             .map_or(
-                crate::suite::Protocol::AgentHooks,
-                crate::suite::Suite::protocol,
+                ctk_core::suite::Protocol::AgentHooks,
+                ctk_core::suite::Suite::protocol,
             )
             .as_str()
             .to_owned(),
@@ -190,7 +190,7 @@ pub fn build<'a>(
             && outcomes.len() == digests.len()
             && !outcomes
                 .iter()
-                .any(|o| ctk_agent_hooks_suite::engine::never_ran(&o.reason)),
+                .any(|o| ctk_core::outcome::never_ran(&o.reason)),
         baseline: None,
         partition: None,
         vectors: entries,
@@ -339,7 +339,7 @@ impl<'a> DigestView<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{AssertionFailure, Status};
+    use ctk_core::outcome::{AssertionFailure, Status};
     use std::time::Duration;
 
     fn meta(id: &str, advisory: Option<&str>) -> VectorMeta {

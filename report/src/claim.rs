@@ -15,9 +15,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::report::model::{Report, VectorEntry};
-use crate::set::{self, VectorMeta};
-use crate::suite::{Protocol, Suite};
+use crate::model::{Report, VectorEntry};
+use ctk_core::set::VectorMeta;
+use ctk_core::suite::{Protocol, Suite};
 
 /// The claimable Agent Hooks line.
 pub const CLAIMABLE_SPEC: &str = "agent-hooks/0.1";
@@ -53,21 +53,32 @@ pub const TEXT_BOUND: usize = 240;
 /// How many differing vectors a refusal names before it says how many more.
 const NAMED: usize = 3;
 
+/// Where the report code finds a suite's released vectors. Each suite knows
+/// its own and only the CLI knows every suite, so the CLI hands this in
+/// (`ctk::set::released`); the report code imports no suite.
+pub type ReleasedSets = fn(Suite) -> Result<&'static [VectorMeta], String>;
+
 /// Why a report cannot back a claim (empty: it can). `verify_problems` are
 /// the problems `ctk verify` found. The report's vectors are compared with
-/// the released suite of its spec ([`crate::set::released`]).
-pub fn refusals(report: &Report, verify_problems: &[String]) -> Vec<String> {
+/// the released suite of its spec, as `released` gives it.
+pub fn refusals(
+    report: &Report,
+    verify_problems: &[String],
+    released: ReleasedSets,
+) -> Vec<String> {
     refusals_against(
         report,
         verify_problems,
-        released_suite(report).as_deref().map_err(Clone::clone),
+        released_suite(report, released)
+            .as_deref()
+            .map_err(Clone::clone),
     )
 }
 
 /// The released vectors a report of its spec must have run: the embedded
 /// set of its suite, and for a suite with roles (AHP) the vectors of the
 /// role the report certified. `Err` says why there is none.
-pub fn released_suite(report: &Report) -> Result<Vec<VectorMeta>, String> {
+pub fn released_suite(report: &Report, released: ReleasedSets) -> Result<Vec<VectorMeta>, String> {
     let role = report
         .declaration
         .surface
@@ -75,7 +86,7 @@ pub fn released_suite(report: &Report) -> Result<Vec<VectorMeta>, String> {
         .and_then(|r| r.as_str())
         .filter(|_| report.protocol == Protocol::Ahp.as_str());
     match Suite::parse(&report.spec) {
-        Some(suite) => set::released(suite).map(|all| {
+        Some(suite) => released(suite).map(|all| {
             all.iter()
                 .filter(|m| m.role.as_deref() == role)
                 .cloned()
@@ -396,215 +407,4 @@ fn ahp_row(report: &Report) -> String {
         report.totals.applicable(),
         report.digest
     )
-}
-
-/// Unit tests pinning the claim clauses of the catalog (10.1-e, 12.1a-c,
-/// 12.1a-d, 13-a, 13-b, 13-c, 13-e) that no vector can test.
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use serde_json::{json, Value};
-
-    use super::*;
-    use crate::outcome::VectorOutcome;
-    use crate::report::build::{build, RunContext};
-    use crate::report::model::HostIdentity;
-    use ctk_agent_hooks_suite::assert::AssertionFailure;
-
-    /// A report over the released suite (the embedded 0.1 vectors, so it is
-    /// claimable): every vector passes, except that `fail` makes the first
-    /// gating one fail.
-    fn report(spec: &str, fail: bool, document: Value) -> Report {
-        let vectors = set::released(Suite::AgentHooks(
-            ctk_agent_hooks_suite::vector::model::SpecVersion::V0_1,
-        ))
-        .expect("the released suite");
-        let first_gating = vectors
-            .iter()
-            .position(|v| v.advisory.is_none())
-            .expect("a gating vector");
-        let outcomes: Vec<VectorOutcome> = vectors
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let failures = if fail && i == first_gating {
-                    vec![AssertionFailure::message("run_outcome", "differs")]
-                } else {
-                    Vec::new()
-                };
-                VectorOutcome::from_failures(&v.id, failures, Duration::from_millis(1))
-            })
-            .collect();
-        let surface = ctk_agent_hooks_suite::declaration::surface(&document);
-        build(
-            RunContext {
-                spec: spec.into(),
-                host: HostIdentity {
-                    name: "acme-agents".into(),
-                    version: "2.4.0".into(),
-                    spec_versions: vec![spec.into()],
-                },
-                declaration_source: "host".into(),
-                declaration: document,
-                surface: serde_json::to_value(&surface).expect("surface"),
-                vector_source: "embedded:0.1".into(),
-                filtered: false,
-                started_at: "2026-12-01T08:25:30Z".into(),
-                total_ms: 1,
-            },
-            vectors,
-            &outcomes,
-        )
-    }
-
-    /// A fixed full declaration (a copy of the reference host's), so these
-    /// tests do not move when the reference host's surface does.
-    fn reference() -> Value {
-        serde_json::from_str(include_str!("../../tests/data/declarations/host-full.json"))
-            .expect("json")
-    }
-
-    fn with(mut doc: Value, pointer: &str, value: Value) -> Value {
-        if let Some(slot) = doc.pointer_mut(pointer) {
-            *slot = value;
-        }
-        doc
-    }
-
-    #[test]
-    fn claim_states_identity_binding() {
-        let unbound = with(reference(), "/configuration/identity_provider", Value::Null);
-        let r = report("agent-hooks/0.1", false, unbound);
-        assert!(
-            row(&r).contains("identity-unbound (identity_provider null)"),
-            "{}",
-            row(&r)
-        );
-        let custom = with(
-            reference(),
-            "/configuration/identity_provider",
-            json!("hmac-sha256-k1"),
-        );
-        let r = report("agent-hooks/0.1", false, custom);
-        assert!(
-            row(&r).contains(
-                "custom identity provider hmac-sha256-k1; whether it is content-derived must be stated"
-            ),
-            "{}",
-            row(&r)
-        );
-        let r = report("agent-hooks/0.1", false, reference());
-        assert!(!row(&r).contains("identity-unbound"), "{}", row(&r));
-    }
-
-    #[test]
-    fn unbuffered_claim_states_no_retraction() {
-        let r = report("agent-hooks/0.1", false, reference());
-        assert!(
-            row(&r).contains("buffered_output false: released output cannot be retracted"),
-            "{}",
-            row(&r)
-        );
-        let buffered = with(reference(), "/surface/buffered_output", json!(true));
-        let r = report("agent-hooks/0.1", false, buffered);
-        assert!(!row(&r).contains("cannot be retracted"), "{}", row(&r));
-    }
-
-    #[test]
-    fn incremental_claim_states_exposure_bound() {
-        let bound = reference()
-            .pointer("/surface/exposure_bound")
-            .and_then(Value::as_str)
-            .expect("the reference host states its exposure bound")
-            .to_owned();
-        let r = report("agent-hooks/0.1", false, reference());
-        assert!(
-            row(&r).contains(&format!("exposure bound: {bound}")),
-            "{}",
-            row(&r)
-        );
-    }
-
-    #[test]
-    fn any_failure_blocks_conformance() {
-        let r = report("agent-hooks/0.1", true, reference());
-        assert_eq!(r.totals.fail, 1);
-        assert_eq!(
-            crate::cli::run::exit_code_for(&r),
-            crate::exit_code::FAILURES
-        );
-        assert!(refusals(&r, &[]).contains(&"1 vector(s) failed".to_owned()));
-        let ok = report("agent-hooks/0.1", false, reference());
-        assert_eq!(
-            crate::cli::run::exit_code_for(&ok),
-            crate::exit_code::SUCCESS
-        );
-        assert!(refusals(&ok, &[]).is_empty(), "{:?}", refusals(&ok, &[]));
-    }
-
-    #[test]
-    fn claim_refuses_failed_report() {
-        let r = report("agent-hooks/0.1", true, reference());
-        assert_eq!(refusals(&r, &[]), ["1 vector(s) failed"]);
-        let implicit = {
-            let mut doc = reference();
-            doc.as_object_mut().map(|o| o.remove("surface"));
-            report("agent-hooks/0.1", false, doc)
-        };
-        assert_eq!(
-            refusals(&implicit, &[]),
-            ["the declaration does not state its surface explicitly"]
-        );
-    }
-
-    #[test]
-    fn claim_row_has_every_tuple_member() {
-        let terminate = with(
-            reference(),
-            "/configuration/posture/tool_seam_host_error",
-            json!("terminate"),
-        );
-        let r = report("agent-hooks/0.1", false, terminate);
-        let line = row(&r);
-        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
-        let header: Vec<&str> = CLAIM_HEADER
-            .lines()
-            .next()
-            .expect("header")
-            .trim_matches('|')
-            .split(" | ")
-            .map(str::trim)
-            .collect();
-        assert_eq!(cells.len(), header.len(), "{line}");
-        assert_eq!(
-            &cells[..7],
-            [
-                "acme-agents",
-                "2.4.0",
-                "agent-hooks/0.1",
-                "bigint_json, incremental_output, int64_json, model_calls, multi_turn, parallel_tool_calls, streaming, tool_calls",
-                "parallel/strictest, parallel/unanimous, sequential/first_deny, sequential/run_all",
-                "jcs-sha256",
-                "terminate",
-            ]
-        );
-        assert!(
-            cells[7].starts_with("non-default posture: tool_seam_host_error terminate"),
-            "{line}"
-        );
-        assert_eq!(cells[8], format!("{0}/{0}", r.totals.pass));
-        assert_eq!(cells[9], format!("`{}`", r.digest));
-    }
-
-    #[test]
-    fn draft_report_refused() {
-        let r = report("agent-hooks/draft", false, reference());
-        assert_eq!(
-            refusals(&r, &[]),
-            ["the report is for agent-hooks/draft; only agent-hooks/0.1 can be claimed"]
-        );
-        let md = crate::report::markdown::render(&r);
-        assert!(!md.contains(CLAIM_HEADER), "{md}");
-    }
 }

@@ -9,8 +9,8 @@
 
 use serde_json::{json, Value};
 
-use crate::event::Event;
-use crate::set::VectorMeta;
+use ctk_core::event::Event;
+use ctk_core::set::VectorMeta;
 
 /// The `format` member of every `run_started` line.
 pub const EVENTS_FORMAT: &str = "ctk-events/1";
@@ -72,15 +72,12 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::outcome::VectorOutcome;
-    use ctk_agent_hooks_suite::vector::load::parse_vector;
+    use ctk_core::outcome::VectorOutcome;
 
     #[test]
     fn a_finished_vector_is_one_self_describing_line() {
         let text = r#"{"id":"AH-CTK-900","title":"deny at input","spec_clause":"1","part":"verdict/deny","scenario":{"input":{"content":"x","role":"user"}},"interceptor_script":[],"expect":{"interceptions":[],"run_outcome":"completed"}}"#;
-        let loaded = parse_vector(std::path::Path::new("v.json"), text)
-            .expect("vector")
-            .meta();
+        let loaded = ctk_core::set::meta_of_json("v.json", text).expect("vector");
         let header = RunHeader {
             spec: "agent-hooks/0.1",
             vector_source: "tests",

@@ -19,13 +19,13 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::outcome::Status;
-use crate::report::claim;
-use crate::report::human;
-use crate::report::matrix::{self, Triage};
-use crate::report::model::{ClauseQuote, PartTotals, Report, Totals, VectorEntry};
-use crate::suite::Protocol;
-use ctk_agent_hooks_suite::assert::diff;
+use crate::claim;
+use crate::human;
+use crate::matrix::{self, Triage};
+use crate::model::{ClauseQuote, PartTotals, Report, Totals, VectorEntry};
+use ctk_core::diff;
+use ctk_core::outcome::Status;
+use ctk_core::suite::Protocol;
 
 /// Text escaped for HTML element content and quoted attribute values.
 pub fn escape(text: &str) -> String {
@@ -475,7 +475,7 @@ fn clauses_block(s: &mut String, clauses: &[ClauseQuote]) {
 
 /// The gating failures grouped by rule, above the failures one by one.
 fn rules_section(s: &mut String, report: &Report) {
-    let groups = crate::report::rules::gating_groups(report);
+    let groups = crate::rules::gating_groups(report);
     if groups.is_empty() {
         return;
     }
@@ -499,27 +499,21 @@ fn rules_section(s: &mut String, report: &Report) {
     s.push_str("</ul>\n</section>\n");
 }
 
-/// Where [`ctk_agent_hooks_suite::engine::harness_error_text`] starts the host's stderr
-/// tail in an error's reason, and what it joins the lines with: the report
-/// model keeps the tail inside the reason, so the page splits it back out.
-const STDERR_MARKER: &str = "; host stderr (last lines): ";
-const STDERR_SEPARATOR: &str = " | ";
-
 /// The reason of an error, and the host's stderr tail apart from it when
 /// the reason carries one.
 fn error_article(s: &mut String, index: usize, v: &VectorEntry) {
     s.push_str("<article>\n");
     s.push_str(&vector_heading(index, v));
-    match v.reason.split_once(STDERR_MARKER) {
-        Some((reason, tail)) => {
+    match ctk_core::outcome::split_stderr_tail(&v.reason) {
+        (reason, Some(tail)) => {
             let _ = writeln!(
                 s,
                 "<p>{}</p>\n<details open><summary>Host stderr (last lines)</summary>\n<pre class=\"stderr\"><code>{}</code></pre>\n</details>",
                 escape(reason),
-                escape(&tail.split(STDERR_SEPARATOR).collect::<Vec<_>>().join("\n"))
+                escape(&tail.join("\n"))
             );
         }
-        None => {
+        (_, None) => {
             let _ = writeln!(
                 s,
                 "<p>{}</p>\n<p class=\"note\">The report carries no host stderr for this error.</p>",
@@ -827,9 +821,14 @@ fn digests_section(s: &mut String, report: &Report, verify_problems: &[String]) 
 
 /// The page of one report. `verify_problems` are what `ctk verify` found
 /// (empty for a report the run has just built); they are shown with the
-/// digests and block the claim.
-pub fn render(report: &Report, verify_problems: &[String]) -> String {
-    let refusals = claim::refusals(report, verify_problems);
+/// digests and block the claim. `released` gives the suite a claim is
+/// compared with.
+pub fn render(
+    report: &Report,
+    verify_problems: &[String],
+    released: claim::ReleasedSets,
+) -> String {
+    let refusals = claim::refusals(report, verify_problems, released);
     let mut s = String::new();
     s.push_str(&verdict(report, &refusals));
     s.push_str(&summary_list(report));
@@ -970,24 +969,6 @@ mod tests {
         assert_eq!(
             escape(r#"<script>alert("x&'y')</script>"#),
             "&lt;script&gt;alert(&quot;x&amp;&#39;y&#39;)&lt;/script&gt;"
-        );
-    }
-
-    #[test]
-    fn the_stderr_tail_is_split_the_way_the_engine_joins_it() {
-        use ctk_harness_protocol::{HarnessError, HarnessErrorKind, Phase};
-        let e = HarnessError::new(
-            Phase::Setup,
-            HarnessErrorKind::Exited {
-                status: "exit status: 101".into(),
-            },
-        )
-        .with_stderr(vec!["first <line>".into(), "second".into()]);
-        let text = ctk_agent_hooks_suite::engine::harness_error_text(&e);
-        let (_, tail) = text.split_once(STDERR_MARKER).expect("the marker");
-        assert_eq!(
-            tail.split(STDERR_SEPARATOR).collect::<Vec<_>>(),
-            ["first <line>", "second"]
         );
     }
 

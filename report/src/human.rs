@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::outcome::{Status, VectorOutcome};
-use crate::report::model::Report;
-use ctk_agent_hooks_suite::assert::diff;
+use crate::model::Report;
+use ctk_core::diff;
+use ctk_core::outcome::{Status, VectorOutcome};
 
 /// Whether terminal text carries ANSI colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

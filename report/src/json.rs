@@ -2,7 +2,7 @@
 //! `ctk verify` requires a report file to be byte-identical to this
 //! rendering of its own content, so even a whitespace edit is detected.
 
-use crate::report::model::Report;
+use crate::model::Report;
 
 /// Render a report.
 pub fn render(report: &Report) -> String {

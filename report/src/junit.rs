@@ -24,12 +24,12 @@ use quick_xml::escape::partial_escape;
 use quick_xml::events::{BytesDecl, BytesText, Event};
 use quick_xml::Writer;
 
-use crate::errors::ReportError;
-use crate::outcome::Status;
-use crate::report::model::{Report, Totals, VectorEntry};
-use ctk_agent_hooks_suite::assert::diff;
+use crate::model::{Report, Totals, VectorEntry};
+use crate::ReportError;
+use ctk_core::diff;
+use ctk_core::outcome::Status;
 
-fn failure_text(failures: &[ctk_agent_hooks_suite::assert::AssertionFailure]) -> String {
+fn failure_text(failures: &[ctk_core::outcome::AssertionFailure]) -> String {
     let mut out = String::new();
     for f in failures {
         out.push_str(&format!("{}: {}\n", f.key, f.message));

@@ -1,5 +1,16 @@
-//! Reports: the model, building it from outcomes, pure renderers, and the
-//! `verify` and `claim` rules that read a report back.
+//! Reports of agent-hooks-ctk, whatever the protocol: the model, building
+//! it from the core's outcomes, pure renderers (terminal text, Markdown,
+//! HTML, JUnit, JSON, the badge), and the `verify`, `claim`, `merge` and
+//! baseline rules that read a report back.
+//!
+//! It depends on `ctk-core` alone, never on a suite: what a claim needs of
+//! a suite (its released vectors) the caller hands in
+//! ([`claim::ReleasedSets`]), so cargo itself keeps the report code
+//! protocol-neutral. Nothing here prints.
+
+mod errors;
+
+pub use errors::ReportError;
 
 pub mod badge;
 pub mod baseline;

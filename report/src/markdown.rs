@@ -1,16 +1,18 @@
 //! `report.md`: per-part table of the gating vectors, a second table of the
 //! advisory ones (only when there are any), what did not pass (advisory
-//! entries marked with their decision), and the CLAIMS.md row.
+//! entries marked with their decision, each failure with its diff of
+//! expected against actual), and the CLAIMS.md row.
 //! Carries no durations, so it is reproducible.
 
 use std::fmt::Write as _;
 
-use crate::outcome::Status;
-use crate::report::claim;
-use crate::report::model::{PartTotals, Report, Totals};
+use crate::claim;
+use crate::model::{PartTotals, Report, Totals};
+use ctk_core::diff;
+use ctk_core::outcome::{AssertionFailure, Status};
 
 /// Render the Markdown report.
-pub fn render(report: &Report) -> String {
+pub fn render(report: &Report, released: claim::ReleasedSets) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -38,7 +40,7 @@ pub fn render(report: &Report) -> String {
         );
         table(&mut s, report, |p| p.advisory, report.advisory_totals);
     }
-    let groups = crate::report::rules::gating_groups(report);
+    let groups = crate::rules::gating_groups(report);
     if !groups.is_empty() {
         let _ = writeln!(
             s,
@@ -97,6 +99,7 @@ pub fn render(report: &Report) -> String {
             for c in &v.clauses {
                 let _ = writeln!(s, "  - {}", c.line());
             }
+            failures_block(&mut s, &v.failures);
         }
         s.push('\n');
     }
@@ -134,7 +137,7 @@ pub fn render(report: &Report) -> String {
         );
     }
     let _ = writeln!(s, "## CLAIMS.md row\n");
-    let refusals = claim::refusals(report, &[]);
+    let refusals = claim::refusals(report, &[], released);
     if refusals.is_empty() {
         let _ = writeln!(s, "{}\n{}", claim::header(report), claim::row(report));
     } else {
@@ -194,4 +197,95 @@ fn table(s: &mut String, report: &Report, counts: impl Fn(&PartTotals) -> Totals
         total.error,
         cell(total)
     );
+}
+
+/// Each failed expectation of a vector under its line: the key and message,
+/// then the diff of expected against actual (or the one value there is) in
+/// a fenced block, so a reader sees what differed without the JSON.
+fn failures_block(s: &mut String, failures: &[AssertionFailure]) {
+    for f in failures {
+        let _ = writeln!(s, "  - `{}`: {}", f.key.replace('`', "'"), f.message);
+        let (language, body) = match (&f.diff, &f.expected, &f.actual) {
+            (Some(d), _, _) => ("diff", d.clone()),
+            (None, Some(e), None) => ("json", format!("expected: {}\n", diff::pretty(e))),
+            (None, None, Some(a)) => ("json", format!("actual: {}\n", diff::pretty(a))),
+            _ => continue,
+        };
+        // A fence longer than any backtick run inside, so a value holding
+        // backticks cannot close the block early.
+        let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+        let fence = "`".repeat(longest.max(2) + 1);
+        let _ = writeln!(s, "\n    {fence}{language}");
+        for line in body.lines() {
+            let _ = writeln!(s, "    {line}");
+        }
+        let _ = writeln!(s, "    {fence}\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use ctk_core::outcome::VectorOutcome;
+    use ctk_core::set::VectorMeta;
+    use ctk_core::suite::Suite;
+    use serde_json::json;
+
+    use super::*;
+    use crate::build::{build, RunContext};
+    use crate::model::HostIdentity;
+
+    fn no_sets(_: Suite) -> Result<&'static [VectorMeta], String> {
+        Err("no released set in this test".into())
+    }
+
+    #[test]
+    fn a_failure_shows_its_diff_in_a_fence_no_value_can_close() {
+        let meta = VectorMeta {
+            id: "AHP-H-0001".into(),
+            title: "t".into(),
+            part: "AHP-TB-001".into(),
+            file_name: "AHP-H-0001.json".into(),
+            sha256: ctk_core::digest::digest_value(&json!(1)).expect("digest"),
+            advisory: None,
+            covers: Vec::new(),
+            role: Some("harness".into()),
+        };
+        let failure = AssertionFailure::mismatch(
+            "triggers[0].outcome",
+            "outcome Executed, expected one of [Denied]",
+            &json!(["denied"]),
+            Some(&json!("exe```cuted")),
+        );
+        let outcome =
+            VectorOutcome::from_failures("AHP-H-0001", vec![failure], Duration::from_millis(1));
+        let report = build(
+            RunContext {
+                spec: "agent-hooks-protocol/0.1".into(),
+                host: HostIdentity {
+                    name: "h".into(),
+                    version: "1".into(),
+                    spec_versions: vec!["0.1".into()],
+                },
+                declaration_source: "command line".into(),
+                declaration: json!({}),
+                surface: json!({}),
+                vector_source: "tests".into(),
+                filtered: false,
+                started_at: "2026-12-01T08:25:30Z".into(),
+                total_ms: 1,
+            },
+            &[meta],
+            &[outcome],
+        );
+        let md = render(&report, no_sets);
+        assert!(
+            md.contains("  - `triggers[0].outcome`: outcome Executed, expected one of [Denied]"),
+            "{md}"
+        );
+        assert!(md.contains("\n    ````diff\n"), "{md}");
+        assert!(md.contains("    -  \"denied\""), "{md}");
+        assert!(md.contains("    +\"exe```cuted\""), "{md}");
+    }
 }

@@ -14,8 +14,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::outcome::Status;
-use crate::report::model::{Report, Totals, VectorEntry};
+use crate::model::{Report, Totals, VectorEntry};
+use ctk_core::outcome::Status;
 
 /// The `format` of a triage file.
 pub const TRIAGE_FORMAT: &str = "ctk-triage/1";

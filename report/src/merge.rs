@@ -28,12 +28,12 @@ use std::str::FromStr;
 
 use sha2::{Digest as _, Sha256};
 
-use crate::report::build::{self, vector_set_digest};
+use crate::build::{self, vector_set_digest};
 use serde_json::{json, Value};
 
-use crate::digest;
-use crate::report::model::{BaselineInfo, DeclarationInfo, PartitionInfo, Report, VectorSet};
-use crate::suite::Protocol;
+use crate::model::{BaselineInfo, DeclarationInfo, PartitionInfo, Report, VectorSet};
+use ctk_core::digest;
+use ctk_core::suite::Protocol;
 
 /// How a partition assigns vectors to shards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -337,7 +337,7 @@ pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
             && !merged
                 .vectors
                 .iter()
-                .any(|v| ctk_agent_hooks_suite::engine::never_ran(&v.reason));
+                .any(|v| ctk_core::outcome::never_ran(&v.reason));
     } else {
         merged.vector_set = VectorSet {
             source: part0.set.source.clone(),
@@ -423,10 +423,10 @@ fn comparable_declaration(report: &Report) -> DeclarationInfo {
 fn merge_baselines(reports: &[(PathBuf, Report)]) -> Option<BaselineInfo> {
     let mut infos = reports.iter().filter_map(|(_, r)| r.baseline.as_ref());
     let mut out = infos.next()?.clone();
-    let union = |a: &mut Vec<_>, b: &[crate::report::model::BaselineProblem]| {
+    let union = |a: &mut Vec<_>, b: &[crate::model::BaselineProblem]| {
         let mut seen: BTreeSet<String> = a
             .iter()
-            .map(|p: &crate::report::model::BaselineProblem| p.id.clone())
+            .map(|p: &crate::model::BaselineProblem| p.id.clone())
             .collect();
         for p in b {
             if seen.insert(p.id.clone()) {
@@ -447,12 +447,12 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::outcome::{Status, VectorOutcome};
-    use crate::report::baseline;
-    use crate::report::build::{build, RunContext};
-    use crate::report::model::HostIdentity;
-    use crate::set::VectorMeta;
-    use ctk_agent_hooks_suite::assert::AssertionFailure;
+    use crate::baseline;
+    use crate::build::{build, RunContext};
+    use crate::model::HostIdentity;
+    use ctk_core::outcome::AssertionFailure;
+    use ctk_core::outcome::{Status, VectorOutcome};
+    use ctk_core::set::VectorMeta;
 
     fn meta(i: usize) -> VectorMeta {
         let id = format!("AH-{i:02}");
@@ -460,7 +460,7 @@ mod tests {
             title: format!("{id} title"),
             part: if i.is_multiple_of(2) { "a" } else { "b" }.into(),
             file_name: format!("{id}.json"),
-            sha256: crate::digest::digest_value(&json!(id)).expect("digest"),
+            sha256: ctk_core::digest::digest_value(&json!(id)).expect("digest"),
             advisory: None,
             covers: Vec::new(),
             role: None,

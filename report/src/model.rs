@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::outcome::Status;
-use ctk_agent_hooks_suite::assert::AssertionFailure;
+use ctk_core::outcome::AssertionFailure;
+use ctk_core::outcome::Status;
 
 /// The `format` value of every report this runner writes.
 pub const REPORT_FORMAT: &str = "ctk-report/1";
@@ -144,7 +144,7 @@ pub struct BaselineNote {
     pub expires: String,
 }
 
-/// The `--baseline` a run applied ([`crate::report::baseline`]). A report
+/// The `--baseline` a run applied ([`crate::baseline`]). A report
 /// carrying one is never claimable.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BaselineInfo {
@@ -182,7 +182,7 @@ pub struct BaselineProblem {
 /// such a report holds only part of the set and is never claimable.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PartitionInfo {
-    /// `hash` or `count` ([`crate::report::merge::Scheme`]).
+    /// `hash` or `count` ([`crate::merge::Scheme`]).
     pub scheme: String,
     /// The 1-based shard numbers covered, ascending.
     pub shards: Vec<usize>,
@@ -270,9 +270,9 @@ pub struct Report {
     pub format: String,
     /// The runner.
     pub runner: RunnerInfo,
-    /// The protocol the suite certifies ([`crate::suite::Protocol::as_str`]).
+    /// The protocol the suite certifies ([`ctk_core::suite::Protocol::as_str`]).
     pub protocol: String,
-    /// The suite's line the run targeted ([`crate::suite::Suite::wire`]).
+    /// The suite's line the run targeted ([`ctk_core::suite::Suite::wire`]).
     pub spec: String,
     /// The host.
     pub host: HostIdentity,

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::report::html::{document, escape};
+use crate::html::{document, escape};
 
 /// What one suite did with one mutant, as render.py words it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,10 +151,8 @@ pub enum MutationError {
     },
 }
 
-/// A JSON pointer token: keys hold `/` (file paths), which RFC 6901 escapes.
-fn token(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
+// A JSON pointer token: keys hold `/` (file paths), which RFC 6901 escapes.
+use ctk_support::pointer::token;
 
 /// Read a results file; every problem names the file and the JSON pointer.
 pub fn read_results(path: &Path) -> Result<Results, MutationError> {

@@ -4,8 +4,8 @@
 //! vectors cites ("33 vectors: `records[].absent."resolved_by"` ..."), each
 //! vector still listed. A vendor disputing a reading disputes it once.
 
-use crate::outcome::Status;
-use crate::report::model::{ClauseQuote, Report, VectorEntry};
+use crate::model::{ClauseQuote, Report, VectorEntry};
+use ctk_core::outcome::Status;
 
 /// One assertion failing in one or more gating vectors.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,7 +83,7 @@ pub fn gating_groups(report: &Report) -> Vec<RuleGroup<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::AssertionFailure;
+    use ctk_core::outcome::AssertionFailure;
 
     fn entry(id: &str, status: Status, keys: &[&str], clauses: &[&str]) -> VectorEntry {
         VectorEntry {

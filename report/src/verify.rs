@@ -6,24 +6,22 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::digest;
-use crate::outcome::Status;
-use crate::report::build::{digests, vector_set_digest};
-use crate::report::json::render_value;
-use crate::report::merge;
-use crate::report::model::{Report, Totals, REPORT_FORMAT};
-use crate::set::VectorMeta;
+use crate::build::{digests, vector_set_digest};
+use crate::json::render_value;
+use crate::merge;
+use crate::model::{Report, Totals, REPORT_FORMAT};
+use ctk_core::digest;
+use ctk_core::outcome::Status;
+use ctk_core::set::VectorMeta;
 
 /// Why a report does not verify; each problem is one line.
 pub type Problems = Vec<String>;
 
 /// Parse report text into a [`Report`] (after checking the format tag).
 pub fn parse(text: &str) -> Result<(Value, Report), String> {
-    let value: Value = ctk_harness_protocol::wire::depth::from_str_within(
-        text,
-        ctk_harness_protocol::wire::depth::REPORT_NESTING,
-    )
-    .map_err(|e| format!("not JSON: {e}"))?;
+    let value: Value =
+        ctk_support::depth::from_str_within(text, ctk_support::depth::REPORT_NESTING)
+            .map_err(|e| format!("not JSON: {e}"))?;
     if value.get("format").and_then(Value::as_str) != Some(REPORT_FORMAT) {
         return Err(format!("format is not {REPORT_FORMAT}"));
     }

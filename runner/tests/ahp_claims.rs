@@ -5,7 +5,6 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Output};
 use std::time::Duration;
 
 use ctk::outcome::VectorOutcome;
@@ -16,6 +15,11 @@ use ctk::set::{self, VectorMeta};
 use ctk::suite::{AhpLine, Suite};
 use ctk_agent_hooks_suite::assert::AssertionFailure;
 use serde_json::{json, Value};
+// The integration tests' helpers; this binary uses only some of them.
+#[allow(dead_code)]
+#[path = "integration/support.rs"]
+mod support;
+use support::ctk;
 
 /// The capability profiles of AHP 0.1 (§6.2, §6.3): the ones beside the
 /// Base Protocol profile and the binding profiles.
@@ -172,15 +176,15 @@ fn an_ahp_claim_names_role_bindings_and_profiles() {
             End::Pass
         });
         assert!(
-            claim::refusals(&r, &[]).is_empty(),
+            claim::refusals(&r, &[], ctk::set::released).is_empty(),
             "{role}: {:?}",
-            claim::refusals(&r, &[])
+            claim::refusals(&r, &[], ctk::set::released)
         );
         assert_eq!(cell(&r, "role"), role);
         assert_eq!(cell(&r, "binding"), binding);
         assert_eq!(cell(&r, "lifecycle"), lifecycle);
         assert_eq!(cell(&r, "profiles"), profiles.join(", "));
-        let md = ctk::report::markdown::render(&r);
+        let md = ctk::report::markdown::render(&r, ctk::set::released);
         assert!(
             md.contains(&claim::row(&r)),
             "report.md carries the row: {md}"
@@ -212,9 +216,10 @@ fn an_ahp_claim_always_names_a_capability_profile_beyond_base() {
             |_| End::Skip,
         );
         assert!(
-            claim::refusals(&skipped, &[]).contains(&"no vector passed".to_owned()),
+            claim::refusals(&skipped, &[], ctk::set::released)
+                .contains(&"no vector passed".to_owned()),
             "{role}: {:?}",
-            claim::refusals(&skipped, &[])
+            claim::refusals(&skipped, &[], ctk::set::released)
         );
     }
 }
@@ -244,7 +249,7 @@ fn an_ahp_claim_is_refused_when_a_claimed_profile_has_a_failure() {
                         End::Pass
                     }
                 });
-                let refusals = claim::refusals(&r, &[]);
+                let refusals = claim::refusals(&r, &[], ctk::set::released);
                 assert!(
                     refusals.contains(&refusal.to_owned()),
                     "{role} {capability} {}: {refusals:?}",
@@ -254,11 +259,11 @@ fn an_ahp_claim_is_refused_when_a_claimed_profile_has_a_failure() {
             let mut partial = report(role, doc, |_| End::Pass);
             partial.vectors.retain(|v| v.id != first.id);
             assert!(
-                claim::refusals(&partial, &[])
+                claim::refusals(&partial, &[], ctk::set::released)
                     .iter()
                     .any(|r| r.contains("released vector(s) missing")),
                 "{role} {capability}: {:?}",
-                claim::refusals(&partial, &[])
+                claim::refusals(&partial, &[], ctk::set::released)
             );
         }
     }
@@ -288,19 +293,12 @@ fn an_ahp_claim_names_the_exact_schema_revision() {
     let mut draft = r.clone();
     draft.spec = "agent-hooks-protocol/draft".into();
     assert!(
-        claim::refusals(&draft, &[])
+        claim::refusals(&draft, &[], ctk::set::released)
             .iter()
             .any(|x| x.contains("only agent-hooks-protocol/0.1 can be claimed")),
         "{:?}",
-        claim::refusals(&draft, &[])
+        claim::refusals(&draft, &[], ctk::set::released)
     );
-}
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .output()
-        .expect("the ctk binary runs")
 }
 
 fn read_report(dir: &Path) -> Value {

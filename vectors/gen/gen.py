@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Generate spec/0.1/clauses.{json,md}, spec/reserved-reasons.json, spec/declaration-errors.json
-and vectors/0.1/*.json. Standard library only. Run from anywhere:
+and vectors/0.1/*.json. Standard library only. `vectors/generate` runs it with every other
+generator; by itself, from anywhere:
 
-    python3 vectors/gen/gen.py && python3 vectors/gen/check.py \
+    python3 vectors/gen/gen.py [--check] && python3 vectors/gen/check.py \
       && cargo run -q -p ctk -- validate vector vectors/0.1 vectors/draft
+
+--check writes nothing and exits 1 naming every file that differs from what it would write.
 
 check.py keeps the generator's bookkeeping (catalog, coverage, id and file-name conventions); the
 rules on a vector's own validity are the Rust vector lint's (`ctk validate vector`).
@@ -20,10 +23,11 @@ sys.path.insert(0, HERE)
 import clauses  # noqa: E402
 import lib  # noqa: E402
 import v_points, v_gate, v_profiles, v_approval, v_identity, v_more, v_decl_776  # noqa: E402,F401
-import v_mut0, v_mut1, v_mut2, v_mut3, v_mut4, v_mut5, v_freedoms  # noqa: E402,F401
+import v_fold_edges, v_declaration_text, v_declaration_rules, v_identity_domain  # noqa: E402,F401
+import v_persisted, v_refusal_findings, v_freedoms  # noqa: E402,F401
 import v_decl_gaps  # noqa: E402,F401  (issue 27: the Python host's declaration gaps)
 import v_streams  # noqa: E402,F401  (issue 27: a buffered host's model streams)
-import v_mut6  # noqa: E402,F401  (issue 27: the Python host's other gaps)
+import v_records_numbers  # noqa: E402,F401  (issue 27: the Python host's other gaps)
 import v_adapter  # noqa: E402,F401  (issue 27: checks of the kit's own loop, HOSTS.md section 4)
 import v_surfaces  # noqa: E402,F401  (last: it restates vectors of the modules above)
 import spec_data  # noqa: E402
@@ -36,10 +40,24 @@ def dump(obj):
     return RAW.sub(lambda m: json.loads('"' + m.group(1) + '"'), text) + "\n"
 
 
+# --check: compare with what is on disk and write nothing; the files that
+# would change (or go) are collected here.
+CHECK = "--check" in sys.argv[1:]
+OUT_OF_DATE = []
+
+
 def write(path, text):
-    path = os.path.join(ROOT, path)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
+    full = os.path.join(ROOT, path)
+    if CHECK:
+        old = None
+        if os.path.exists(full):
+            with open(full, encoding="utf-8") as f:
+                old = f.read()
+        if old != text:
+            OUT_OF_DATE.append(path)
+        return
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w", encoding="utf-8") as f:
         f.write(text)
 
 
@@ -83,9 +101,14 @@ def main():
 
     outdir = os.path.join(ROOT, "vectors", "0.1")
     os.makedirs(outdir, exist_ok=True)
+    written = {name for name, _ in lib.VECTORS}
+    written |= {n for n in os.listdir(os.path.join(HERE, "handwritten")) if n.endswith(".json")}
     for old in os.listdir(outdir):
         if old.startswith("CTK-") and old.endswith(".json"):
-            os.remove(os.path.join(outdir, old))
+            if not CHECK:
+                os.remove(os.path.join(outdir, old))
+            elif old not in written:
+                OUT_OF_DATE.append(os.path.join("vectors", "0.1", old) + " (stale)")
     for name, v in lib.VECTORS:
         write(os.path.join("vectors", "0.1", name), dump(v))
     # Vectors written by hand rather than by a generator module are copied as
@@ -98,8 +121,12 @@ def main():
             sys.exit("handwritten vector %s collides with a generated one" % name)
         with open(os.path.join(handwritten, name), encoding="utf-8") as f:
             write(os.path.join("vectors", "0.1", name), f.read())
+    if CHECK and OUT_OF_DATE:
+        print("out of date: " + ", ".join(OUT_OF_DATE), file=sys.stderr)
+        return 1
     print("clauses: %d, vectors: %d" % (len(clauses.C), len(lib.VECTORS) + len(names)))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -557,7 +557,7 @@ def native():
       script=[])
     # One level past the recommended 128-level depth bound (section 12.3): the projection's root is level 0,
     # output 1, content 2, the objects 2..128, the leaf 129. Advisory, as the bound is host-tunable (D-13).
-    from v_mut3 import gen_nest
+    from v_identity_domain import gen_nest
     V(1443, "floor-output-depth-one-past-bound", "On a host without a model or tools, a transform that leaves the "
       "output context one level past the 128-level depth bound fails closed: denied context_invalid, enforced "
       "identity and decided_by null, nothing reaches the caller", "12.3, 10.2, 3.2", ["10.2-f", "12.3-b", "6.1-g"],

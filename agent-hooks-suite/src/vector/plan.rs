@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use ctk_core::set::VectorMeta;
+pub use ctk_core::vector_loop::LoopVector;
 
 use crate::errors::{LoadError, Location};
 use crate::vector::embedded;
@@ -106,34 +107,36 @@ pub fn plan(source: &VectorSource) -> Result<Vec<PlannedVector>, LoadError> {
 
 /// What the engine runs: a vector already in memory, or a planned one it
 /// reads again when its turn comes.
-pub trait RunnableVector: Send + Sync + 'static {
-    /// The vector's id, for an outcome when it cannot be read.
-    fn id(&self) -> &str;
-    /// Whether the vector is advisory (`--fail-fast` ignores those).
-    fn is_advisory(&self) -> bool;
+pub trait RunnableVector: LoopVector {
     /// The parsed vector, for its run.
     fn runnable(&self) -> Result<Cow<'_, LoadedVector>, String>;
 }
 
-impl RunnableVector for LoadedVector {
+impl LoopVector for LoadedVector {
     fn id(&self) -> &str {
         &self.vector.id
     }
     fn is_advisory(&self) -> bool {
         self.vector.advisory.is_some()
     }
+}
+
+impl RunnableVector for LoadedVector {
     fn runnable(&self) -> Result<Cow<'_, LoadedVector>, String> {
         Ok(Cow::Borrowed(self))
     }
 }
 
-impl RunnableVector for PlannedVector {
+impl LoopVector for PlannedVector {
     fn id(&self) -> &str {
         &self.meta.id
     }
     fn is_advisory(&self) -> bool {
         self.meta.advisory.is_some()
     }
+}
+
+impl RunnableVector for PlannedVector {
     fn runnable(&self) -> Result<Cow<'_, LoadedVector>, String> {
         self.load().map(Cow::Owned)
     }

@@ -25,14 +25,23 @@ use super::engine::HarnessConfig;
 use super::record::{HarnessRecord, Received};
 use super::script::Action;
 use super::vector::{Denial, HarnessVector, LoadExpect, RequestAssert};
-use crate::assert::Failure;
+use crate::assert::AssertionFailure;
 
-fn fail(key: impl Into<String>, message: impl Into<String>) -> Failure {
-    Failure {
-        key: key.into(),
-        message: message.into(),
-        diff: None,
-    }
+fn fail(key: impl Into<String>, message: impl Into<String>) -> AssertionFailure {
+    AssertionFailure::message(key, message)
+}
+
+/// A failure comparing what the vector expected with what the harness did.
+fn differs(
+    key: impl Into<String>,
+    message: impl Into<String>,
+    expected: &impl serde::Serialize,
+    actual: &impl serde::Serialize,
+) -> AssertionFailure {
+    // Values the kit's own types hold always serialize; null only guards.
+    let expected = serde_json::to_value(expected).unwrap_or(Value::Null);
+    let actual = serde_json::to_value(actual).unwrap_or(Value::Null);
+    AssertionFailure::mismatch(key, message, &expected, Some(&actual))
 }
 
 /// What the registration template says of one backend.
@@ -177,21 +186,25 @@ fn plain_decision(v: &HarnessVector, backend: &str, request: Option<&Value>) -> 
 }
 
 /// Judge `rec` against `v`.
-pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec<Failure> {
+pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec<AssertionFailure> {
     let mut f = Vec::new();
     let meta = metas(v);
     // Load.
     match (v.expect.load, rec.load.loaded) {
-        (LoadExpect::Loaded, false) => f.push(fail(
+        (LoadExpect::Loaded, false) => f.push(differs(
             "load",
             format!(
                 "the harness refused a valid registration (ahp-6.2-a): {:?}",
                 rec.load.refused
             ),
+            &"loaded",
+            &"refused",
         )),
-        (LoadExpect::Refused, true) => f.push(fail(
+        (LoadExpect::Refused, true) => f.push(differs(
             "load",
             "the harness loaded a registration it must refuse at load time (ahp-6.1-f, D-21)",
+            &"refused",
+            &"loaded",
         )),
         _ => {}
     }
@@ -252,22 +265,28 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
                 ToolOutcome::Denied => " (the tool did not run)",
                 ToolOutcome::Prompted => "",
             };
-            f.push(fail(
+            f.push(differs(
                 format!("{key}.outcome"),
                 format!(
                     "outcome {:?}{why}, expected one of {:?}",
                     r.outcome, e.outcome
                 ),
+                &e.outcome,
+                &r.outcome,
             ));
         } else if r.outcome == ToolOutcome::Denied {
             match (e.denial, r.synthetic) {
-                (Some(Denial::Explicit), Some(true)) => f.push(fail(
+                (Some(Denial::Explicit), Some(true)) => f.push(differs(
                     format!("{key}.denial"),
                     "the backend's deny was reported as a synthetic (fail-closed) denial (ahp-14.3-c)",
+                    &Denial::Explicit,
+                    &Denial::Synthetic,
                 )),
-                (Some(Denial::Synthetic), Some(false)) => f.push(fail(
+                (Some(Denial::Synthetic), Some(false)) => f.push(differs(
                     format!("{key}.denial"),
                     "a fail-closed failure was reported as a backend's explicit deny (ahp-14.3-c)",
+                    &Denial::Synthetic,
+                    &Denial::Explicit,
                 )),
                 _ => {}
             }
@@ -313,12 +332,14 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
                 }
             }
             if &got != want {
-                f.push(fail(
+                f.push(differs(
                     format!("{key}.calls"),
                     format!(
                         "hooks/intercept reached backends {got:?} in that order; expected {want:?} \
                          (serial, registration order, stop on deny or fail-closed failure: ahp-13.1-a)"
                     ),
+                    want,
+                    &got,
                 ));
             }
         }
@@ -542,7 +563,7 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
 /// answered, or when half its deadline has passed since it arrived (the
 /// harness may have started its clock before the request reached the
 /// backend, D-01; so only the first half surely still counts).
-fn one_outstanding(v: &HarnessVector, b: &str, rec: &HarnessRecord, f: &mut Vec<Failure>) {
+fn one_outstanding(v: &HarnessVector, b: &str, rec: &HarnessRecord, f: &mut Vec<AssertionFailure>) {
     let timeout = metas(v).get(b).and_then(|m| m.timeout_ms).unwrap_or(5000);
     let reqs: Vec<&Received> = rec
         .received
@@ -596,7 +617,7 @@ fn request_assert(
     a: &RequestAssert,
     rec: &HarnessRecord,
     canary: &str,
-    f: &mut Vec<Failure>,
+    f: &mut Vec<AssertionFailure>,
 ) {
     let key = format!("request_assert[{i}]");
     let method_ok = |r: &Received| {
@@ -642,22 +663,22 @@ fn request_assert(
                 r.json.as_ref().and_then(|j| j.pointer(p)).cloned(),
             )
         };
-        let mut bad = |msg: String| {
-            f.push(fail(
+        let bad = |msg: String| {
+            fail(
                 &key,
                 format!("message to {} ({}): {what} {msg}", a.backend, clip(&r.text)),
-            ));
+            )
         };
         if let Some(p) = a.present {
             if got.is_some() != p {
-                bad(if p {
+                f.push(bad(if p {
                     "is absent".into()
                 } else {
                     format!(
                         "is present ({})",
                         clip(&got.clone().unwrap_or_default().to_string())
                     )
-                });
+                }));
                 continue;
             }
         }
@@ -667,9 +688,22 @@ fn request_assert(
                 let shown = got
                     .as_ref()
                     .map(|g| g.to_string().replace(canary, "<canary>"));
-                bad(format!(
-                    "is {shown:?}, expected {}",
-                    want.to_string().replace(canary, "<canary>")
+                // The values too, with the secret masked as in the message:
+                // a report is published, the bearer token never.
+                let masked = |v: &Value| {
+                    serde_json::from_str(&v.to_string().replace(canary, "<canary>"))
+                        .unwrap_or(Value::Null)
+                };
+                f.push(AssertionFailure::mismatch(
+                    &key,
+                    format!(
+                        "message to {} ({}): {what} is {shown:?}, expected {}",
+                        a.backend,
+                        clip(&r.text),
+                        want.to_string().replace(canary, "<canary>")
+                    ),
+                    &masked(&want),
+                    got.as_ref().map(masked).as_ref(),
                 ));
             }
         }
@@ -684,25 +718,25 @@ fn request_assert(
                 let shown = got
                     .as_ref()
                     .map(|g| g.to_string().replace(canary, "<canary>"));
-                bad(format!(
+                f.push(bad(format!(
                     "is {shown:?}, expected the Bearer scheme (any case) with {}",
                     a.bearer
                         .as_deref()
                         .unwrap_or_default()
                         .replace("{{canary}}", "<canary>")
-                ));
+                )));
             }
         }
         if let Some(p) = &a.eq_ptr {
             let other = r.json.as_ref().and_then(|j| j.pointer(p));
             let same = matches!((&got, other), (Some(g), Some(o)) if json_eq(g, o));
             if !same {
-                bad(format!("is {got:?}, not equal to {p} ({other:?})"));
+                f.push(bad(format!("is {got:?}, not equal to {p} ({other:?})")));
             }
         }
         if let Some(t) = &a.json_type {
             if got.as_ref().map(json_type) != Some(t.as_str()) {
-                bad(format!("is not of type {t}"));
+                f.push(bad(format!("is not of type {t}")));
             }
         }
         if let Some(x) = &a.contains {
@@ -711,7 +745,7 @@ fn request_assert(
                 .and_then(Value::as_array)
                 .is_some_and(|arr| arr.contains(x))
             {
-                bad(format!("does not contain {x}"));
+                f.push(bad(format!("does not contain {x}")));
             }
         }
     }
@@ -722,7 +756,7 @@ fn global(
     rec: &HarnessRecord,
     cfg: &HarnessConfig,
     meta: &BTreeMap<String, Meta>,
-    f: &mut Vec<Failure>,
+    f: &mut Vec<AssertionFailure>,
 ) {
     let mut shape_reported = BTreeSet::new();
     for r in &rec.received {

@@ -675,9 +675,7 @@ pub fn is_harness_file(path: &Path) -> bool {
     })
 }
 
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
+use ctk_support::pointer::token as escape;
 
 /// Whether `v` has the shape of `T`.
 fn fits<T: serde::de::DeserializeOwned>(v: &Value) -> bool {

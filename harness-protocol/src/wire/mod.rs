@@ -3,7 +3,7 @@
 //! received message against. `PROTOCOL.md` is the contract in prose.
 
 pub mod codec;
-pub mod depth;
+pub use ctk_support::depth;
 pub mod jsonrpc;
 pub mod methods;
 pub mod schema;

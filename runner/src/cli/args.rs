@@ -457,9 +457,12 @@ pub struct RunArgs {
     /// Terminal output.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
-    /// Harness instances working in parallel (default: the available
-    /// parallelism, as nextest does; the report keeps vector order whatever
-    /// the number). `--jobs 1` runs one vector at a time.
+    /// Vectors running side by side (default: the available parallelism,
+    /// as nextest does; the report keeps vector order whatever the number).
+    /// Agent Hooks: one host instance each. AHP: a vector that needs the
+    /// subject alone (a backend behind one URL, a short registered
+    /// deadline) still runs with nothing beside it. `--jobs 1` runs one
+    /// vector at a time.
     #[arg(long)]
     pub jobs: Option<usize>,
     /// One host process per vector (stdio hosts).

@@ -13,6 +13,9 @@ use crate::report::{badge, verify};
 pub fn command(path: &Path, output: Option<&Path>) -> Result<u8, CliError> {
     let (text, value, report) = read(path)?;
     let problems = verify::verify_parsed(&text, &value, &report, None);
-    emit(output, &badge::render(&badge::badge(&report, &problems)))?;
+    emit(
+        output,
+        &badge::render(&badge::badge(&report, &problems, crate::set::released)),
+    )?;
     Ok(exit_code::SUCCESS)
 }

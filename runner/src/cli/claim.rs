@@ -13,6 +13,7 @@ pub fn command(path: &Path) -> Result<u8, CliError> {
     let refusals = claim::refusals(
         &report,
         &verify::verify_parsed(&text, &value, &report, None),
+        crate::set::released,
     );
     if refusals.is_empty() {
         println!("{}\n{}", claim::header(&report), claim::row(&report));

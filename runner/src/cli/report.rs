@@ -32,6 +32,9 @@ pub(crate) fn emit(output: Option<&Path>, text: &str) -> Result<(), CliError> {
 pub fn command(path: &Path, output: Option<&Path>) -> Result<u8, CliError> {
     let (text, value, report) = read(path)?;
     let problems = verify::verify_parsed(&text, &value, &report, None);
-    emit(output, &html::render(&report, &problems))?;
+    emit(
+        output,
+        &html::render(&report, &problems, crate::set::released),
+    )?;
     Ok(exit_code::SUCCESS)
 }

@@ -219,8 +219,16 @@ pub fn write_reports(dir: &Path, report: &Report, json_text: &str) -> Result<(),
     })?;
     [
         write(dir, "report.json", json_text),
-        write(dir, "report.md", &markdown::render(report)),
-        write(dir, "report.html", &html::render(report, &[])),
+        write(
+            dir,
+            "report.md",
+            &markdown::render(report, crate::set::released),
+        ),
+        write(
+            dir,
+            "report.html",
+            &html::render(report, &[], crate::set::released),
+        ),
         junit::render(report).and_then(|xml| write(dir, "junit.xml", &xml)),
     ]
     .into_iter()

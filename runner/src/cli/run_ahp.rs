@@ -34,7 +34,7 @@ use crate::report::human::Style;
 use crate::report::model::HostIdentity;
 use crate::set::{self, VectorMeta};
 use crate::suite::{AhpLine, Suite};
-use ctk_agent_hooks_suite::assert::AssertionFailure;
+use ctk_core::vector_loop::{self, LoopOptions, LoopVector, Started, VectorRunner};
 
 /// The suite's model of one vector, by the role it tests.
 enum Model {
@@ -57,6 +57,52 @@ impl Model {
 struct Loaded {
     model: Model,
     meta: VectorMeta,
+    /// Whether it runs with no other vector beside it ([`needs_alone`]).
+    alone: bool,
+}
+
+impl LoopVector for Loaded {
+    fn id(&self) -> &str {
+        &self.meta.id
+    }
+    fn is_advisory(&self) -> bool {
+        self.meta.advisory.is_some()
+    }
+    fn alone(&self) -> bool {
+        self.alone
+    }
+}
+
+/// A harness deadline under this many ms is one that a busy machine could
+/// make a prompt backend miss: a vector with one runs alone.
+const SHORT_DEADLINE_MS: u64 = 2000;
+
+/// Whether a vector needs the subject alone under `--jobs`. A backend
+/// behind one URL is one server every vector shares, so its vectors run one
+/// at a time. A stdio backend and an adapter are started for each vector,
+/// so they share nothing; a harness vector still runs alone when a
+/// registered deadline is short enough for a second vector's load to decide
+/// whether a prompt answer makes it (a slow backend misses it either way,
+/// and the suite's own bounds on answers are generous multiples).
+fn needs_alone(model: &Model, runner: &Runner) -> bool {
+    match (model, runner) {
+        (Model::Backend(_), Runner::Backend(Target::Http { .. })) => true,
+        (Model::Backend(_), _) => false,
+        (Model::Harness(v), _) => short_deadline(&v.registration),
+    }
+}
+
+/// Whether a registration template names a `timeoutMs` under
+/// [`SHORT_DEADLINE_MS`], wherever it sits.
+fn short_deadline(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Object(members) => members.iter().any(|(k, v)| {
+            (k == "timeoutMs" && v.as_u64().is_some_and(|ms| ms < SHORT_DEADLINE_MS))
+                || short_deadline(v)
+        }),
+        serde_json::Value::Array(items) => items.iter().any(short_deadline),
+        _ => false,
+    }
 }
 
 fn parse(file_name: &str, text: &str, role: RoleArg, line: AhpLine) -> Result<Loaded, String> {
@@ -95,6 +141,7 @@ fn parse(file_name: &str, text: &str, role: RoleArg, line: AhpLine) -> Result<Lo
     Ok(Loaded {
         meta: set::meta_of_json(file_name, text)?,
         model,
+        alone: false,
     })
 }
 
@@ -111,6 +158,54 @@ enum Runner {
     Backend(Target),
     /// A harness under test, through its adapter.
     Harness(AdapterCommand),
+}
+
+/// What every worker of a run shares: the subject and the suite's settings.
+struct Subject {
+    runner: Runner,
+    config: SuiteConfig,
+    harness_config: HarnessConfig,
+}
+
+/// Runs AHP vectors for the core's loop. Nothing of a run lives in it: each
+/// vector starts its own processes, so a fresh one is as good as any.
+struct SubjectRunner(Arc<Subject>);
+
+impl VectorRunner for SubjectRunner {
+    type Vector = Loaded;
+
+    async fn run(
+        self,
+        vectors: Arc<Vec<Loaded>>,
+        index: usize,
+        started: Started,
+    ) -> (Self, VectorOutcome) {
+        let l = &vectors[index];
+        started.announce();
+        let began = Instant::now();
+        let o = match (&l.model, &self.0.runner) {
+            (Model::Backend(v), Runner::Backend(target)) => {
+                ctk_ahp_suite::run_vector(v, target, &self.0.config).await
+            }
+            (Model::Harness(v), Runner::Harness(adapter)) => {
+                ctk_ahp_suite::harness::run_harness_vector(v, adapter, &self.0.harness_config).await
+            }
+            // Vectors are loaded for the runner's role; a mix-up is the
+            // kit's own error, never the subject's.
+            _ => {
+                return (
+                    self,
+                    VectorOutcome::error(
+                        &l.meta.id,
+                        "internal error: a vector of the other role reached this run".into(),
+                        Duration::ZERO,
+                    ),
+                )
+            }
+        };
+        let outcome = outcome(&o, began.elapsed());
+        (self, outcome)
+    }
 }
 
 /// The selected vectors: the embedded set of the line, or `--vectors DIR`,
@@ -303,18 +398,13 @@ fn profiles(loaded: &[Loaded], outcomes: &[VectorOutcome]) -> Vec<String> {
     out
 }
 
+/// The core's outcome of the suite's: the failures are the core's own type
+/// already, so a report shows their expected and actual values.
 fn outcome(o: &Outcome, duration: Duration) -> VectorOutcome {
-    let failures: Vec<AssertionFailure> = o
-        .failures
-        .iter()
-        .map(|f| {
-            let mut a = AssertionFailure::message(f.key.clone(), f.message.clone());
-            a.diff = f.diff.clone();
-            a
-        })
-        .collect();
     match o.verdict {
-        Verdict::Pass | Verdict::Fail => VectorOutcome::from_failures(&o.id, failures, duration),
+        Verdict::Pass | Verdict::Fail => {
+            VectorOutcome::from_failures(&o.id, o.failures.clone(), duration)
+        }
         Verdict::Skip => VectorOutcome::skip(&o.id, o.reason.clone().unwrap_or_default()),
         Verdict::Error => VectorOutcome::error(
             &o.id,
@@ -403,6 +493,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         }
     }
     let vector_timeout = plan::vector_timeout(args.vector_timeout_ms)?;
+    let jobs = plan::jobs(args.jobs)?;
     let line = line_of(args.select.spec);
     let suite = Suite::Ahp(line);
     let (runner, subject) = match role {
@@ -477,7 +568,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         ..SuiteConfig::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(jobs.clamp(2, 16))
         .enable_all()
         .build()
         .map_err(|e| CliError::Harness(format!("cannot start the async runtime: {e}")))?;
@@ -491,56 +582,40 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     });
     let started = Instant::now();
     let started_at = build::rfc3339(std::time::SystemTime::now());
-    let fail_fast = args.fail_fast && !args.no_fail_fast;
-    let mut outcomes: Vec<VectorOutcome> = Vec::with_capacity(loaded.len());
-    let mut stop: Option<&'static str> = None;
-    let mut emit = |event: &Event| {
-        view.on_event(&extras.shown(event));
-        if let Some(log) = &mut log {
-            log.record(event, &metas);
-        }
-    };
-    emit(&Event::RunStarted {
-        total: loaded.len(),
-    });
-    for (index, l) in loaded.iter().enumerate() {
-        if stop.is_none() && interrupted.load(Ordering::SeqCst) {
-            stop = Some(ctk_agent_hooks_suite::engine::NOT_RUN_INTERRUPTED);
-        }
-        let o = match stop {
-            Some(reason) => VectorOutcome::error(&l.meta.id, reason.to_owned(), Duration::ZERO),
-            None => {
-                emit(&Event::VectorStarted { index });
-                let began = Instant::now();
-                let o = match (&l.model, &runner) {
-                    (Model::Backend(v), Runner::Backend(target)) => {
-                        runtime.block_on(ctk_ahp_suite::run_vector(v, target, &config))
-                    }
-                    (Model::Harness(v), Runner::Harness(adapter)) => runtime.block_on(
-                        ctk_ahp_suite::harness::run_harness_vector(v, adapter, &harness_config),
-                    ),
-                    _ => unreachable!("vectors are loaded for the runner's role"),
-                };
-                outcome(&o, began.elapsed())
-            }
-        };
-        if fail_fast
-            && stop.is_none()
-            && l.meta.advisory.is_none()
-            && matches!(o.status, Status::Fail | Status::Error)
-        {
-            stop = Some(ctk_agent_hooks_suite::engine::NOT_RUN_FAIL_FAST);
-        }
-        emit(&Event::VectorFinished {
-            index,
-            outcome: o.clone(),
-        });
-        outcomes.push(o);
+    let mut loaded = loaded;
+    for l in &mut loaded {
+        l.alone = needs_alone(&l.model, &runner);
     }
-    emit(&Event::RunFinished);
-
+    let loaded = Arc::new(loaded);
+    let shared = Arc::new(Subject {
+        runner,
+        config,
+        harness_config,
+    });
+    let options = LoopOptions {
+        jobs,
+        fail_fast: args.fail_fast && !args.no_fail_fast,
+        interrupted,
+    };
+    let worker = shared.clone();
+    let outcomes = runtime.block_on(vector_loop::run_all(
+        move || SubjectRunner(worker.clone()),
+        loaded.clone(),
+        options,
+        |event: &Event| {
+            view.on_event(&extras.shown(event));
+            if let Some(log) = &mut log {
+                log.record(event, &metas);
+            }
+        },
+    ));
+    let Subject {
+        runner,
+        harness_config,
+        ..
+    } = &*shared;
     view.finish();
-    let (binding, lifecycle, probed) = match &runner {
+    let (binding, lifecycle, probed) = match runner {
         Runner::Backend(target) => (
             target.binding().to_owned(),
             match target.lifecycle() {
@@ -556,7 +631,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
             // the run: its name, version, bindings and lifecycles.
             match runtime.block_on(ctk_ahp_suite::harness::probe_adapter(
                 adapter,
-                &harness_config,
+                harness_config,
             )) {
                 Ok(info) => (
                     info.bindings.join("+"),

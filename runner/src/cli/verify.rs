@@ -66,11 +66,11 @@ pub fn command(path: &Path, vectors: Option<&Path>) -> Result<u8, CliError> {
                 .map(load::LoadedVector::meta)
                 .collect(),
         ),
-        Some(Embedded::Suite(suite)) => {
-            Some(crate::report::claim::released_suite(&report).map_err(|e| {
+        Some(Embedded::Suite(suite)) => Some(
+            crate::report::claim::released_suite(&report, crate::set::released).map_err(|e| {
                 CliError::Harness(format!("the embedded {} set: {e}", suite.wire()))
-            })?)
-        }
+            })?,
+        ),
         None => None,
     };
     let problems = verify::verify_parsed(&text, &value, &report, loaded.as_deref());

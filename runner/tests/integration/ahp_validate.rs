@@ -1,15 +1,8 @@
 //! `ctk validate ahp-registration|ahp-message` on the binary, over
 //! ctk-ahp-protocol's own fixtures (`ahp-protocol/tests/data/`).
 
+use crate::support::{ctk, text};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .output()
-        .expect("the ctk binary runs")
-}
 
 /// A folder of ctk-ahp-protocol's test data.
 fn ahp_data(rel: &str) -> PathBuf {
@@ -29,10 +22,6 @@ fn fixtures(folder: &str, marker: &str) -> Vec<String> {
     out.sort();
     assert!(!out.is_empty(), "{folder} has {marker} fixtures");
     out
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]

@@ -4,24 +4,13 @@
 //! refused before anything runs.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::support::{ctk, text};
 use ctk::outcome::Status;
 use ctk::report::baseline;
 use ctk::report::{build, claim, json, verify};
 use serde_json::{json, Value};
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("the ctk binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// A folder of two vectors: AH-CTK-901 passes against the reference host,
 /// AH-CTK-904 (gating) cannot.
@@ -298,9 +287,9 @@ fn baseline_update_writes_the_current_failures() {
 fn a_baselined_report_is_never_claimable() {
     let mut report = crate::reports::released_report("agent-hooks/0.1", true);
     assert!(
-        claim::refusals(&report, &[]).is_empty(),
+        claim::refusals(&report, &[], ctk::set::released).is_empty(),
         "{:?}",
-        claim::refusals(&report, &[])
+        claim::refusals(&report, &[], ctk::set::released)
     );
     let first = report
         .vectors
@@ -327,7 +316,7 @@ fn a_baselined_report_is_never_claimable() {
     let problems = verify::verify(&rendered, None);
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(
-        claim::refusals(&report, &problems),
+        claim::refusals(&report, &problems, ctk::set::released),
         [
             "1 vector(s) failed (marked expected-fail by a baseline; an expected failure is still a failure)".to_owned(),
             format!("the run applied the baseline baseline.json ({}); a baselined report is never claimable: run without --baseline", b.sha256),

@@ -1,19 +1,13 @@
 //! The real `ctk` binary: exit codes and messages.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use ctk::report::json;
 
 use crate::reports::report;
+use crate::support::ctk;
 use crate::upstream::{upstream, UPSTREAM_VECTORS};
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .output()
-        .expect("the ctk binary runs")
-}
 
 fn data(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

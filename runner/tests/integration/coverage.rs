@@ -2,8 +2,9 @@
 //! catalogs and vectors under `tests/data/coverage/`.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use crate::support::{ctk_in, text};
 use serde_json::Value;
 
 fn data(rel: &str) -> String {
@@ -14,32 +15,23 @@ fn data(rel: &str) -> String {
         .to_string()
 }
 
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .current_dir(std::env::temp_dir())
-        .output()
-        .expect("the ctk binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 fn coverage(catalog: &str, vectors: &str, format: &str) -> Output {
-    ctk(&[
-        "coverage",
-        "--spec",
-        "0.1",
-        "--clauses",
-        &data(catalog),
-        "--vectors",
-        &data(vectors),
-        "--repo",
-        &data("repo"),
-        "--format",
-        format,
-    ])
+    ctk_in(
+        &std::env::temp_dir(),
+        &[
+            "coverage",
+            "--spec",
+            "0.1",
+            "--clauses",
+            &data(catalog),
+            "--vectors",
+            &data(vectors),
+            "--repo",
+            &data("repo"),
+            "--format",
+            format,
+        ],
+    )
 }
 
 #[test]
@@ -147,15 +139,18 @@ fn every_coverage_error_is_reported_with_file_and_pointer() {
 #[test]
 fn without_a_checkout_unit_tests_are_only_checked_for_form() {
     // The binary runs in the temp dir, which is no checkout.
-    let out = ctk(&[
-        "coverage",
-        "--clauses",
-        &data("clauses-bad.json"),
-        "--vectors",
-        &data("bad"),
-        "--format",
-        "json",
-    ]);
+    let out = ctk_in(
+        &std::env::temp_dir(),
+        &[
+            "coverage",
+            "--clauses",
+            &data("clauses-bad.json"),
+            "--vectors",
+            &data("bad"),
+            "--format",
+            "json",
+        ],
+    );
     assert_eq!(out.status.code(), Some(1));
     let json: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(json["repo"], Value::Null);
@@ -166,20 +161,29 @@ fn without_a_checkout_unit_tests_are_only_checked_for_form() {
 
 #[test]
 fn coverage_input_errors_exit_2() {
-    let out = ctk(&["coverage", "--clauses", &data("nope.json")]);
+    let out = ctk_in(
+        &std::env::temp_dir(),
+        &["coverage", "--clauses", &data("nope.json")],
+    );
     assert_eq!(out.status.code(), Some(2));
-    let out = ctk(&[
-        "coverage",
-        "--spec",
-        "draft",
-        "--clauses",
-        &data("clauses-good.json"),
-        "--vectors",
-        &data("good"),
-    ]);
+    let out = ctk_in(
+        &std::env::temp_dir(),
+        &[
+            "coverage",
+            "--spec",
+            "draft",
+            "--clauses",
+            &data("clauses-good.json"),
+            "--vectors",
+            &data("good"),
+        ],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("is for agent-hooks/0.1, not agent-hooks/draft"));
-    let out = ctk(&["coverage", "--repo", &data("nope")]);
+    let out = ctk_in(
+        &std::env::temp_dir(),
+        &["coverage", "--repo", &data("nope")],
+    );
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -202,7 +206,7 @@ fn vector_lint_names_file_and_pointer_for_every_rule() {
         draft_clauses.as_str(),
     ];
     args.extend(files.iter().map(String::as_str));
-    let out = ctk(&args);
+    let out = ctk_in(&std::env::temp_dir(), &args);
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     let every = data("lint/CTK-9101-every-lint.json");
@@ -229,31 +233,37 @@ fn vector_lint_names_file_and_pointer_for_every_rule() {
         "a draft vector may cover 0.1 clauses: {err}"
     );
     assert_eq!(err.lines().count(), 8, "{err}");
-    let out = ctk(&[
-        "validate",
-        "vector",
-        "--clauses",
-        &data("clauses-good.json"),
-        &data("lint/CTK-9103-clean.json"),
-    ]);
+    let out = ctk_in(
+        &std::env::temp_dir(),
+        &[
+            "validate",
+            "vector",
+            "--clauses",
+            &data("clauses-good.json"),
+            &data("lint/CTK-9103-clean.json"),
+        ],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
 
 #[test]
 fn draft_coverage_counts_the_0_1_clauses_it_inherits() {
-    let out = ctk(&[
-        "coverage",
-        "--spec",
-        "draft",
-        "--clauses",
-        &data("clauses-draft.json"),
-        "--vectors",
-        &data("draft"),
-        "--repo",
-        &data("repo"),
-        "--format",
-        "json",
-    ]);
+    let out = ctk_in(
+        &std::env::temp_dir(),
+        &[
+            "coverage",
+            "--spec",
+            "draft",
+            "--clauses",
+            &data("clauses-draft.json"),
+            "--vectors",
+            &data("draft"),
+            "--repo",
+            &data("repo"),
+            "--format",
+            "json",
+        ],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let json: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(json["spec"], "agent-hooks/draft");
@@ -280,7 +290,7 @@ fn per_surface_coverage_fails_on_a_binding_clause_no_applying_vector_covers() {
         args.push(catalog.as_str());
         args.extend(["--vectors", vectors.as_str(), "--repo", repo.as_str()]);
         args.extend(extra);
-        ctk(&args)
+        ctk_in(&std::env::temp_dir(), &args)
     };
     // Every clause is covered by some vector: the catalog-wide matrix passes.
     let out = surfaces(&[]);
@@ -316,7 +326,10 @@ fn per_surface_coverage_fails_on_a_binding_clause_no_applying_vector_covers() {
     assert_eq!(json["surfaces"][2]["clauses"], 2);
     assert_eq!(json["surfaces"][2]["uncovered"], serde_json::json!([]));
     // AHP has no surfaces.
-    let out = ctk(&["coverage", "--protocol", "ahp", "--surface", "floor"]);
+    let out = ctk_in(
+        &std::env::temp_dir(),
+        &["coverage", "--protocol", "ahp", "--surface", "floor"],
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
 
@@ -326,7 +339,10 @@ fn ahp_coverage_shows_the_failure_matrix_and_fails_on_a_hole() {
     // occur, so the section is there and no hole is reported. (The draft
     // line's clause catalog is not embedded; its matrix is checked by
     // ahp-suite's draft_harness test.)
-    let out = ctk(&["coverage", "--protocol", "ahp", "--spec", "0.1"]);
+    let out = ctk_in(
+        &std::env::temp_dir(),
+        &["coverage", "--protocol", "ahp", "--spec", "0.1"],
+    );
     let stdout = text(&out.stdout);
     let stderr = text(&out.stderr);
     assert!(
@@ -366,15 +382,18 @@ fn ahp_coverage_shows_the_failure_matrix_and_fails_on_a_hole() {
         .expect("a malformed_json harness vector");
     let dir = tempfile::tempdir().expect("scratch folder");
     std::fs::write(dir.path().join(&name), text_of).expect("written");
-    let out = ctk(&[
-        "coverage",
-        "--protocol",
-        "ahp",
-        "--spec",
-        "0.1",
-        "--vectors",
-        &dir.path().display().to_string(),
-    ]);
+    let out = ctk_in(
+        &std::env::temp_dir(),
+        &[
+            "coverage",
+            "--protocol",
+            "ahp",
+            "--spec",
+            "0.1",
+            "--vectors",
+            &dir.path().display().to_string(),
+        ],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(

@@ -248,7 +248,7 @@ fn a_panicking_host_costs_one_vector() {
     assert!(
         outcomes[0]
             .reason
-            .starts_with("the host panicked while running this vector"),
+            .starts_with("this vector's run panicked (a linked host's code or the kit's)"),
         "{}",
         outcomes[0].reason
     );

@@ -4,7 +4,7 @@
 //! --report-dir` / `ctk matrix --html` commands.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use ctk::outcome::Status;
 use ctk::report::badge::{self, BadgeState};
@@ -14,17 +14,7 @@ use ctk_agent_hooks_suite::assert::AssertionFailure;
 use serde_json::json;
 
 use crate::reports::{released_report, report};
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .output()
-        .expect("the ctk binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use crate::support::{ctk, text};
 
 /// The gating vectors of the released suite: a passing report's count.
 fn gating(r: &Report) -> usize {
@@ -34,7 +24,7 @@ fn gating(r: &Report) -> usize {
 #[test]
 fn a_failing_page_holds_the_matrix_the_diff_the_error_the_refusals_and_the_digests() {
     let r = report("agent-hooks/0.1", false);
-    let page = html::render(&r, &[]);
+    let page = html::render(&r, &[], ctk::set::released);
     assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
     assert!(page.contains("<meta name=\"viewport\""), "{page}");
     assert!(page.contains("<a class=\"skip\" href=\"#main\">"), "{page}");
@@ -122,7 +112,7 @@ fn a_failing_page_holds_the_matrix_the_diff_the_error_the_refusals_and_the_diges
 #[test]
 fn a_passing_released_page_holds_the_claim_row() {
     let r = released_report("agent-hooks/0.1", true);
-    let page = html::render(&r, &[]);
+    let page = html::render(&r, &[], ctk::set::released);
     let n = gating(&r);
     assert!(
         page.contains(&format!(
@@ -154,7 +144,7 @@ fn a_passing_released_page_holds_the_claim_row() {
 #[test]
 fn a_draft_page_refuses_the_claim() {
     let r = report("agent-hooks/draft", true);
-    let page = html::render(&r, &[]);
+    let page = html::render(&r, &[], ctk::set::released);
     assert!(
         page.contains(
             "<li>the report is for agent-hooks/draft; only agent-hooks/0.1 can be claimed</li>"
@@ -166,7 +156,11 @@ fn a_draft_page_refuses_the_claim() {
 #[test]
 fn verify_problems_are_shown_and_block_the_claim() {
     let r = released_report("agent-hooks/0.1", true);
-    let page = html::render(&r, &["digest mismatch: <edited>".to_owned()]);
+    let page = html::render(
+        &r,
+        &["digest mismatch: <edited>".to_owned()],
+        ctk::set::released,
+    );
     assert!(
         page.contains("<strong>This report does not verify:</strong>"),
         "{page}"
@@ -207,7 +201,7 @@ fn hostile() -> Report {
 
 #[test]
 fn every_host_supplied_string_is_escaped_in_the_page() {
-    let page = html::render(&hostile(), &[]);
+    let page = html::render(&hostile(), &[], ctk::set::released);
     for raw in [
         "<script",
         "<img",
@@ -241,7 +235,7 @@ fn every_host_supplied_string_is_escaped_in_the_page() {
 #[test]
 fn every_host_supplied_string_is_escaped_in_the_badge() {
     let r = hostile();
-    let mut b = badge::badge(&r, &[]);
+    let mut b = badge::badge(&r, &[], ctk::set::released);
     b.label = r.host.name.clone();
     let svg = badge::render(&b);
     assert!(!svg.contains("<script"), "{svg}");
@@ -252,7 +246,7 @@ fn every_host_supplied_string_is_escaped_in_the_badge() {
 fn the_badge_says_passing_failing_draft_and_not_claimable_in_words() {
     let pass = released_report("agent-hooks/0.1", true);
     let n = gating(&pass);
-    let b = badge::badge(&pass, &[]);
+    let b = badge::badge(&pass, &[], ctk::set::released);
     assert_eq!(
         (b.label.as_str(), b.state),
         ("agent-hooks 0.1", BadgeState::Claimable)
@@ -265,26 +259,26 @@ fn the_badge_says_passing_failing_draft_and_not_claimable_in_words() {
     );
     assert!(svg.contains(&format!(">{n}/{n}</text>")), "{svg}");
 
-    let fail = badge::badge(&report("agent-hooks/0.1", false), &[]);
+    let fail = badge::badge(&report("agent-hooks/0.1", false), &[], ctk::set::released);
     assert_eq!(fail.state, BadgeState::Failing);
     assert_eq!(fail.message, "failing 1/3 (1 failed, 1 errors)");
 
-    let draft = badge::badge(&report("agent-hooks/draft", true), &[]);
+    let draft = badge::badge(&report("agent-hooks/draft", true), &[], ctk::set::released);
     assert_eq!(draft.state, BadgeState::Draft);
     assert_eq!(draft.label, "agent-hooks draft");
     assert_eq!(draft.message, "draft, not claimable · 6/6");
-    let failing_draft = badge::badge(&report("agent-hooks/draft", false), &[]);
+    let failing_draft = badge::badge(&report("agent-hooks/draft", false), &[], ctk::set::released);
     assert_eq!(
         failing_draft.message,
         "draft, not claimable · failing 1/3 (1 failed, 1 errors)"
     );
 
     // Passing, but the engine test vectors are not the released suite.
-    let folder = badge::badge(&report("agent-hooks/0.1", true), &[]);
+    let folder = badge::badge(&report("agent-hooks/0.1", true), &[], ctk::set::released);
     assert_eq!(folder.state, BadgeState::NotClaimable);
     assert_eq!(folder.message, "6/6 · not claimable");
     // A released, passing report that does not verify.
-    let edited = badge::badge(&pass, &["digest mismatch".to_owned()]);
+    let edited = badge::badge(&pass, &["digest mismatch".to_owned()], ctk::set::released);
     assert_eq!(edited.state, BadgeState::NotClaimable);
 
     let colours: std::collections::BTreeSet<&str> =
@@ -507,7 +501,7 @@ fn baselined(stale: bool) -> Report {
 fn a_baselined_report_is_never_shown_as_claimable_and_a_stale_entry_as_failing() {
     let r = baselined(false);
     let n = gating(&r);
-    let page = html::render(&r, &[]);
+    let page = html::render(&r, &[], ctk::set::released);
     assert!(
         page.contains("≈ PASSING ONLY WITH EXPECTED FAILURES"),
         "{page}"
@@ -520,7 +514,7 @@ fn a_baselined_report_is_never_shown_as_claimable_and_a_stale_entry_as_failing()
         "{page}"
     );
     assert!(!page.contains("id=\"claim-row\""), "{page}");
-    let b = badge::badge(&r, &[]);
+    let b = badge::badge(&r, &[], ctk::set::released);
     assert_eq!(b.state, BadgeState::NotClaimable);
     assert_eq!(
         b.message,
@@ -528,7 +522,7 @@ fn a_baselined_report_is_never_shown_as_claimable_and_a_stale_entry_as_failing()
     );
 
     let r = baselined(true);
-    let page = html::render(&r, &[]);
+    let page = html::render(&r, &[], ctk::set::released);
     assert!(
         page.contains("✗ FAILING (a stale or expired baseline entry)"),
         "{page}"
@@ -537,7 +531,7 @@ fn a_baselined_report_is_never_shown_as_claimable_and_a_stale_entry_as_failing()
         page.contains("<li><code>CTK-0002</code>: the vector passes now</li>"),
         "{page}"
     );
-    let b = badge::badge(&r, &[]);
+    let b = badge::badge(&r, &[], ctk::set::released);
     assert_eq!(b.state, BadgeState::Failing);
     assert_eq!(
         b.message,

@@ -2,6 +2,7 @@
 
 mod ahp_validate;
 mod baseline;
+mod claim_rows;
 mod cli;
 mod coverage;
 mod declarations;
@@ -17,5 +18,6 @@ mod reports;
 mod repro;
 mod run_ahp;
 mod run_cli;
+mod support;
 mod upstream;
 mod vector_lint;

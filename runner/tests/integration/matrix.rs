@@ -2,20 +2,10 @@
 //! matrix equal to a fresh one.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
+use crate::support::{ctk, text};
 use serde_json::{json, Value};
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .output()
-        .expect("the ctk binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// A report of two vectors: AH-CTK-901 passes, AH-CTK-904 (gating) fails.
 fn failing_report(dir: &Path) -> String {

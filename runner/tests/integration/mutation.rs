@@ -3,15 +3,9 @@
 //! hostile keys shown as text, a null suite shown as not run, and a file of
 //! the wrong shape refused with its path and JSON pointer.
 
+use crate::support::ctk;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .output()
-        .expect("the ctk binary runs")
-}
 
 fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

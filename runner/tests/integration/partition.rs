@@ -4,21 +4,9 @@
 //! different runs, or the same shard twice, are refused.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
+use crate::support::{ctk, text};
 use serde_json::Value;
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("the ctk binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn report(dir: &Path) -> Value {
     let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json written");

@@ -166,6 +166,16 @@ One line per assertion that failed in gating vectors, the most widespread first,
 
 - `AH-CTK-902` (fail_closed/verdict_gate) **error**: harness error: run: boom
 - `AH-CTK-903` (fail_closed/verdict_gate) **fail**: run_outcome: run outcome differs
+  - `run_outcome`: run outcome differs
+
+    ```diff
+    --- expected
+    +++ actual
+    @@ -1 +1 @@
+    -\"blocked\"
+    +\"completed\"
+    ```
+
 - `AH-CTK-904` (fail_closed/verdict_gate) **skip**: missing capabilities [\"x\"]
 - `AH-CTK-905` (fail_closed/verdict_gate) **skip**: missing capabilities [\"x\"]
 - `AH-CTK-906` (session/multi_turn) **skip**: missing capabilities [\"x\"]
@@ -189,13 +199,16 @@ Report digest `{DIGEST}`; results digest `{RESULTS}`.
     let want = want
         .replace("{N}", &suite.len().to_string())
         .replace("{MISSING}", &missing);
-    assert_eq!(placeholders(&markdown::render(&r), &r), want);
+    assert_eq!(
+        placeholders(&markdown::render(&r, ctk::set::released), &r),
+        want
+    );
 }
 
 #[test]
 fn passing_report_carries_the_claim_row() {
     let r = released_report("agent-hooks/0.1", true);
-    let md = markdown::render(&r);
+    let md = markdown::render(&r, ctk::set::released);
     let row = "| fake | 1.2.3 | agent-hooks/0.1 | bigint_json, incremental_output, int64_json, model_calls, multi_turn, parallel_tool_calls, streaming, tool_calls | parallel/strictest, parallel/unanimous, sequential/first_deny, sequential/run_all | jcs-sha256 | continue | buffered_output false: released output cannot be retracted; exposure bound: none: an incremental segment is released only after a verdict covering it permits; nothing is released ahead of a covering verdict | {N}/{N} | `{DIGEST}` |";
     let gating = released()
         .iter()
@@ -337,15 +350,18 @@ fn any_one_byte_change_fails_verify() {
 #[test]
 fn claim_refuses_draft_failures_and_errors() {
     let ok = released_report("agent-hooks/0.1", true);
-    assert_eq!(claim::refusals(&ok, &[]), Vec::<String>::new());
+    assert_eq!(
+        claim::refusals(&ok, &[], ctk::set::released),
+        Vec::<String>::new()
+    );
     let draft = released_report("agent-hooks/draft", true);
     assert_eq!(
-        claim::refusals(&draft, &[]),
+        claim::refusals(&draft, &[], ctk::set::released),
         vec!["the report is for agent-hooks/draft; only agent-hooks/0.1 can be claimed"]
     );
     let failing = released_report("agent-hooks/0.1", false);
     assert_eq!(
-        claim::refusals(&failing, &[]),
+        claim::refusals(&failing, &[], ctk::set::released),
         vec![
             "1 vector(s) failed",
             "1 vector(s) ended in a host or harness error"
@@ -376,7 +392,7 @@ fn claim_row_states_what_the_surface_obliges() {
 #[test]
 fn no_writer_produces_a_claim_for_the_draft() {
     let draft = released_report("agent-hooks/draft", true);
-    let md = markdown::render(&draft);
+    let md = markdown::render(&draft, ctk::set::released);
     assert!(!md.contains(claim::CLAIM_HEADER), "{md}");
     assert!(!md.contains(&claim::row(&draft)), "{md}");
     assert!(
@@ -397,7 +413,7 @@ fn no_writer_produces_a_claim_for_the_draft() {
     }
     // The same report for the released spec does carry the row in report.md.
     let released = released_report("agent-hooks/0.1", true);
-    assert!(markdown::render(&released).contains(claim::CLAIM_HEADER));
+    assert!(markdown::render(&released, ctk::set::released).contains(claim::CLAIM_HEADER));
 }
 
 /// A report whose third vector is advisory and fails: a gating failure
@@ -440,7 +456,7 @@ fn an_advisory_failure_never_gates() {
     assert!(value["vectors"][0].get("advisory").is_none(), "{text}");
     assert_eq!(verify::verify(&text, None), Vec::<String>::new());
 
-    let md = markdown::render(&r);
+    let md = markdown::render(&r, ctk::set::released);
     assert!(
         md.contains(
             "| part | pass | fail | skip | error |\n| --- | ---: | ---: | ---: | ---: |\n\
@@ -501,7 +517,7 @@ fn verify_recounts_both_columns() {
 }
 
 fn suite_refusals(r: &Report) -> Vec<String> {
-    claim::refusals(r, &[])
+    claim::refusals(r, &[], ctk::set::released)
         .into_iter()
         .filter(|p| p.starts_with("the vectors are not the released agent-hooks/0.1 suite: "))
         .map(|p| p["the vectors are not the released agent-hooks/0.1 suite: ".len()..].to_owned())
@@ -585,7 +601,7 @@ fn claim_refuses_a_narrowed_report() {
         .map(|v| VectorOutcome::from_failures(&v.vector.id, vec![], Duration::ZERO))
         .collect();
     let r = build_from("agent-hooks/0.1", &few, &outcomes, "embedded:0.1", true);
-    let all = claim::refusals(&r, &[]);
+    let all = claim::refusals(&r, &[], ctk::set::released);
     assert!(
         all.contains(
             &"the run was narrowed with --part/--id; a claim needs the whole vector set".to_owned()
@@ -1148,7 +1164,10 @@ fn the_released_suite_is_claimable_with_every_advisory_vector_failing() {
     assert_eq!(r.advisory_totals.fail, advisory);
     assert_eq!(r.totals.fail, 0);
     assert_eq!(ctk::cli::run::exit_code_for(&r), ctk::exit_code::SUCCESS);
-    assert_eq!(claim::refusals(&r, &[]), Vec::<String>::new());
+    assert_eq!(
+        claim::refusals(&r, &[], ctk::set::released),
+        Vec::<String>::new()
+    );
     let gating = vectors.len() - advisory;
     assert!(
         claim::row(&r).contains(&format!(" | {gating}/{gating} | ")),

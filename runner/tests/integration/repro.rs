@@ -7,25 +7,14 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::support::{ctk, text};
 use serde_json::Value;
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the ctk binary runs")
-}
 
 fn python(args: &[&str]) -> Output {
     Command::new("python3")
         .args(args)
         .output()
         .expect("python3 is needed by the repro tests (it is on every machine of this project)")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn repo(rel: &str) -> String {

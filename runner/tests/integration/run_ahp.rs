@@ -2,20 +2,10 @@
 //! frame, against the bundled reference backend and a broken one.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
+use crate::support::{ctk, text};
 use serde_json::Value;
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .output()
-        .expect("the ctk binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn report(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).expect("report"))
@@ -133,6 +123,37 @@ fn a_broken_backend_fails_and_cannot_be_claimed() {
     let r = report(&dir);
     assert_eq!(r["host"]["name"], "wrong-id");
     assert!(r["totals"]["fail"].as_u64().is_some_and(|n| n > 10), "{r}");
+    // An AHP failure carries expected and actual, and every view shows the
+    // diff, as for an Agent Hooks failure (issue 28).
+    let id_failure = r["vectors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|v| v["failures"].as_array().into_iter().flatten())
+        .find(|f| f["actual"].as_str().is_some_and(|a| a.starts_with("not-")))
+        .unwrap_or_else(|| panic!("no failure carries the wrong id as its actual value: {r}"));
+    let expected = id_failure["expected"].as_str().expect("the expected id");
+    assert_eq!(id_failure["actual"], format!("not-{expected}"));
+    let diff_line = format!("+\"not-{expected}\"");
+    assert!(
+        id_failure["diff"]
+            .as_str()
+            .is_some_and(|d| d.contains(&diff_line)),
+        "{id_failure}"
+    );
+    let md = std::fs::read_to_string(dir.join("report.md")).expect("report.md");
+    assert!(md.contains("```diff") && md.contains(&diff_line), "{md}");
+    let html = std::fs::read_to_string(dir.join("report.html")).expect("report.html");
+    assert!(
+        html.contains("<pre class=\"diff\">")
+            && html.contains(&format!("+&quot;not-{expected}&quot;")),
+        "no diff in report.html"
+    );
+    assert!(
+        text(&out.stdout).contains(&diff_line),
+        "{}",
+        text(&out.stdout)
+    );
     let claim = ctk(&["claim", &dir.join("report.json").display().to_string()]);
     assert_eq!(claim.status.code(), Some(1));
     assert!(

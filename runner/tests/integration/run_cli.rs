@@ -4,22 +4,11 @@
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{ctk, text};
 use serde_json::Value;
-
-fn ctk(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ctk"))
-        .args(args)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("the ctk binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)

@@ -1,0 +1,425 @@
+//! The one vector loop every suite runs on: `jobs` workers share the
+//! vectors, a vector that needs the subject alone runs with nothing beside
+//! it, `--fail-fast` and Ctrl-C stop further starts, and the outcomes come
+//! back in vector order whatever order they finished in.
+//!
+//! A suite says how one vector runs ([`VectorRunner`]); the loop owns
+//! everything around it, so both protocols stop, interrupt, isolate panics
+//! and report progress the same way.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::event::Event;
+use crate::outcome::{Status, VectorOutcome, NOT_RUN_FAIL_FAST, NOT_RUN_INTERRUPTED};
+
+/// How the loop runs.
+#[derive(Debug, Clone)]
+pub struct LoopOptions {
+    /// Number of workers running vectors side by side (at least 1).
+    pub jobs: usize,
+    /// `--fail-fast`: after the first gating failure or error no further
+    /// vector starts; the rest are reported as [`NOT_RUN_FAIL_FAST`] errors.
+    pub fail_fast: bool,
+    /// Set when the run is interrupted (Ctrl-C): no further vector starts,
+    /// and every vector not yet run is reported as [`NOT_RUN_INTERRUPTED`],
+    /// so an interrupted run keeps what it gathered and is never claimable.
+    pub interrupted: Arc<AtomicBool>,
+}
+
+/// One vector as the loop sees it.
+pub trait LoopVector: Send + Sync + 'static {
+    /// The vector's id, for an outcome the runner never produced.
+    fn id(&self) -> &str;
+    /// Whether the vector is advisory (`--fail-fast` ignores those).
+    fn is_advisory(&self) -> bool;
+    /// Whether the vector must run with no other vector running beside it:
+    /// it measures time, or shares a subject that vectors running together
+    /// would disturb. Such a vector waits for the running ones to finish,
+    /// and the next ones wait for it.
+    fn alone(&self) -> bool {
+        false
+    }
+}
+
+/// Lets a runner say that a vector has started (a skipped vector never
+/// starts, so a runner announces only the vectors it runs).
+#[derive(Debug, Clone)]
+pub struct Started {
+    index: usize,
+    tx: tokio::sync::mpsc::UnboundedSender<Progress>,
+}
+
+impl Started {
+    /// The vector has started: the terminal and `events.jsonl` show it.
+    pub fn announce(&self) {
+        // A closed channel means nobody listens any more; the vector still
+        // runs and its outcome is dropped with the rest.
+        let _ = self.tx.send(Progress::Started(self.index));
+    }
+}
+
+/// Runs one vector at a time against the subject; the loop makes one per
+/// worker with the factory given to [`run_all`], and a fresh one after a
+/// run that panicked.
+pub trait VectorRunner: Send + 'static {
+    /// The vectors this runner runs.
+    type Vector: LoopVector;
+    /// Run `vectors[index]`, announcing its start through `started` if it
+    /// runs, and hand the runner back with the outcome. The runner moves
+    /// into the vector's own task, so a panic costs that vector (an error)
+    /// and a fresh runner, never the results already gathered.
+    fn run(
+        self,
+        vectors: Arc<Vec<Self::Vector>>,
+        index: usize,
+        started: Started,
+    ) -> impl Future<Output = (Self, VectorOutcome)> + Send
+    where
+        Self: Sized;
+}
+
+/// What a worker tells the collector.
+#[derive(Debug)]
+enum Progress {
+    Started(usize),
+    Finished(usize, VectorOutcome),
+}
+
+/// Run every vector on `options.jobs` runners made by `factory`; `on_event`
+/// sees progress in completion order. The outcomes come back in vector
+/// order, the same for any number of jobs when the runs are.
+pub async fn run_all<R, F>(
+    factory: F,
+    vectors: Arc<Vec<R::Vector>>,
+    options: LoopOptions,
+    mut on_event: impl FnMut(&Event),
+) -> Vec<VectorOutcome>
+where
+    R: VectorRunner,
+    F: Fn() -> R + Send + Sync + 'static,
+{
+    on_event(&Event::RunStarted {
+        total: vectors.len(),
+    });
+    let next = Arc::new(Mutex::new(0usize));
+    let stop = Arc::new(AtomicBool::new(false));
+    // Every vector holds the gate while it runs: shared for most, whole for
+    // one that must run alone. Tokio's lock is fair, so a vector waiting
+    // to run alone is not starved by the ones queued after it.
+    let gate = Arc::new(tokio::sync::RwLock::new(()));
+    let options = Arc::new(options);
+    let factory = Arc::new(factory);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+    let mut workers = Vec::new();
+    for _ in 0..options.jobs.clamp(1, vectors.len().max(1)) {
+        let (vectors, options, next, tx, factory, stop, gate) = (
+            vectors.clone(),
+            options.clone(),
+            next.clone(),
+            tx.clone(),
+            factory.clone(),
+            stop.clone(),
+            gate.clone(),
+        );
+        workers.push(tokio::spawn(async move {
+            let mut runner = Some(factory());
+            loop {
+                if options.interrupted.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let index = {
+                    let mut guard = match next.lock() {
+                        Ok(g) => g,
+                        Err(p) => p.into_inner(),
+                    };
+                    let i = *guard;
+                    *guard += 1;
+                    i
+                };
+                let Some(item) = vectors.get(index) else {
+                    break;
+                };
+                let alone = item.alone();
+                let (_shared, _whole) = if alone {
+                    (None, Some(gate.write().await))
+                } else {
+                    (Some(gate.read().await), None)
+                };
+                // A stop that came while this vector waited for the gate
+                // leaves it unstarted, like the ones after it.
+                if options.interrupted.load(Ordering::SeqCst) || stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let r = runner.take().unwrap_or_else(|| factory());
+                let started = Started {
+                    index,
+                    tx: tx.clone(),
+                };
+                let task = tokio::spawn(r.run(vectors.clone(), index, started));
+                let outcome = match task.await {
+                    Ok((r, outcome)) => {
+                        runner = Some(r);
+                        outcome
+                    }
+                    Err(e) => VectorOutcome::error(
+                        item.id(),
+                        // In process, only a linked host's code or the
+                        // kit's own can panic: a subject in another process
+                        // cannot, so the message blames neither.
+                        format!(
+                            "this vector's run panicked (a linked host's code or the kit's): {e}"
+                        ),
+                        Duration::ZERO,
+                    ),
+                };
+                if options.fail_fast
+                    && !item.is_advisory()
+                    && matches!(outcome.status, Status::Fail | Status::Error)
+                {
+                    stop.store(true, Ordering::SeqCst);
+                }
+                if tx.send(Progress::Finished(index, outcome)).is_err() {
+                    break;
+                }
+            }
+        }));
+    }
+    drop(tx);
+    let mut results: Vec<Option<VectorOutcome>> = vec![None; vectors.len()];
+    while let Some(progress) = rx.recv().await {
+        match progress {
+            Progress::Started(index) => on_event(&Event::VectorStarted { index }),
+            Progress::Finished(index, outcome) => {
+                on_event(&Event::VectorFinished {
+                    index,
+                    outcome: outcome.clone(),
+                });
+                results[index] = Some(outcome);
+            }
+        }
+    }
+    for w in workers {
+        let _ = w.await;
+    }
+    on_event(&Event::RunFinished);
+    results
+        .into_iter()
+        .zip(vectors.iter())
+        .map(|(r, v)| {
+            r.unwrap_or_else(|| {
+                let reason = if options.interrupted.load(Ordering::SeqCst) {
+                    NOT_RUN_INTERRUPTED
+                } else if stop.load(Ordering::SeqCst) {
+                    NOT_RUN_FAIL_FAST
+                } else {
+                    "the worker running this vector panicked"
+                };
+                VectorOutcome::error(v.id(), reason.into(), Duration::ZERO)
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A vector of the tests: whether it fails, panics or must run alone.
+    struct Fake {
+        id: String,
+        fail: bool,
+        panic: bool,
+        alone: bool,
+        advisory: bool,
+    }
+
+    impl LoopVector for Fake {
+        fn id(&self) -> &str {
+            &self.id
+        }
+        fn is_advisory(&self) -> bool {
+            self.advisory
+        }
+        fn alone(&self) -> bool {
+            self.alone
+        }
+    }
+
+    fn fake(i: usize) -> Fake {
+        Fake {
+            id: format!("V-{i:03}"),
+            fail: false,
+            panic: false,
+            alone: false,
+            advisory: false,
+        }
+    }
+
+    /// Counts the vectors running at once, and the most it ever saw beside
+    /// a vector that must run alone.
+    #[derive(Clone, Default)]
+    struct Probe {
+        running: Arc<AtomicUsize>,
+        beside_alone: Arc<AtomicUsize>,
+        most: Arc<AtomicUsize>,
+    }
+
+    struct FakeRunner(Probe);
+
+    impl VectorRunner for FakeRunner {
+        type Vector = Fake;
+        async fn run(
+            self,
+            vectors: Arc<Vec<Fake>>,
+            index: usize,
+            started: Started,
+        ) -> (Self, VectorOutcome) {
+            let v = &vectors[index];
+            started.announce();
+            let now = self.0.running.fetch_add(1, Ordering::SeqCst) + 1;
+            self.0.most.fetch_max(now, Ordering::SeqCst);
+            // Long enough for a second worker to start beside this one.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            if v.alone {
+                let seen = self.0.running.load(Ordering::SeqCst);
+                self.0.beside_alone.fetch_max(seen, Ordering::SeqCst);
+            }
+            self.0.running.fetch_sub(1, Ordering::SeqCst);
+            assert!(!v.panic, "the subject broke");
+            let failures = if v.fail {
+                vec![crate::outcome::AssertionFailure::message("k", "m")]
+            } else {
+                Vec::new()
+            };
+            let outcome = VectorOutcome::from_failures(&v.id, failures, Duration::ZERO);
+            (self, outcome)
+        }
+    }
+
+    fn options(jobs: usize, fail_fast: bool) -> LoopOptions {
+        LoopOptions {
+            jobs,
+            fail_fast,
+            interrupted: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn run(vectors: Vec<Fake>, options: LoopOptions) -> (Vec<VectorOutcome>, Probe, Vec<Event>) {
+        let probe = Probe::default();
+        let p = probe.clone();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let mut events = Vec::new();
+        let outcomes = rt.block_on(run_all(
+            move || FakeRunner(p.clone()),
+            Arc::new(vectors),
+            options,
+            |e| events.push(e.clone()),
+        ));
+        (outcomes, probe, events)
+    }
+
+    #[test]
+    fn outcomes_come_back_in_vector_order_and_jobs_run_side_by_side() {
+        let (outcomes, probe, events) = run((0..8).map(fake).collect(), options(3, false));
+        let ids: Vec<&str> = outcomes.iter().map(|o| o.id.as_str()).collect();
+        let want: Vec<String> = (0..8).map(|i| format!("V-{i:03}")).collect();
+        assert_eq!(ids, want);
+        assert!(outcomes.iter().all(|o| o.status == Status::Pass));
+        assert!(
+            probe.most.load(Ordering::SeqCst) > 1,
+            "jobs never overlapped"
+        );
+        assert!(matches!(
+            events.first(),
+            Some(Event::RunStarted { total: 8 })
+        ));
+        assert!(matches!(events.last(), Some(Event::RunFinished)));
+        let finished = events
+            .iter()
+            .filter(|e| matches!(e, Event::VectorFinished { .. }))
+            .count();
+        assert_eq!(finished, 8);
+    }
+
+    #[test]
+    fn a_vector_that_must_run_alone_has_nothing_beside_it() {
+        let vectors: Vec<Fake> = (0..9)
+            .map(|i| Fake {
+                alone: i % 3 == 1,
+                ..fake(i)
+            })
+            .collect();
+        let (outcomes, probe, _) = run(vectors, options(3, false));
+        assert!(outcomes.iter().all(|o| o.status == Status::Pass));
+        assert_eq!(probe.beside_alone.load(Ordering::SeqCst), 1);
+        assert!(
+            probe.most.load(Ordering::SeqCst) > 1,
+            "jobs never overlapped"
+        );
+    }
+
+    #[test]
+    fn a_panicking_run_costs_one_vector_and_the_rest_still_run() {
+        let vectors: Vec<Fake> = (0..4)
+            .map(|i| Fake {
+                panic: i == 1,
+                ..fake(i)
+            })
+            .collect();
+        let (outcomes, _, _) = run(vectors, options(1, false));
+        let statuses: Vec<Status> = outcomes.iter().map(|o| o.status).collect();
+        assert_eq!(
+            statuses,
+            [Status::Pass, Status::Error, Status::Pass, Status::Pass]
+        );
+        assert!(
+            outcomes[1].reason.contains("panicked"),
+            "{}",
+            outcomes[1].reason
+        );
+    }
+
+    #[test]
+    fn fail_fast_stops_after_a_gating_failure_and_names_the_rest() {
+        let vectors: Vec<Fake> = (0..5)
+            .map(|i| Fake {
+                fail: i == 0 || i == 1,
+                advisory: i == 0,
+                ..fake(i)
+            })
+            .collect();
+        let (outcomes, _, _) = run(vectors, options(1, true));
+        let statuses: Vec<Status> = outcomes.iter().map(|o| o.status).collect();
+        // The advisory failure does not stop the run; the gating one does.
+        assert_eq!(
+            statuses,
+            [
+                Status::Fail,
+                Status::Fail,
+                Status::Error,
+                Status::Error,
+                Status::Error
+            ]
+        );
+        assert!(outcomes[2..].iter().all(|o| o.reason == NOT_RUN_FAIL_FAST));
+    }
+
+    #[test]
+    fn an_interrupted_run_reports_every_unstarted_vector() {
+        let o = options(2, false);
+        o.interrupted.store(true, Ordering::SeqCst);
+        let (outcomes, probe, _) = run((0..3).map(fake).collect(), o);
+        assert_eq!(probe.most.load(Ordering::SeqCst), 0);
+        assert!(outcomes
+            .iter()
+            .all(|o| o.status == Status::Error && o.reason == NOT_RUN_INTERRUPTED));
+    }
+}

@@ -1,0 +1,17 @@
+//! The infrastructure every crate of agent-hooks-ctk shares, written once so
+//! that a fix lands everywhere: the suites, both ends of each adapter
+//! contract, the wire crates and the report code all reach it, and none of
+//! it knows a protocol.
+//!
+//! The reference implementations the kit certifies (`reference-host`,
+//! `ahp-reference`, `ahp-harness`) keep their own small copies of what
+//! they need instead: code shared by the judge and the judged would hide
+//! a bug they share, and their mutation scores are kept per file.
+//!
+//! * [`depth`]: the kit's nesting bound on any JSON text it reads, checked
+//!   without recursion before serde_json parses;
+//! * [`pointer`]: JSON pointers (RFC 6901) naming where an input problem
+//!   sits.
+
+pub mod depth;
+pub mod pointer;
