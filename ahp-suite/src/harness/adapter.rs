@@ -112,6 +112,33 @@ pub enum AdapterError {
     },
 }
 
+impl AdapterError {
+    /// What went wrong, in words that do not change from run to run (no
+    /// measured time, no stderr): the failure message a report and an
+    /// interop matrix publish; the full text goes with it as the actual
+    /// value.
+    pub fn summary(&self) -> String {
+        match self {
+            AdapterError::Spawn { .. } => "the adapter could not be started".into(),
+            AdapterError::Timeout { method, .. } => {
+                format!("adapter did not answer {method} within the call's bound")
+            }
+            AdapterError::Closed { method, .. } => {
+                format!("adapter closed its stdout before answering {method}")
+            }
+            AdapterError::Protocol { method, .. } => {
+                format!("adapter wrote a line that is not JSON-RPC while answering {method}")
+            }
+            AdapterError::Rpc { method, code, .. } => {
+                format!("adapter answered {method} with error {code}")
+            }
+            AdapterError::Shape { method, .. } => {
+                format!("adapter's result for {method} breaks the contract (ADAPTER.md)")
+            }
+        }
+    }
+}
+
 /// `initialize` result: what the harness supports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

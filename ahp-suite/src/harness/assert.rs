@@ -233,14 +233,22 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
         }
         let e = &t.expect;
         let Some(result) = &c.result else {
-            f.push(fail(
+            // The message stays the same from run to run (interop matrices
+            // publish it); the adapter's own error, with its measured bound
+            // and stderr, is the actual value.
+            let mut failure = fail(
                 &key,
                 format!(
                     "the harness gave no outcome for the tool call ({}); a harness must reach its \
                      failure-policy outcome within 10 × timeoutMs + 5000 ms (D-01)",
-                    c.error.as_deref().unwrap_or("no answer")
+                    c.error_summary
+                        .as_deref()
+                        .or(c.error.as_deref())
+                        .unwrap_or("no answer")
                 ),
-            ));
+            );
+            failure.actual = c.error.clone().map(Value::String);
+            f.push(failure);
             continue;
         };
         let r: ToolCallResult = match serde_json::from_value(result.clone()) {
@@ -375,14 +383,19 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
             let first = mine.iter().find(|x| &x.backend == b && x.kind != "other");
             if let Some(end) = first.and_then(|x| x.plan_end_t) {
                 if c.t_answered > end {
-                    f.push(fail(
+                    // The measured lateness is the actual value, never the
+                    // message, which must not vary by run.
+                    let mut failure = fail(
                         format!("{key}.answered_before_plan_end"),
                         format!(
-                            "the harness answered {:.0} ms after backend {b} finished its scripted \
-                             delay: it waited for a late reply or a slow observer (ahp-14.4-e, ahp-13.2-a)",
-                            c.t_answered - end
+                            "the harness answered after backend {b} finished its scripted \
+                             delay: it waited for a late reply or a slow observer (ahp-14.4-e, ahp-13.2-a)"
                         ),
-                    ));
+                    );
+                    failure.actual = Some(serde_json::json!({
+                        "answered_ms_after_plan_end": (c.t_answered - end).round()
+                    }));
+                    f.push(failure);
                 }
             }
         }
@@ -759,8 +772,14 @@ fn global(
     f: &mut Vec<AssertionFailure>,
 ) {
     let mut shape_reported = BTreeSet::new();
+    // A message is named by its backend and its place among the messages
+    // that backend received (`A#2`), never by a time: the name appears in
+    // messages that interop matrices publish.
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     for r in &rec.received {
-        let tag = format!("{}@{:.0}", r.backend, r.t);
+        let n = seen.entry(r.backend.as_str()).or_insert(0);
+        *n += 1;
+        let tag = format!("{}#{n}", r.backend);
         if r.text.contains(&cfg.canary) {
             f.push(fail(
                 "global.canary",
@@ -926,16 +945,18 @@ fn global(
             let busy = a.reply_t.map_or(deadline, |r| r.min(deadline));
             for b in &reqs[i + 1..] {
                 if b.backend != a.backend && b.t + 2.0 < busy {
-                    f.push(fail(
+                    let mut failure = fail(
                         "global.serial",
                         format!(
-                            "backend {} received hooks/intercept {:.0} ms before backend {}'s request was \
+                            "backend {} received hooks/intercept before backend {}'s request was \
                              answered or timed out: interceptors ran concurrently (ahp-13.1-b, D-17)",
-                            b.backend,
-                            busy - b.t,
-                            a.backend
+                            b.backend, a.backend
                         ),
-                    ));
+                    );
+                    failure.actual = Some(serde_json::json!({
+                        "ms_before_answer_or_deadline": (busy - b.t).round()
+                    }));
+                    f.push(failure);
                 }
                 if b.backend == a.backend && b.id() == a.id() && a.id().is_some() {
                     let same = match (&b.json, &a.json) {
@@ -1067,5 +1088,92 @@ fn global(
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::adapter::{AdapterError, AdapterInfo, LoadResult};
+    use crate::harness::engine::ScriptedCommand;
+    use crate::harness::record::CallRecord;
+
+    /// The first released harness vector (one tool call).
+    fn vector() -> HarnessVector {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../vectors/ahp/0.1/AHP-H-0001.json");
+        let bytes = std::fs::read(&path).expect("the vector file");
+        crate::harness::vector::parse_harness(&path, &bytes).expect("a harness vector")
+    }
+
+    /// A record of one call the adapter never answered, with `error`.
+    fn unanswered(error: &AdapterError) -> HarnessRecord {
+        HarnessRecord {
+            adapter: AdapterInfo {
+                adapter: "ctk-ahp-adapter/1".into(),
+                name: "h".into(),
+                version: "1".into(),
+                protocol_versions: vec!["0.1".into()],
+                bindings: vec!["stdio".into()],
+                lifecycles: vec!["persistent".into()],
+                profiles: Vec::new(),
+                features: Vec::new(),
+            },
+            registration: Value::Null,
+            load: LoadResult {
+                loaded: true,
+                refused: None,
+            },
+            calls: vec![CallRecord {
+                trigger: 0,
+                part: None,
+                t_sent: 0.0,
+                t_answered: 1.0,
+                result: None,
+                error: Some(error.to_string()),
+                error_summary: Some(error.summary()),
+            }],
+            received: Vec::new(),
+            processes: Vec::new(),
+            transcript: Vec::new(),
+            adapter_stderr: String::new(),
+            adapter_exit: None,
+        }
+    }
+
+    #[test]
+    fn an_unanswered_call_reads_the_same_whatever_the_bound_and_stderr_were() {
+        let cfg = HarnessConfig::new(ScriptedCommand {
+            program: "unused".into(),
+            prefix_args: Vec::new(),
+        });
+        let timeout = |ms, stderr: &str| AdapterError::Timeout {
+            method: "harness/tool_call".into(),
+            ms,
+            stderr: stderr.into(),
+        };
+        let first = check(&vector(), &unanswered(&timeout(17372, "a\nb")), &cfg);
+        let second = check(&vector(), &unanswered(&timeout(12406, "")), &cfg);
+        let no_outcome = |f: &Vec<AssertionFailure>| {
+            f.iter()
+                .find(|x| x.message.starts_with("the harness gave no outcome"))
+                .cloned()
+                .expect("the no-outcome failure")
+        };
+        let (a, b) = (no_outcome(&first), no_outcome(&second));
+        assert_eq!(a.message, b.message);
+        assert!(
+            a.message.contains("within the call's bound") && !a.message.contains("17372"),
+            "{}",
+            a.message
+        );
+        assert!(
+            a.actual
+                .as_ref()
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.contains("17372 ms") && t.contains("a\nb")),
+            "{:?}",
+            a.actual
+        );
     }
 }

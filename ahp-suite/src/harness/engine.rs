@@ -422,6 +422,7 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
                             t_answered,
                             result: Some(result),
                             error: None,
+                            error_summary: None,
                         });
                     }
                 }
@@ -442,6 +443,7 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
                             t_answered,
                             result: None,
                             error: Some(e.to_string()),
+                            error_summary: Some(e.summary()),
                         });
                     }
                 }

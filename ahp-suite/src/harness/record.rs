@@ -26,6 +26,10 @@ pub struct CallRecord {
     /// Why there is no result.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// [`error`](Self::error) in words that do not change from run to run
+    /// ([`super::adapter::AdapterError::summary`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_summary: Option<String>,
 }
 
 /// One message a scripted backend received.
