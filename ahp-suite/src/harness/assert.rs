@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::adapter::{ToolCallResult, ToolOutcome};
 use super::engine::HarnessConfig;
-use super::record::{HarnessRecord, Received};
+use super::record::{CallRecord, HarnessRecord, Received};
 use super::script::Action;
 use super::vector::{Denial, HarnessVector, LoadExpect, RequestAssert};
 use crate::assert::AssertionFailure;
@@ -185,10 +185,28 @@ fn plain_decision(v: &HarnessVector, backend: &str, request: Option<&Value>) -> 
     }
 }
 
-/// Judge `rec` against `v`.
+/// Judge `rec` against `v`: what the vector expects of the load, of each
+/// call and of what the backends received, then the rules every run is
+/// held to ([`global`]).
 pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec<AssertionFailure> {
     let mut f = Vec::new();
     let meta = metas(v);
+    check_load(v, rec, &mut f);
+    for c in &rec.calls {
+        check_call(v, rec, c, cfg, &mut f);
+    }
+    check_observed(v, rec, &mut f);
+    for (i, a) in v.expect.request_assert.iter().enumerate() {
+        request_assert(i, a, rec, &cfg.canary, &mut f);
+    }
+    check_processes(v, rec, cfg, &mut f);
+    global(v, rec, cfg, &meta, &mut f);
+    f
+}
+
+/// The load (taken or refused, as expected) and the backends that must
+/// receive nothing.
+fn check_load(v: &HarnessVector, rec: &HarnessRecord, f: &mut Vec<AssertionFailure>) {
     // Load.
     match (v.expect.load, rec.load.loaded) {
         (LoadExpect::Loaded, false) => f.push(differs(
@@ -221,186 +239,197 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
             ));
         }
     }
-    // Triggers.
-    for c in &rec.calls {
-        let t = v.triggers[c.trigger].part(c.part);
-        let key = match c.part {
-            Some(j) => format!("triggers[{}].parallel[{j}]", c.trigger),
-            None => format!("triggers[{}]", c.trigger),
-        };
-        if t.tool_call.is_none() {
-            continue;
-        }
-        let e = &t.expect;
-        let Some(result) = &c.result else {
-            // The message stays the same from run to run (interop matrices
-            // publish it); the adapter's own error, with its measured bound
-            // and stderr, is the actual value.
-            let mut failure = fail(
-                &key,
-                format!(
-                    "the harness gave no outcome for the tool call ({}); a harness must reach its \
-                     failure-policy outcome within 10 × timeoutMs + 5000 ms (D-01)",
-                    c.error_summary
-                        .as_deref()
-                        .or(c.error.as_deref())
-                        .unwrap_or("no answer")
-                ),
-            );
-            failure.actual = c.error.clone().map(Value::String);
-            f.push(failure);
-            continue;
-        };
-        let r: ToolCallResult = match serde_json::from_value(result.clone()) {
-            Ok(r) => r,
-            Err(err) => {
-                f.push(fail(
-                    &key,
-                    format!("the adapter's tool_call result breaks the contract: {err}"),
-                ));
-                continue;
-            }
-        };
-        if let Err(err) = r.validate() {
+}
+
+/// One tool call as the adapter reported it: its outcome, the backends the
+/// chain reached, the reason, and when the answer came.
+fn check_call(
+    v: &HarnessVector,
+    rec: &HarnessRecord,
+    c: &CallRecord,
+    cfg: &HarnessConfig,
+    f: &mut Vec<AssertionFailure>,
+) {
+    let t = v.triggers[c.trigger].part(c.part);
+    let key = match c.part {
+        Some(j) => format!("triggers[{}].parallel[{j}]", c.trigger),
+        None => format!("triggers[{}]", c.trigger),
+    };
+    if t.tool_call.is_none() {
+        return;
+    }
+    let e = &t.expect;
+    let Some(result) = &c.result else {
+        // The message stays the same from run to run (interop matrices
+        // publish it); the adapter's own error, with its measured bound
+        // and stderr, is the actual value.
+        let mut failure = fail(
+            &key,
+            format!(
+                "the harness gave no outcome for the tool call ({}); a harness must reach its \
+                 failure-policy outcome within 10 × timeoutMs + 5000 ms (D-01)",
+                c.error_summary
+                    .as_deref()
+                    .or(c.error.as_deref())
+                    .unwrap_or("no answer")
+            ),
+        );
+        failure.actual = c.error.clone().map(Value::String);
+        f.push(failure);
+        return;
+    };
+    let r: ToolCallResult = match serde_json::from_value(result.clone()) {
+        Ok(r) => r,
+        Err(err) => {
             f.push(fail(
                 &key,
                 format!("the adapter's tool_call result breaks the contract: {err}"),
             ));
+            return;
         }
-        if !e.outcome.is_empty() && !e.outcome.contains(&r.outcome) {
-            let why = match r.outcome {
-                ToolOutcome::Executed => " (the tool ran)",
-                ToolOutcome::Denied => " (the tool did not run)",
-                ToolOutcome::Prompted => "",
-            };
-            f.push(differs(
-                format!("{key}.outcome"),
-                format!(
-                    "outcome {:?}{why}, expected one of {:?}",
-                    r.outcome, e.outcome
-                ),
-                &e.outcome,
-                &r.outcome,
-            ));
-        } else if r.outcome == ToolOutcome::Denied {
-            match (e.denial, r.synthetic) {
-                (Some(Denial::Explicit), Some(true)) => f.push(differs(
-                    format!("{key}.denial"),
-                    "the backend's deny was reported as a synthetic (fail-closed) denial (ahp-14.3-c)",
-                    &Denial::Explicit,
-                    &Denial::Synthetic,
-                )),
-                (Some(Denial::Synthetic), Some(false)) => f.push(differs(
-                    format!("{key}.denial"),
-                    "a fail-closed failure was reported as a backend's explicit deny (ahp-14.3-c)",
-                    &Denial::Synthetic,
-                    &Denial::Explicit,
-                )),
-                _ => {}
-            }
+    };
+    if let Err(err) = r.validate() {
+        f.push(fail(
+            &key,
+            format!("the adapter's tool_call result breaks the contract: {err}"),
+        ));
+    }
+    if !e.outcome.is_empty() && !e.outcome.contains(&r.outcome) {
+        let why = match r.outcome {
+            ToolOutcome::Executed => " (the tool ran)",
+            ToolOutcome::Denied => " (the tool did not run)",
+            ToolOutcome::Prompted => "",
+        };
+        f.push(differs(
+            format!("{key}.outcome"),
+            format!(
+                "outcome {:?}{why}, expected one of {:?}",
+                r.outcome, e.outcome
+            ),
+            &e.outcome,
+            &r.outcome,
+        ));
+    } else if r.outcome == ToolOutcome::Denied {
+        match (e.denial, r.synthetic) {
+            (Some(Denial::Explicit), Some(true)) => f.push(differs(
+                format!("{key}.denial"),
+                "the backend's deny was reported as a synthetic (fail-closed) denial (ahp-14.3-c)",
+                &Denial::Explicit,
+                &Denial::Synthetic,
+            )),
+            (Some(Denial::Synthetic), Some(false)) => f.push(differs(
+                format!("{key}.denial"),
+                "a fail-closed failure was reported as a backend's explicit deny (ahp-14.3-c)",
+                &Denial::Synthetic,
+                &Denial::Explicit,
+            )),
+            _ => {}
         }
-        let reason = r.reason.as_deref().unwrap_or("");
-        if reason.contains(&cfg.canary) {
+    }
+    let reason = r.reason.as_deref().unwrap_or("");
+    if reason.contains(&cfg.canary) {
+        f.push(fail(
+            format!("{key}.reason"),
+            "the reported denial reason holds the bearer token (ahp-18.3-a)",
+        ));
+    }
+    for x in &e.reason_excludes {
+        let x = x.replace("{{canary}}", &cfg.canary);
+        if reason.contains(&x) {
             f.push(fail(
                 format!("{key}.reason"),
-                "the reported denial reason holds the bearer token (ahp-18.3-a)",
+                format!("the reported reason {reason:?} holds {x:?} (malformed backend content, ahp-14.3-b)"),
             ));
         }
-        for x in &e.reason_excludes {
-            let x = x.replace("{{canary}}", &cfg.canary);
-            if reason.contains(&x) {
-                f.push(fail(
-                    format!("{key}.reason"),
-                    format!("the reported reason {reason:?} holds {x:?} (malformed backend content, ahp-14.3-b)"),
-                ));
+    }
+    if let Some(max) = e.max_answer_ms {
+        let took = c.t_answered - c.t_sent;
+        #[allow(clippy::cast_precision_loss)]
+        if took > max as f64 {
+            f.push(fail(
+                format!("{key}.max_answer_ms"),
+                // The measured time stays out of the message, which
+                // interop matrices publish and must not vary by run.
+                format!("the outcome took longer than the generous bound {max} ms (D-01)"),
+            ));
+        }
+    }
+    let mine: Vec<&Received> = rec
+        .received
+        .iter()
+        .filter(|x| x.trigger == Some(c.trigger) && x.part == c.part)
+        .collect();
+    if let Some(want) = &e.calls {
+        let mut got: Vec<String> = Vec::new();
+        for x in mine.iter().filter(|x| x.kind == "intercept") {
+            if got.last() != Some(&x.backend) {
+                got.push(x.backend.clone());
             }
         }
-        if let Some(max) = e.max_answer_ms {
-            let took = c.t_answered - c.t_sent;
-            #[allow(clippy::cast_precision_loss)]
-            if took > max as f64 {
-                f.push(fail(
-                    format!("{key}.max_answer_ms"),
-                    // The measured time stays out of the message, which
-                    // interop matrices publish and must not vary by run.
-                    format!("the outcome took longer than the generous bound {max} ms (D-01)"),
-                ));
-            }
+        if &got != want {
+            f.push(differs(
+                format!("{key}.calls"),
+                format!(
+                    "hooks/intercept reached backends {got:?} in that order; expected {want:?} \
+                     (serial, registration order, stop on deny or fail-closed failure: ahp-13.1-a)"
+                ),
+                want,
+                &got,
+            ));
         }
-        let mine: Vec<&Received> = rec
-            .received
+    }
+    for b in &e.asked {
+        if !mine
             .iter()
-            .filter(|x| x.trigger == Some(c.trigger) && x.part == c.part)
-            .collect();
-        if let Some(want) = &e.calls {
-            let mut got: Vec<String> = Vec::new();
-            for x in mine.iter().filter(|x| x.kind == "intercept") {
-                if got.last() != Some(&x.backend) {
-                    got.push(x.backend.clone());
-                }
-            }
-            if &got != want {
-                f.push(differs(
-                    format!("{key}.calls"),
-                    format!(
-                        "hooks/intercept reached backends {got:?} in that order; expected {want:?} \
-                         (serial, registration order, stop on deny or fail-closed failure: ahp-13.1-a)"
-                    ),
-                    want,
-                    &got,
-                ));
-            }
+            .any(|x| &x.backend == b && x.kind == "intercept")
+        {
+            f.push(fail(
+                format!("{key}.asked"),
+                format!(
+                    "backend {b} received no hooks/intercept for this call; the chain must go on \
+                     to it (fail-open failure before it, or no effect: ahp-13.1-a)"
+                ),
+            ));
         }
-        for b in &e.asked {
-            if !mine
-                .iter()
-                .any(|x| &x.backend == b && x.kind == "intercept")
-            {
-                f.push(fail(
-                    format!("{key}.asked"),
-                    format!(
-                        "backend {b} received no hooks/intercept for this call; the chain must go on \
-                         to it (fail-open failure before it, or no effect: ahp-13.1-a)"
-                    ),
-                ));
-            }
+    }
+    for b in &e.not_asked {
+        if mine
+            .iter()
+            .any(|x| &x.backend == b && x.kind == "intercept")
+        {
+            f.push(fail(
+                format!("{key}.not_asked"),
+                format!(
+                    "backend {b} received a hooks/intercept for this call; the chain stops at a \
+                     deny or a fail-closed failure before it (ahp-13.1-a)"
+                ),
+            ));
         }
-        for b in &e.not_asked {
-            if mine
-                .iter()
-                .any(|x| &x.backend == b && x.kind == "intercept")
-            {
-                f.push(fail(
-                    format!("{key}.not_asked"),
+    }
+    for b in &e.answered_before_plan_end {
+        let first = mine.iter().find(|x| &x.backend == b && x.kind != "other");
+        if let Some(end) = first.and_then(|x| x.plan_end_t) {
+            if c.t_answered > end {
+                // The measured lateness is the actual value, never the
+                // message, which must not vary by run.
+                let mut failure = fail(
+                    format!("{key}.answered_before_plan_end"),
                     format!(
-                        "backend {b} received a hooks/intercept for this call; the chain stops at a \
-                         deny or a fail-closed failure before it (ahp-13.1-a)"
+                        "the harness answered after backend {b} finished its scripted \
+                         delay: it waited for a late reply or a slow observer (ahp-14.4-e, ahp-13.2-a)"
                     ),
-                ));
-            }
-        }
-        for b in &e.answered_before_plan_end {
-            let first = mine.iter().find(|x| &x.backend == b && x.kind != "other");
-            if let Some(end) = first.and_then(|x| x.plan_end_t) {
-                if c.t_answered > end {
-                    // The measured lateness is the actual value, never the
-                    // message, which must not vary by run.
-                    let mut failure = fail(
-                        format!("{key}.answered_before_plan_end"),
-                        format!(
-                            "the harness answered after backend {b} finished its scripted \
-                             delay: it waited for a late reply or a slow observer (ahp-14.4-e, ahp-13.2-a)"
-                        ),
-                    );
-                    failure.actual = Some(serde_json::json!({
-                        "answered_ms_after_plan_end": (c.t_answered - end).round()
-                    }));
-                    f.push(failure);
-                }
+                );
+                failure.actual = Some(serde_json::json!({
+                    "answered_ms_after_plan_end": (c.t_answered - end).round()
+                }));
+                f.push(failure);
             }
         }
     }
-    // Observations.
+}
+
+/// The notifications each observer must have received.
+fn check_observed(v: &HarnessVector, rec: &HarnessRecord, f: &mut Vec<AssertionFailure>) {
     for (b, events) in &v.expect.observed {
         for ev in events {
             let seen = rec.received.iter().any(|r| {
@@ -419,9 +448,17 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
             }
         }
     }
-    for (i, a) in v.expect.request_assert.iter().enumerate() {
-        request_assert(i, a, rec, &cfg.canary, &mut f);
-    }
+}
+
+/// What the harness did with the backend processes it started: one frame
+/// per per_event process, one process per persistent backend, arguments,
+/// working folder and environment as registered.
+fn check_processes(
+    v: &HarnessVector,
+    rec: &HarnessRecord,
+    cfg: &HarnessConfig,
+    f: &mut Vec<AssertionFailure>,
+) {
     for b in &v.expect.per_event_one_frame {
         let procs: Vec<_> = rec.processes.iter().filter(|p| &p.backend == b).collect();
         // An interceptor that was expected to be asked must have been
@@ -460,7 +497,7 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
         }
     }
     for b in &v.expect.one_outstanding {
-        one_outstanding(v, b, rec, &mut f);
+        one_outstanding(v, b, rec, f);
     }
     for b in &v.expect.one_process {
         // Processes that read nothing are left out: a harness may start a
@@ -567,8 +604,6 @@ pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec
             ));
         }
     }
-    global(v, rec, cfg, &meta, &mut f);
-    f
 }
 
 /// Advisory D-17: backend `b` never had two `hooks/intercept` requests
@@ -771,6 +806,30 @@ fn global(
     meta: &BTreeMap<String, Meta>,
     f: &mut Vec<AssertionFailure>,
 ) {
+    global_messages(v, rec, cfg, meta, f);
+    global_windows(v, rec, meta, f);
+    global_call_ids(v, rec, f);
+}
+
+/// Where an event carries its call id: 0.1 `tool.callId`, the draft
+/// `call.id` (DIFFERENCES.md item 5).
+fn call_id_pointer(v: &HarnessVector) -> &'static str {
+    if v.is_draft() {
+        "/call/id"
+    } else {
+        "/tool/callId"
+    }
+}
+
+/// The rules each message a backend received is held to by itself: its
+/// shape, id, `native`, tool name, transport and secrets.
+fn global_messages(
+    v: &HarnessVector,
+    rec: &HarnessRecord,
+    cfg: &HarnessConfig,
+    meta: &BTreeMap<String, Meta>,
+    f: &mut Vec<AssertionFailure>,
+) {
     let mut shape_reported = BTreeSet::new();
     // A message is named by its backend and its place among the messages
     // that backend received (`A#2`), never by a time: the name appears in
@@ -907,13 +966,17 @@ fn global(
             _ => {}
         }
     }
-    // Where an event carries its call id: 0.1 `tool.callId`, the draft
-    // `call.id` (DIFFERENCES.md item 5).
-    let call_id_ptr = if v.is_draft() {
-        "/call/id"
-    } else {
-        "/tool/callId"
-    };
+}
+
+/// The rules of one tool call's messages together: interceptors never
+/// overlap, retries are identical and bounded, and distinct calls get
+/// distinct event ids.
+fn global_windows(
+    v: &HarnessVector,
+    rec: &HarnessRecord,
+    meta: &BTreeMap<String, Meta>,
+    f: &mut Vec<AssertionFailure>,
+) {
     // Per call window: serial, retries.
     // A window is one tool call: a trigger, or one call of a parallel one
     // (its events are one event each, and serial only among themselves).
@@ -1011,6 +1074,12 @@ fn global(
             }
         }
     }
+}
+
+/// Call ids across events: a tool.after or tool.error names a call some
+/// tool.before carried, and a denied call has no tool.error.
+fn global_call_ids(v: &HarnessVector, rec: &HarnessRecord, f: &mut Vec<AssertionFailure>) {
+    let call_id_ptr = call_id_pointer(v);
     // tool.after and tool.error carry the callId of their tool.before
     // (9.3, 10.2): with one call id per tool call, every observed one must
     // be a call id some tool.before of the run carried.
