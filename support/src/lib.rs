@@ -10,8 +10,10 @@
 //!
 //! * [`depth`]: the kit's nesting bound on any JSON text it reads, checked
 //!   without recursion before serde_json parses;
+//! * [`lines`]: capped line framing, without I/O;
 //! * [`pointer`]: JSON pointers (RFC 6901) naming where an input problem
 //!   sits.
 
 pub mod depth;
+pub mod lines;
 pub mod pointer;

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ctk_support::lines::{Frame, Framer};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
@@ -277,8 +278,14 @@ async fn read_lines<R: AsyncRead + Unpin>(
     flooded: Arc<AtomicBool>,
 ) {
     let mut buf = vec![0u8; 16 * 1024];
-    let mut line: Vec<u8> = Vec::new();
-    let mut len = 0usize;
+    let mut framer = Framer::new(max_line);
+    let line = |frame: Frame| OutEvent::Line {
+        cut: frame.cut(),
+        terminated: frame.terminated,
+        len: frame.len,
+        bytes: frame.bytes,
+        at: Instant::now(),
+    };
     let mut total = 0u64;
     loop {
         let n = match out.read(&mut buf).await {
@@ -286,38 +293,17 @@ async fn read_lines<R: AsyncRead + Unpin>(
             Ok(n) => n,
         };
         total += n as u64;
-        for &b in &buf[..n] {
-            if b == b'\n' {
-                let bytes = std::mem::take(&mut line);
-                let _ = tx.send(OutEvent::Line {
-                    bytes,
-                    len,
-                    terminated: true,
-                    cut: len > max_line,
-                    at: Instant::now(),
-                });
-                len = 0;
-            } else {
-                len += 1;
-                if line.len() < max_line {
-                    line.push(b);
-                }
-            }
-        }
+        framer.push(&buf[..n], |frame| {
+            let _ = tx.send(line(frame));
+        });
         if total > max_total {
             flooded.store(true, Ordering::Relaxed);
             let _ = tx.send(OutEvent::Flood);
             return;
         }
     }
-    if len > 0 {
-        let _ = tx.send(OutEvent::Line {
-            bytes: line,
-            len,
-            terminated: false,
-            cut: len > max_line,
-            at: Instant::now(),
-        });
+    if let Some(frame) = framer.finish() {
+        let _ = tx.send(line(frame));
     }
     let _ = tx.send(OutEvent::Eof);
 }

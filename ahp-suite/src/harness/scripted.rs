@@ -13,12 +13,14 @@
 //! Each message's plan runs on a thread of its own, so a new request is
 //! read (and logged) while an earlier one is still being answered (D-17).
 
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ctk_support::lines::{Frame, Framer};
 use serde_json::{json, Value};
 
 use super::clock::now_ms;
@@ -147,30 +149,37 @@ fn serve_with<R: Read + Send + 'static>(
     let (mut n_intercept, mut n_observe) = (0usize, 0usize);
     let mut prev_id = Value::Null;
     let mut workers = Vec::new();
+    // Lines as the harness wrote them, capped (the kit's one framer); each
+    // is answered as soon as its newline arrives.
+    let mut framer = Framer::new(MAX_LINE);
+    let mut pending: VecDeque<Frame> = VecDeque::new();
+    let mut ended = false;
     loop {
-        let mut line = Vec::new();
-        let read = (&mut reader)
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line);
-        match read {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let terminated = line.last() == Some(&b'\n');
-        if terminated {
-            line.pop();
-        } else if line.len() > MAX_LINE {
-            // Cut: skip the rest of the line.
-            let mut rest = Vec::new();
-            let _ = reader.read_until(b'\n', &mut rest);
-        }
+        let Some(frame) = pending.pop_front() else {
+            if ended {
+                break;
+            }
+            match reader.fill_buf() {
+                Ok(buf) if !buf.is_empty() => {
+                    let n = buf.len();
+                    framer.push(buf, |f| pending.push_back(f));
+                    reader.consume(n);
+                }
+                _ => {
+                    ended = true;
+                    pending.extend(framer.finish());
+                }
+            }
+            continue;
+        };
+        let (line, terminated) = (frame.bytes, frame.terminated);
         frames += 1;
         let utf8 = std::str::from_utf8(&line).is_ok();
         let parsed: Option<Value> = serde_json::from_slice(&line).ok();
         log.write(json!({
             "kind": "frame",
             "n": frames - 1,
-            "len": line.len(),
+            "len": frame.len,
             "utf8": utf8,
             "terminated": terminated,
             "text": String::from_utf8_lossy(&line),
