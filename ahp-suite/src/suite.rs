@@ -51,6 +51,14 @@ pub enum Target {
 }
 
 impl Target {
+    /// Whether every vector reaches the same backend process: a URL is one
+    /// server all of a run's vectors share, where a stdio command is started
+    /// for each vector. Under `--jobs`, vectors against a shared backend run
+    /// one at a time.
+    pub fn shared_by_every_vector(&self) -> bool {
+        matches!(self, Target::Http { .. })
+    }
+
     /// `stdio` or `http`, for reports.
     pub fn binding(&self) -> &'static str {
         match self {
@@ -291,4 +299,25 @@ pub fn run_suite_blocking(
         .enable_all()
         .build()?;
     Ok(rt.block_on(run_suite(vectors, target, cfg)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_backend_behind_a_url_is_shared_by_every_vector() {
+        let url = Target::Http {
+            url: "http://127.0.0.1:1/".into(),
+        };
+        let stdio = Target::Stdio(StdioCommand {
+            program: "backend".into(),
+            args: Vec::new(),
+            lifecycle: Lifecycle::Persistent,
+            cwd: None,
+            env: Vec::new(),
+        });
+        assert!(url.shared_by_every_vector());
+        assert!(!stdio.shared_by_every_vector());
+    }
 }

@@ -367,7 +367,31 @@ fn collect_placeholders(v: &Value, out: &mut BTreeSet<String>) {
     }
 }
 
+/// A registered deadline under this many ms is one a busy machine could
+/// make a prompt backend miss ([`HarnessVector::has_short_deadline`]).
+pub const SHORT_DEADLINE_MS: u64 = 2000;
+
 impl HarnessVector {
+    /// Whether the registration sets a `timeoutMs` under
+    /// [`SHORT_DEADLINE_MS`] anywhere: a vector whose verdict a second
+    /// vector's load beside it could decide (whether a prompt answer makes
+    /// the deadline), so a run with `--jobs` runs it alone. A slow backend
+    /// misses a deadline either way, and the suite's own bounds on answers
+    /// are generous multiples, so no other vector needs that.
+    pub fn has_short_deadline(&self) -> bool {
+        fn short(value: &Value) -> bool {
+            match value {
+                Value::Object(members) => members.iter().any(|(k, v)| {
+                    (k == "timeoutMs" && v.as_u64().is_some_and(|ms| ms < SHORT_DEADLINE_MS))
+                        || short(v)
+                }),
+                Value::Array(items) => items.iter().any(short),
+                _ => false,
+            }
+        }
+        short(&self.registration)
+    }
+
     /// Whether it is advisory.
     pub fn is_advisory(&self) -> bool {
         self.advisory.is_some()
@@ -861,4 +885,34 @@ pub fn load_harness_dir(dir: &Path) -> Result<Vec<HarnessVector>, VectorError> {
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The first released harness vector, with `registration` in place of
+    /// its own.
+    fn with_registration(registration: Value) -> HarnessVector {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/ahp/0.1/AHP-H-0001.json");
+        let bytes = std::fs::read(&path).expect("the vector file");
+        let mut v = parse_harness(&path, &bytes).expect("a harness vector");
+        v.registration = registration;
+        v
+    }
+
+    #[test]
+    fn a_deadline_under_two_seconds_anywhere_in_the_registration_is_short() {
+        let hook = |ms: u64| json!({"hooks": [{"transport": "{{backend:A}}"}, {"timeoutMs": ms}]});
+        assert!(with_registration(hook(SHORT_DEADLINE_MS - 1)).has_short_deadline());
+        assert!(!with_registration(hook(SHORT_DEADLINE_MS)).has_short_deadline());
+        assert!(
+            !with_registration(json!({"hooks": [{"transport": "{{backend:A}}"}]}))
+                .has_short_deadline()
+        );
+        // Not a number of ms: no deadline the kit can read, so nothing short.
+        assert!(!with_registration(json!({"timeoutMs": "500"})).has_short_deadline());
+    }
 }

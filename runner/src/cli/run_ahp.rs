@@ -73,35 +73,14 @@ impl LoopVector for Loaded {
     }
 }
 
-/// A harness deadline under this many ms is one that a busy machine could
-/// make a prompt backend miss: a vector with one runs alone.
-const SHORT_DEADLINE_MS: u64 = 2000;
-
-/// Whether a vector needs the subject alone under `--jobs`. A backend
-/// behind one URL is one server every vector shares, so its vectors run one
-/// at a time. A stdio backend and an adapter are started for each vector,
-/// so they share nothing; a harness vector still runs alone when a
-/// registered deadline is short enough for a second vector's load to decide
-/// whether a prompt answer makes it (a slow backend misses it either way,
-/// and the suite's own bounds on answers are generous multiples).
+/// Whether a vector needs the subject alone under `--jobs`, as the suite
+/// says: a backend every vector shares, or a harness vector with a short
+/// registered deadline.
 fn needs_alone(model: &Model, runner: &Runner) -> bool {
     match (model, runner) {
-        (Model::Backend(_), Runner::Backend(Target::Http { .. })) => true,
-        (Model::Backend(_), _) => false,
-        (Model::Harness(v), _) => short_deadline(&v.registration),
-    }
-}
-
-/// Whether a registration template names a `timeoutMs` under
-/// [`SHORT_DEADLINE_MS`], wherever it sits.
-fn short_deadline(value: &serde_json::Value) -> bool {
-    match value {
-        serde_json::Value::Object(members) => members.iter().any(|(k, v)| {
-            (k == "timeoutMs" && v.as_u64().is_some_and(|ms| ms < SHORT_DEADLINE_MS))
-                || short_deadline(v)
-        }),
-        serde_json::Value::Array(items) => items.iter().any(short_deadline),
-        _ => false,
+        (Model::Backend(_), Runner::Backend(target)) => target.shared_by_every_vector(),
+        (Model::Backend(_), Runner::Harness(_)) => false,
+        (Model::Harness(v), _) => v.has_short_deadline(),
     }
 }
 
