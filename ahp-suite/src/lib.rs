@@ -1,5 +1,10 @@
-//! The AHP 0.1 backend-role suite of agent-hooks-ctk: the backend is under
-//! test and the kit plays the harness.
+//! The AHP suite of agent-hooks-ctk, both roles and both lines (0.1 and
+//! the draft). In the backend role, the backend is under test and the kit
+//! plays the harness (below); in the harness role ([`harness`]), the kit
+//! plays the backends and drives the harness through its adapter
+//! (`ctk-ahp-adapter/1`). Both yield the core's failures
+//! ([`assert::AssertionFailure`]) with expected and actual values, and run
+//! in the core's vector loop.
 //!
 //! - [`vector`]: the vector model (`schemas/ahp/vector.schema.json`) and
 //!   the loader of `vectors/ahp/0.1/*.json`;

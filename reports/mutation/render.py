@@ -394,7 +394,7 @@ def implementations_table(host_project, host_equivalents, host_tool):
         "Each row: the implementation's mutants judged by vectors alone, never by its own tests. The",
         "score is caught (timeouts included) over caught plus missed; *missed* counts only the mutants",
         "no list calls equivalent, and equivalent and unviable mutants are left out of the score. Each",
-        "implementation's CI gate runs a 1-in-40 sample (1-in-50 for the Python host) chosen by stable key and a",
+        "implementation's CI gate runs a 1-in-80 sample (1-in-100 for the Python host) chosen by stable key and a",
         "seed that rotates daily (printed, to rerun it; the slices together are the full run), plus the mutants",
         "in the commit's diff, and fails on a missed mutant listed neither equivalent nor a known",
         "survivor.",

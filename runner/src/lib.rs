@@ -1,16 +1,19 @@
-//! `ctk`: the conformance test kit runner for Agent Hooks and AHP: the CLI
-//! and the protocol-neutral core.
+//! `ctk`: the conformance test kit runner for Agent Hooks and AHP: the
+//! command line, a thin frame over the core and the report code.
 //!
-//! The core is [`suite`] (which protocol and line a run, report or claim is
-//! for), [`set`] (the suite-neutral view of vectors: ids, parts, digests,
-//! advisory marking, covered clauses), [`outcome`] and [`event`] (what one
-//! vector's run came to, and what an engine reports while it runs),
-//! [`report`] (the model, its writers, `verify`, `claim`, the interop
-//! `matrix`), [`coverage`] and [`catalog`], and [`cli`] (the frame, the
-//! terminal, `events.jsonl`). The types the suites share with it live in
-//! `ctk-core` and are re-exported here. Each suite owns its vector model,
-//! engine and assertions: Agent Hooks in `ctk-agent-hooks-suite` (wired in
-//! by `cli/run.rs`), AHP in `ctk-ahp-suite` (wired in by `cli/run_ahp.rs`).
+//! The core lives in `ctk-core`, re-exported here: [`suite`] (which
+//! protocol and line a run, report or claim is for), [`set`] (the
+//! suite-neutral view of vectors: ids, parts, digests, advisory marking,
+//! covered clauses), [`outcome`] and [`event`] (what one vector's run came
+//! to, and what a run reports while it goes), [`catalog`], and the one
+//! vector loop every suite runs in (`ctk_core::vector_loop`). [`report`] is
+//! the crate `ctk-report` (the model, its writers, `verify`, `claim`, the
+//! interop `matrix`), which imports no suite. Here: [`cli`] (the frame, the
+//! terminal, `events.jsonl`, one module per protocol), [`coverage`], and the
+//! released sets each suite knows ([`set::released`]). Each suite owns its
+//! vector model, engine and assertions: Agent Hooks in
+//! `ctk-agent-hooks-suite` (wired in by `cli/run.rs`), AHP in `ctk-ahp-suite`
+//! (wired in by `cli/run_ahp.rs`).
 //!
 //! The engine strips `expect` when it builds a vector's setup, so no host
 //! sees the answers. Only [`cli`] prints, and only `cli/host.rs` names a

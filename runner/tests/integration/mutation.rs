@@ -232,8 +232,9 @@ fn a_file_of_the_wrong_shape_is_refused_with_its_pointer() {
 /// `render.py --sample 20 --residue R`: the 20 slices of one mutant list are
 /// disjoint and together name every mutant once (so slice runs add up to the
 /// full run), residue 0 is the default slice, a residue out of range is
-/// refused, and CI's sample (a slice mod 40, picked by a seed) of seeds R and
-/// R + 20 together make residue R mod 20, as reports/mutation/notes.md says.
+/// refused, and finer slices nest in the residues: the slices mod 40 of R and
+/// R + 20 together make residue R mod 20 (CI's seeded sample is a slice mod
+/// 80, nested the same way, as reports/mutation/notes.md says).
 #[test]
 fn the_twenty_residues_partition_the_mutants_and_two_samples_make_a_residue() {
     let dir = std::env::temp_dir().join(format!("ctk-mutation-residues-{}", std::process::id()));
