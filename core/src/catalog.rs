@@ -5,7 +5,7 @@
 //! {"spec": "agent-hooks/0.1", "catalog_version": 1, "description": "...",
 //!  "clauses": [{"id": "6.3-c", "keyword": "MUST", "section": "6.3", "text": "...",
 //!               "not_vector_testable": "<why>",
-//!               "unit_tests": ["reference-host/src/seam.rs::gate_refuses_reserved"],
+//!               "unit_tests": ["agent-hooks/reference-host/src/seam.rs::gate_refuses_reserved"],
 //!               "needs": ["tool_calls"]}]}
 //! ```
 //!
@@ -223,7 +223,7 @@ pub struct UnitTestRef {
 
 /// Parse `<file>::<fn name>`; `Err` says why the reference is malformed.
 pub fn unit_test_ref(text: &str) -> Result<UnitTestRef, String> {
-    let expected = "expected <repo-relative file path>::<test fn name>, e.g. agent-hooks-suite/src/identity.rs::matches_every_golden_identity";
+    let expected = "expected <repo-relative file path>::<test fn name>, e.g. agent-hooks/suite/src/identity.rs::matches_every_golden_identity";
     let Some((file, name)) = text.rsplit_once("::") else {
         return Err(format!("{text:?}: {expected}"));
     };
@@ -277,21 +277,21 @@ mod tests {
     #[test]
     fn unit_test_references_are_file_paths() {
         assert_eq!(
-            unit_test_ref("agent-hooks-suite/src/identity.rs::matches_every_golden_identity"),
+            unit_test_ref("agent-hooks/suite/src/identity.rs::matches_every_golden_identity"),
             Ok(UnitTestRef {
-                file: "agent-hooks-suite/src/identity.rs".into(),
+                file: "agent-hooks/suite/src/identity.rs".into(),
                 name: "matches_every_golden_identity".into()
             })
         );
         for bad in [
-            "ctk_reference_host::emitter::tests::concurrent_model_calls_carry_request_id",
+            "ctk_agent_hooks_reference_host::emitter::tests::concurrent_model_calls_carry_request_id",
             "crate::module::tests::name",
             "/abs/file.rs::name",
             "../up/file.rs::name",
             "runner/src/digest.rs::",
             "runner/src/digest.rs::1x",
             "runner/src/digest.rs::a-b",
-            "agent-hooks-suite/src/identity.rs",
+            "agent-hooks/suite/src/identity.rs",
             "runner/src/digest.py::name",
         ] {
             assert!(unit_test_ref(bad).is_err(), "{bad}");

@@ -10,9 +10,9 @@ over-defaults or partly applies a document.
 
 Four construction paths lead to the same resolved form: a file, a JSON text,
 a parsed value, and a builder (one setter per member, one call per binding).
-Which of them a declaration vector asks for is harness-protocol/PROTOCOL.md
+Which of them a declaration vector asks for is agent-hooks/adapter/PROTOCOL.md
 §2.2; the kit's registry (ctk.scripted, ctk-scripted, ctk-redact, ctk-fault)
-is harness-protocol/HOSTS.md §3.1.
+is agent-hooks/adapter/HOSTS.md §3.1.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A small Agent Hooks host in Python 3.11, standard library only, speaking the
-ctk stdio harness protocol (ctk-harness/1, see harness-protocol/PROTOCOL.md).
+ctk stdio harness protocol (ctk-harness/1, see agent-hooks/adapter/PROTOCOL.md).
 
 The agent loop is genuine: a scripted model and mock tools (the only mocked
 I/O) driven through the host's own emitter, which builds each context,
@@ -14,7 +14,7 @@ checks the composed context again before a permitted action proceeds, and
 writes one payload-free interception record per emission. Declaration
 vectors build the emitter from a document through declaration.py.
 
-Written from harness-protocol/PROTOCOL.md and harness-protocol/HOSTS.md.
+Written from agent-hooks/adapter/PROTOCOL.md and agent-hooks/adapter/HOSTS.md.
 stdout carries only protocol messages; stderr is this host's log.
 """
 

@@ -11,7 +11,7 @@ and its Rust core. This file owns only what a host owns:
 - the transport: the runner's scripted interceptors, approval resolver and
   redactor are reached through `callback/*` requests, wrapped as the SDK's
   `Interceptor`, `ApprovalResolver` and redactor callables;
-- the agent loop of harness-protocol/HOSTS.md §4, written here (the SDK's
+- the agent loop of agent-hooks/adapter/HOSTS.md §4, written here (the SDK's
   own `ReferenceHarness` loop is not used: it does not write transformed
   values back into the loop, §4.3). The loop consumes the effective target
   each emission returns (`EmitOutcome.target`);

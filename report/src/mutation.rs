@@ -1,6 +1,6 @@
 //! The mutation report of the reference host as one HTML page: what
 //! `reports/mutation/render.py --results` wrote (every cargo-mutants mutant
-//! of `reference-host/src`, judged by the project suite and the upstream
+//! of `agent-hooks/reference-host/src`, judged by the project suite and the upstream
 //! suite), scored with render.py's definitions.
 //!
 //! The definitions, which must stay those of render.py (so the page and
@@ -9,7 +9,7 @@
 //! `equivalent` reason counts as equivalent, not missed; an unviable mutant
 //! (it did not build) is not scored; the score is killed (caught plus
 //! timeouts) over killed plus missed. A module is the mutant's file under
-//! `reference-host/src/` without `.rs` (and without `/mod`).
+//! `agent-hooks/reference-host/src/` without `.rs` (and without `/mod`).
 //!
 //! A suite may be `null` for every mutant (a sample run judged only by the
 //! project suite): the page says "not run" for it rather than scoring it 0.
@@ -299,7 +299,9 @@ pub fn parse_survivors(path: &Path, text: &str) -> Result<BTreeMap<String, Strin
 /// A mutant's module, as render.py's `module_of` names it.
 pub fn module_of(key: &str) -> &str {
     let file = key.split_once(": ").map_or(key, |(f, _)| f);
-    let m = file.strip_prefix("reference-host/src/").unwrap_or(file);
+    let m = file
+        .strip_prefix("agent-hooks/reference-host/src/")
+        .unwrap_or(file);
     let m = m.strip_suffix(".rs").unwrap_or(m);
     m.strip_suffix("/mod").unwrap_or(m)
 }
@@ -442,7 +444,7 @@ fn modules(results: &Results) -> String {
     names.sort_unstable();
     names.dedup();
     let mut t = String::from(
-        "<caption>Mutants per module of reference-host/src</caption>\n<thead><tr><th scope=\"col\">module</th>\
+        "<caption>Mutants per module of agent-hooks/reference-host/src</caption>\n<thead><tr><th scope=\"col\">module</th>\
          <th scope=\"col\" class=\"n\">mutants</th><th scope=\"col\" class=\"n\">project: caught</th>\
          <th scope=\"col\" class=\"n\">project: missed</th><th scope=\"col\" class=\"n\">upstream: caught</th>\
          <th scope=\"col\" class=\"n\">upstream: missed</th><th scope=\"col\" class=\"n\">equivalent</th>\
@@ -593,7 +595,7 @@ fn equivalents(results: &Results) -> String {
 /// equivalents with their reasons.
 pub fn render(results: &Results, survivors: &BTreeMap<String, String>) -> String {
     let mut body = String::from(
-        "<p>Mutants of <code>reference-host/src</code> made by cargo-mutants, each judged by a vector \
+        "<p>Mutants of <code>agent-hooks/reference-host/src</code> made by cargo-mutants, each judged by a vector \
          suite alone. A mutant is <em>caught</em> when the suite fails on it (a timeout counts as \
          caught), <em>missed</em> when every vector still passes; <em>unviable</em> ones do not build; \
          <em>equivalent</em> ones change no observable behaviour.</p>\n",
@@ -619,12 +621,12 @@ mod tests {
     use super::*;
 
     const FIXTURE: &str = r#"{
-      "reference-host/src/a.rs: replace f -> bool with true": {"project": "caught", "upstream": "missed", "equivalent": null},
-      "reference-host/src/a.rs: replace f -> bool with false": {"project": "timeout", "upstream": "caught", "equivalent": null},
-      "reference-host/src/a.rs: delete ! #1": {"project": "missed", "upstream": "missed", "equivalent": null},
-      "reference-host/src/a.rs: delete ! #2": {"project": "missed", "upstream": "caught", "equivalent": "only logs"},
-      "reference-host/src/b/mod.rs: replace g with ()": {"project": "unviable", "upstream": "unviable", "equivalent": null},
-      "reference-host/src/b/c.rs: replace == with !=": {"project": "caught", "upstream": "timeout", "equivalent": null}
+      "agent-hooks/reference-host/src/a.rs: replace f -> bool with true": {"project": "caught", "upstream": "missed", "equivalent": null},
+      "agent-hooks/reference-host/src/a.rs: replace f -> bool with false": {"project": "timeout", "upstream": "caught", "equivalent": null},
+      "agent-hooks/reference-host/src/a.rs: delete ! #1": {"project": "missed", "upstream": "missed", "equivalent": null},
+      "agent-hooks/reference-host/src/a.rs: delete ! #2": {"project": "missed", "upstream": "caught", "equivalent": "only logs"},
+      "agent-hooks/reference-host/src/b/mod.rs: replace g with ()": {"project": "unviable", "upstream": "unviable", "equivalent": null},
+      "agent-hooks/reference-host/src/b/c.rs: replace == with !=": {"project": "caught", "upstream": "timeout", "equivalent": null}
     }"#;
 
     fn fixture() -> Results {
@@ -675,7 +677,7 @@ mod tests {
     fn a_null_suite_is_not_run_and_a_mixed_one_is_refused() {
         let r = parse_results(
             Path::new("s.json"),
-            r#"{"reference-host/src/a.rs: x": {"project": "caught", "upstream": null, "equivalent": null}}"#,
+            r#"{"agent-hooks/reference-host/src/a.rs: x": {"project": "caught", "upstream": null, "equivalent": null}}"#,
         )
         .unwrap();
         assert!(totals(&r, Suite::Upstream).is_none());
@@ -683,13 +685,13 @@ mod tests {
         assert!(page.contains("<th scope=\"row\">upstream (AH-CTK-001..113)</th><td colspan=\"7\" class=\"not-run\">not run"), "{page}");
         let e = parse_results(
             Path::new("s.json"),
-            r#"{"reference-host/src/a.rs: x": {"project": "caught", "upstream": null, "equivalent": null},
-                "reference-host/src/a.rs: y": {"project": "caught", "upstream": "missed", "equivalent": null}}"#,
+            r#"{"agent-hooks/reference-host/src/a.rs: x": {"project": "caught", "upstream": null, "equivalent": null},
+                "agent-hooks/reference-host/src/a.rs: y": {"project": "caught", "upstream": "missed", "equivalent": null}}"#,
         )
         .unwrap_err()
         .to_string();
         assert!(
-            e.contains("\"/reference-host~1src~1a.rs: y/upstream\""),
+            e.contains("\"/agent-hooks~1reference-host~1src~1a.rs: y/upstream\""),
             "{e}"
         );
     }
@@ -698,13 +700,13 @@ mod tests {
     fn a_bad_shape_names_the_file_and_the_pointer() {
         let e = parse_results(
             Path::new("bad.json"),
-            r#"{"reference-host/src/a.rs: x": {"project": "killed", "upstream": null, "equivalent": null}}"#,
+            r#"{"agent-hooks/reference-host/src/a.rs: x": {"project": "killed", "upstream": null, "equivalent": null}}"#,
         )
         .unwrap_err()
         .to_string();
         assert!(
             e.starts_with(
-                "bad.json: at \"/reference-host~1src~1a.rs: x/project\": \"killed\" is not"
+                "bad.json: at \"/agent-hooks~1reference-host~1src~1a.rs: x/project\": \"killed\" is not"
             ),
             "{e}"
         );
@@ -718,13 +720,19 @@ mod tests {
     fn survivors_parse_like_equivalents() {
         let s = parse_survivors(
             Path::new("s.txt"),
-            "# head\n\nreference-host/src/a.rs: delete ! #1  # no vector yet\n",
+            "# head\n\nagent-hooks/reference-host/src/a.rs: delete ! #1  # no vector yet\n",
         )
         .unwrap();
-        assert_eq!(s["reference-host/src/a.rs: delete ! #1"], "no vector yet");
-        let e = parse_survivors(Path::new("s.txt"), "# c\nreference-host/src/a.rs: x\n")
-            .unwrap_err()
-            .to_string();
+        assert_eq!(
+            s["agent-hooks/reference-host/src/a.rs: delete ! #1"],
+            "no vector yet"
+        );
+        let e = parse_survivors(
+            Path::new("s.txt"),
+            "# c\nagent-hooks/reference-host/src/a.rs: x\n",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("s.txt:2: "), "{e}");
     }
 }

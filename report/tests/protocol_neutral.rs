@@ -54,7 +54,7 @@ fn the_manifest_reader_sees_a_suite_dependency() {
     let manifest = dir.path().join("Cargo.toml");
     std::fs::write(
         &manifest,
-        "[package]\nname = \"x\"\n\n[dependencies]\nctk-core.workspace = true\nctk-ahp-suite = { path = \"../ahp-suite\" }\nserde = \"1\"\n\n[dev-dependencies]\nctk-agent-hooks-suite.workspace = true\n",
+        "[package]\nname = \"x\"\n\n[dependencies]\nctk-core.workspace = true\nctk-ahp-suite = { path = \"../ahp/suite\" }\nserde = \"1\"\n\n[dev-dependencies]\nctk-agent-hooks-suite.workspace = true\n",
     )
     .expect("write");
     assert_eq!(

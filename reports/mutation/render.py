@@ -206,7 +206,7 @@ def read_equivalents(path):
 def module_of(key):
     """The module of a key's file: its path below the crate's `src/`."""
     file = key.split(": ", 1)[0]
-    return re.sub(r"^[^/]+/src/", "", file).removesuffix(".rs").removesuffix("/mod")
+    return re.sub(r"^.*?/src/", "", file).removesuffix(".rs").removesuffix("/mod")
 
 
 def tally(results, equivalents):
@@ -283,18 +283,18 @@ AHP = {
     "ahp-backend": {
         "title": "The AHP reference backend",
         "implementation": "ahp-reference (ctk-ahp-backend)",
-        "source": "ahp-reference/src",
+        "source": "ahp/reference-backend/src",
         "config": ".cargo/mutants-ahp-backend.toml",
-        "oracle": "ahp-reference/tests/vectors.rs",
+        "oracle": "ahp/reference-backend/tests/vectors.rs",
         "judged": "every backend vector (AHP-B, and AHP-DB against `--spec draft`), over stdio "
                   "persistent, stdio per_event and HTTP",
     },
     "ahp-harness": {
         "title": "The AHP reference harness",
         "implementation": "ahp-harness (ctk-ahp-harness)",
-        "source": "ahp-harness/src",
+        "source": "ahp/reference-harness/src",
         "config": ".cargo/mutants-ahp-harness.toml",
-        "oracle": "ahp-harness/tests/vectors.rs",
+        "oracle": "ahp/reference-harness/tests/vectors.rs",
         "judged": "every harness vector (AHP-H, and AHP-DH against `--spec draft`), through the "
                   "adapter contract, its backends over stdio persistent, stdio per_event and HTTP",
     },
@@ -379,14 +379,14 @@ def implementations_table(host_project, host_equivalents, host_tool):
         "| implementation | mutants made by | mutants | caught | timeout | missed | equivalent | unviable "
         "| score | CI gate |",
         "|---|---|---|---|---|---|---|---|---|---|",
-        table_row("[reference host](#the-reference-host) (`reference-host`)", host_summary,
+        table_row("[reference host](#the-reference-host) (`agent-hooks/reference-host`)", host_summary,
                   "`reports/mutation/run sample`"),
         table_row("Python example host (`examples/python-host`)", read_summary(HERE / PYTHON_HOST / "summary.json"),
                   "`reports/mutation/python-host/run sample`"),
     ]
     for key, info in AHP.items():
         anchor = info["title"].lower().replace(" ", "-")
-        out.append(table_row(f"[{info['title'].removeprefix('The ')}](#{anchor}) (`{info['source'].split('/')[0]}`)",
+        out.append(table_row(f"[{info['title'].removeprefix('The ')}](#{anchor}) (`{info['source'].removesuffix('/src')}`)",
                              refreshed_summary(key),
                              f"`reports/mutation/run --impl {key} sample`"))
     out += [
@@ -538,7 +538,7 @@ def render(project, upstream, equivalents, survivors, meta, notes, gone=frozense
     out += [
         "## The reference host",
         "",
-        "Mutants of `reference-host/src` made by",
+        "Mutants of `agent-hooks/reference-host/src` made by",
         "cargo-mutants (`.cargo/mutants.toml` says which code and why the rest is left out), each",
         "built once and judged by two vector suites alone: the `vectors` test target of `ctk`, run",
         "against the mutated in-process reference host, with the project's vectors (0.1 and draft,",

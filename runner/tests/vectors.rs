@@ -8,11 +8,11 @@
 //! failure that passes FAILS, and so does an entry naming no vector.
 //!
 //! Each 0.1 vector that applies to a narrower surface the reference host
-//! can run as (`reference-host/surfaces/`: a floor host, a tool router; and
+//! can run as (`agent-hooks/reference-host/surfaces/`: a floor host, a tool router; and
 //! the buffered host, for the vectors only a buffered host runs) is
 //! also a trial `surface/<name>::part::id` against
 //! `ReferenceHost::with_declaration`, so the loop of a host without a model
-//! (`harness-protocol/HOSTS.md` §4.6) is judged by the vectors too.
+//! (`agent-hooks/adapter/HOSTS.md` §4.6) is judged by the vectors too.
 //!
 //! `CTK_ORACLE=project|upstream|both` makes this target the oracle of the
 //! mutation run (`reports/mutation/run`, issue 13): one suite's vectors (or
@@ -25,7 +25,7 @@
 //! `both` judges one build of a mutant by both suites: the exit status is
 //! the project suite's (cargo-mutants' verdict), and each suite's verdict
 //! is appended to the ledger file `CTK_ORACLE_LEDGER` names, after a line
-//! holding the mutation itself (`git diff -U0` of `reference-host/src`), so
+//! holding the mutation itself (`git diff -U0` of `agent-hooks/reference-host/src`), so
 //! render.py can pair every verdict with cargo-mutants' mutant.
 
 use std::collections::BTreeMap;
@@ -36,14 +36,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ctk::outcome::Status;
+use ctk_agent_hooks_adapter::HostAdapter as _;
+use ctk_agent_hooks_reference_host::ReferenceHost;
 use ctk_agent_hooks_suite::declaration;
 use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions};
 use ctk_agent_hooks_suite::surface::{applicability, Applicability};
 use ctk_agent_hooks_suite::vector::generate;
 use ctk_agent_hooks_suite::vector::load::{self, LoadedVector, VectorSource};
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
-use ctk_harness_protocol::Harness as _;
-use ctk_reference_host::ReferenceHost;
 use libtest_mimic::{Arguments, Failed, Trial};
 
 // The integration tests' upstream helper; this binary uses only part of it.
@@ -99,17 +99,17 @@ fn options() -> EngineOptions {
 const SURFACES: [(&str, &str, Option<&str>); 3] = [
     (
         "floor",
-        include_str!("../../reference-host/surfaces/floor.json"),
+        include_str!("../../agent-hooks/reference-host/surfaces/floor.json"),
         None,
     ),
     (
         "tool-router",
-        include_str!("../../reference-host/surfaces/tool-router.json"),
+        include_str!("../../agent-hooks/reference-host/surfaces/tool-router.json"),
         None,
     ),
     (
         "buffered",
-        include_str!("../../reference-host/surfaces/buffered.json"),
+        include_str!("../../agent-hooks/reference-host/surfaces/buffered.json"),
         Some("buffered_output"),
     ),
 ];
@@ -456,7 +456,7 @@ fn mutation() -> String {
             "--no-color",
             "--no-ext-diff",
             "--",
-            "reference-host/src",
+            "agent-hooks/reference-host/src",
         ])
         .output();
     match out {

@@ -60,7 +60,7 @@ FREEDOM_KEYS = ("id", "category", "summary", "reference_choice", "other_choice",
 CATALOG_KEYS = ("format", "spec", "description", "freedoms", "assertion_kinds")
 GRANT_KEYS = ("source", "section", "quote")
 
-# Checks the suite makes on every vector without a key of its own (agent-hooks-suite/src/assert/).
+# Checks the suite makes on every vector without a key of its own (agent-hooks/suite/src/assert/).
 IMPLICIT_KINDS = ("input_identity", "context_sequence", "approval_requests")
 
 # Where each protocol's normative text lives, relative to the upstream folder. A clause quote from

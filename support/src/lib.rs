@@ -3,8 +3,8 @@
 //! contract, the wire crates and the report code all reach it, and none of
 //! it knows a protocol.
 //!
-//! The reference implementations the kit certifies (`reference-host`,
-//! `ahp-reference`, `ahp-harness`) keep their own small copies of what
+//! The reference implementations the kit certifies (the reference host, the
+//! AHP reference backend and harness) keep their own small copies of what
 //! they need instead: code shared by the judge and the judged would hide
 //! a bug they share, and their mutation scores are kept per file.
 //!
@@ -12,8 +12,11 @@
 //!   without recursion before serde_json parses;
 //! * [`lines`]: capped line framing, without I/O;
 //! * [`pointer`]: JSON pointers (RFC 6901) naming where an input problem
-//!   sits.
+//!   sits;
+//! * [`process`]: ending a child process with its group and every process
+//!   it left behind, even one that called `setsid`.
 
 pub mod depth;
 pub mod lines;
 pub mod pointer;
+pub mod process;

@@ -17,7 +17,7 @@ own reading. A quote shows what the text says; where `text` asserts more than it
 project's reading.
 
 unit_tests name real tests as `<repo-relative file path>::<test fn name>`, e.g.
-`reference-host/src/context/envelope.rs::conditional_members_must_keep_their_types`; check.py verifies that
+`agent-hooks/reference-host/src/context/envelope.rs::conditional_members_must_keep_their_types`; check.py verifies that
 each named file contains `fn <name>(`. An empty list means no test pins the clause yet (check.py lists them).
 """
 
@@ -96,7 +96,7 @@ c("3.1-f", "MUST", "The sequence value strictly increases across all emissions o
   q="`sequence` (§4.1) is strictly increasing across all interception points in a session.")
 c("3.1-g", "SHOULD", "A host that issues concurrent model calls sets request_id so that each post_model_call can be paired with its pre_model_call.",
   "the CTK mock model answers one request at a time",
-  ["reference-host/tests/integration/agent_loop.rs::model_calls_carry_a_pairing_request_id"],
+  ["agent-hooks/reference-host/tests/integration/agent_loop.rs::model_calls_carry_a_pairing_request_id"],
   q="`request_id` (§4.5), when present, is the pairing key; a host that emits concurrent model calls SHOULD populate it.")
 c("3.1-h", "MAY", "A session may contain several input-to-output cycles between one agent_startup and one agent_shutdown.",
   q="A host that supports multi-turn sessions MAY emit multiple `input` → … → `output` cycles between a single `agent_startup` and `agent_shutdown`.")
@@ -106,9 +106,9 @@ c("3.2-b", "MAY", "A host that calls no tools may omit both tool points.",
   q="A host that does not invoke tools MAY omit `pre_tool_call` and `post_tool_call`.")
 c("3.2-c", "MUST", "A host that omits points declares the reduced surface to the CTK.",
   "a statement of the declared surface, checked by the runner's surface filter rather than by a run",
-  ["agent-hooks-suite/src/surface.rs::every_skip_names_its_reason",
-   "agent-hooks-suite/src/declaration.rs::minimal_document_takes_conservative_defaults",
-   "reference-host/tests/integration/harness.rs::info_names_both_versions_and_the_declaration"],
+  ["agent-hooks/suite/src/surface.rs::every_skip_names_its_reason",
+   "agent-hooks/suite/src/declaration.rs::minimal_document_takes_conservative_defaults",
+   "agent-hooks/reference-host/tests/integration/harness.rs::info_names_both_versions_and_the_declaration"],
   q="Such a host MUST declare its omitted capabilities to the CTK per §13.2")
 c("3.2-d", "MUST", "Whatever its capabilities, a host always emits agent_startup, input, output and agent_shutdown.",
   q="Such a host MUST declare its omitted capabilities to the CTK per §13.2 and MUST still emit `agent_startup`, `input`, `output`, and `agent_shutdown`.")
@@ -158,11 +158,11 @@ c("4.3-e", "MUST", "What a transform leaves in target is what the following acti
   q="a host MUST validate the §4 envelope (required core and per-point conditional fields, presence and JSON type) **before** dispatching any emission")
 c("4.4-a", "MUST", "NaN and the infinities never appear in a context; a host refuses them with host_error:context_invalid.",
   "JSON vector files cannot express non-finite numbers",
-  ["reference-host/src/context/domain.rs::non_finite_numbers_cannot_reach_a_context"],
+  ["agent-hooks/reference-host/src/context/domain.rs::non_finite_numbers_cannot_reach_a_context"],
   q="MUST NOT place non-finite floating-point values (NaN, ±Infinity) or lone Unicode surrogates in any context field.")
 c("4.4-b", "MUST", "Strings containing lone surrogates never appear in a context; a host refuses them with host_error:context_invalid.",
   "a lone surrogate does not survive the vector file's JSON parser",
-  ["reference-host/src/context/domain.rs::lone_surrogates_cannot_reach_a_context"],
+  ["agent-hooks/reference-host/src/context/domain.rs::lone_surrogates_cannot_reach_a_context"],
   q="MUST NOT place non-finite floating-point values (NaN, ±Infinity) or lone Unicode surrogates in any context field.")
 c("4.4-c", "SHOULD", "Integers that can exceed 2^53-1 in magnitude are carried as decimal strings.",
   q="SHOULD encode integer identifiers that may exceed ±(2⁵³−1) — 64-bit database keys, snowflake IDs — as decimal **strings** at the adapter boundary (the proto3 JSON convention).")
@@ -172,11 +172,11 @@ c("4.5-a", "MAY", "A host may add the optional well-known fields; their absence 
   q="A host SHOULD populate the following fields when the underlying framework exposes the data. Absence is conformant.")
 c("4.6-a", "MUST", "Extension data lives under extensions.<namespace> with a namespace matching ^[a-z][a-z0-9_]*$, and the namespaces acs, ctk and agent_hooks are reserved.",
   "the reference loop adds no extensions and a vector cannot inject one into a context",
-  ["reference-host/src/context/envelope.rs::extension_namespaces_follow_the_grammar"],
+  ["agent-hooks/reference-host/src/context/envelope.rs::extension_namespaces_follow_the_grammar"],
   q="`<namespace>` MUST match `^[a-z][a-z0-9_]*$`. The namespaces `acs`, `ctk`, and `agent_hooks` are reserved by this specification.")
 c("4.6-b", "MUST", "A host passes extensions through verbatim and never interprets a namespace it does not own.",
   "no vector can place foreign extensions into a host-built context",
-  ["reference-host/tests/integration/composition.rs::foreign_extensions_pass_verbatim_and_stay_out_of_records"],
+  ["agent-hooks/reference-host/tests/integration/composition.rs::foreign_extensions_pass_verbatim_and_stay_out_of_records"],
   q="A host MUST pass `extensions` through to interceptors verbatim and MUST NOT interpret namespaces it does not own.")
 
 # §5 verdict
@@ -238,7 +238,7 @@ c("5.2-h", "MUST", "In evaluate_only a transform is checked exactly as in enforc
   q="The host MUST validate `transform` per §5.2 but MUST NOT apply it.")
 c("5.3-a", "MUST", "The host never dereferences evidence.verification_pointers.",
   "vectors cannot observe outbound network access",
-  ["reference-host/tests/integration/composition.rs::evidence_pointers_are_never_dereferenced"],
+  ["agent-hooks/reference-host/tests/integration/composition.rs::evidence_pointers_are_never_dereferenced"],
   q="A host MUST NOT dereference `verification_pointers`.")
 c("5.3-b", "MUST", "Evidence passes to the record unchanged.",
   q="`evidence` is kept — it is an opaque offline pointer by design (§5.3) and is bounded by the §5.3 size cap.")
@@ -280,8 +280,8 @@ c("6.2-c", "MUST", "A plain policy deny at a tool point is surfaced to the model
   q="The host MUST continue the agent loop as if the action had failed (e.g., surface a tool error to the model) unless the host's own semantics terminate the turn.")
 c("6.3-a", "MUST", "A context that fails the section 4 envelope check is denied with host_error:context_invalid and no interceptor is called.",
   "only caller input that breaks the section 4.2 types (input.content 42) reaches it from a vector, and whether a host must build and refuse that context or may reject the request before emitting is open (vectors/DECISIONS-PENDING.md P-10)",
-  ["reference-host/tests/integration/reserved_reasons.rs::context_invalid_when_the_envelope_fails_and_nothing_is_dispatched",
-   "reference-host/src/context/envelope.rs::each_required_member_is_checked"],
+  ["agent-hooks/reference-host/tests/integration/reserved_reasons.rs::context_invalid_when_the_envelope_fails_and_nothing_is_dispatched",
+   "agent-hooks/reference-host/src/context/envelope.rs::each_required_member_is_checked"],
   q='A host that fails to construct a valid `AgentContext` for an interception point — including a context that fails the §4 envelope check — MUST treat the emission as `{"decision": "deny", "reason": "host_error:context_invalid"}` without dispatching to any interceptor.')
 c("6.3-b", "MUST", "An interceptor that raises is replaced by a deny with host_error:interceptor_failed.",
   q="| The interceptor raises (or panics) | `deny` `host_error:interceptor_failed` |")
@@ -297,8 +297,8 @@ c("6.3-g", "MUST", "Under sequential/first_deny a failure ends the fold like any
   q="The first `deny` (liftable or not) short-circuits: remaining interceptors are NOT invoked.")
 c("6.3-h", "MUST", "A host-synthesized message never contains content derived from the target.",
   "record assertions compare whole values and cannot search the message text",
-  ["reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload",
-   "reference-host/src/declaration/tests.rs::findings_never_echo_config"],
+  ["agent-hooks/reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload",
+   "agent-hooks/reference-host/src/declaration/tests.rs::findings_never_echo_config"],
   q="Host-synthesized messages MUST NOT include target-derived content (§14): an exception type name is acceptable, an exception string is not.")
 
 # §7 composition
@@ -385,7 +385,7 @@ c("7.7.2-a", "MUST", "A declaration version that is missing, not a string or not
 c("7.7.2-b", "MUST", "Declaration major version 0 is never accepted.",
   q="Major 0 is reserved for the conformance kit; no loader accepts it, so a vector can name it and get the same refusal on every host.")
 c("7.7.2-c", "MUST", "A higher minor of an accepted major is refused even when no new member is used.",
-  "which minors a loader accepts depends on the host build", ["reference-host/src/declaration/tests.rs::higher_minor_refused"],
+  "which minors a loader accepts depends on the host build", ["agent-hooks/reference-host/src/declaration/tests.rs::higher_minor_refused"],
   q="A higher minor is refused even when the document uses no new member, because an older loader cannot know which new member changes the meaning of an old one.")
 c("7.7.2-d", "MUST", "Records of a declaration-built emitter carry the document's own declaration version.",
   q="The resolved form (§7.7.3) and the record (§7.7.8) carry the document's own version string, not the migrated one, so an audit sees what the host was given.")
@@ -400,7 +400,7 @@ c("7.7.3-c", "MUST", "A knob the configured profile does not consult is refused 
 c("7.7.3-d", "MUST", "Integer members are JSON integers within range; 5000.0 and out-of-range values are refused with declaration_error:invalid_field.",
   q="Integer members are written as JSON integers without a fraction or an exponent (`5000`, not `5000.0` or `5e3`); the loader refuses the other forms as `invalid_field` even where a schema validator accepts them.")
 c("7.7.3-e", "MUST", "A member that breaks a bound is refused, never truncated.",
-  None, ["reference-host/src/declaration/tests.rs::oversized_document_refused_not_truncated"],
+  None, ["agent-hooks/reference-host/src/declaration/tests.rs::oversized_document_refused_not_truncated"],
   q="Exceeding a bound is a refusal, never a truncation.")
 c("7.7.4-a", "MUST", "A stated surface keeps the four floor points and omits points only in pairs, else declaration_error:inconsistent.",
   q="The surface MUST satisfy the §3.2 floor (`agent_startup`, `input`, `output`, `agent_shutdown` present; model and tool points omitted only in pairs)")
@@ -433,10 +433,10 @@ c("7.7.6-e", "MUST", "A named identity provider, approval resolver or redactor t
 c("7.7.6-f", "MUST", "A binding kind with no registered resolver is refused with declaration_error:kind_unknown, checked before any resolver runs.",
   q="| 10 | Every binding kind has a registered resolver (all checked before any runs) | `kind_unknown` |")
 c("7.7.6-g", "MUST", "A declaration path that is not a readable regular UTF-8 file within 1 MiB is refused with declaration_error:unreadable.",
-  None, ["reference-host/src/declaration/tests.rs::unreadable_path_refused"],
+  None, ["agent-hooks/reference-host/src/declaration/tests.rs::unreadable_path_refused"],
   q="| 1 | Read (path only): regular file, at most 1 MiB, strict UTF-8, no byte-order mark | `unreadable` |")
 c("7.7.6-h", "MUST", "Text that is not one JSON object, or has duplicate keys, trailing content or excessive depth, is refused with declaration_error:malformed.",
-  None, ["reference-host/src/declaration/tests.rs::duplicate_key_text_refused_malformed"],
+  None, ["agent-hooks/reference-host/src/declaration/tests.rs::duplicate_key_text_refused_malformed"],
   q="| 2 | Parse: one JSON object, no duplicate keys, depth at most 32, at most 1 MiB of text | `malformed` |")
 c("7.7.6-i", "MUST", "A wrong type, enum value, pattern, range or required-iff member is refused with declaration_error:invalid_field.",
   q="| 6 | Types, enums, patterns, ranges, required-iff rules | `invalid_field` |")
@@ -444,13 +444,13 @@ c("7.7.7-a", "MUST", "The file, text, value and builder paths resolve an equal d
   q="Three construction paths yield the same emitter:")
 c("7.7.7-b", "MUST", "A declaration-built emitter is sealed: later registration or reconfiguration is refused.",
   "vectors have no step after construction to attempt it; the reference host holds it by construction, with no method that changes a built emitter (D-44)",
-  ["reference-host/src/declaration/tests.rs::declared_emitters_carry_the_declaration_and_code_built_ones_do_not"],
+  ["agent-hooks/reference-host/src/declaration/tests.rs::declared_emitters_carry_the_declaration_and_code_built_ones_do_not"],
   q="An emitter built from a declaration is **sealed**: it MUST refuse later registration and reconfiguration (composition, identity provider, timeouts, approval redactor, record bound).")
 c("7.7.8-a", "MUST", "With bindings, interceptors_registered counts the bindings at the point and verdicts[].name is the binding id; no other declaration content reaches records.",
   q="With per-point bindings (§7.7.5), `interceptors_registered` is the number of interceptors bound at the emitted point, `verdicts[].index` and `decided_by` index into that list in dispatch order, and `verdicts[].name` is the binding `id`.")
 c("7.7.8-b", "SHOULD", "The loader logs the contract version, document id and document digest once at load, outside the record stream.",
   "the log is outside the record stream, and ctk-harness/1 carries no host log for a vector to read",
-  ["reference-host/src/declaration/tests.rs::the_load_is_logged_once_with_version_id_and_digest"],
+  ["agent-hooks/reference-host/src/declaration/tests.rs::the_load_is_logged_once_with_version_id_and_digest"],
   q="A host SHOULD log the contract version, the document `id` and the `jcs-sha256` digest of the document once at load, outside the record stream, so an operator can match a running host to a pushed document.")
 c("7.7.9-a", "MUST", "A host_declaration host builds its emitter from the CTK document and registry and reports a refusal as a load outcome, never as a run.",
   q="A host that declares it MUST build its emitter from the declaration the CTK supplies, together with the CTK's registry, and MUST surface refusal as a load outcome, never as a run.")
@@ -470,7 +470,7 @@ c("8-f", "MAY", "Mode may be selected per session or per point.",
   q="A host MUST support two modes, selected per session or per interception point:")
 c("8-g", "MUST", "An evaluate_only outcome is never presented to a downstream system as enforcement.",
   "downstream presentation is outside the record stream the runner sees",
-  ["reference-host/tests/integration/agent_loop.rs::evaluate_only_records_never_claim_enforcement"],
+  ["agent-hooks/reference-host/tests/integration/agent_loop.rs::evaluate_only_records_never_claim_enforcement"],
   q="The host MUST NOT present an `evaluate_only` outcome as enforcement to any downstream system.")
 
 # §9 approval and redaction
@@ -508,8 +508,8 @@ c("9-p", "MUST", "Redaction changes only what the approver sees: the action and 
   q="the record's `input_identity`/`enforced_identity` are unaffected — they bind the enforcement path, not the approval egress;")
 c("9-q", "MUST", "A redactor that raises gives a deny with host_error:approval_resolver_failed.",
   "the CTK redactor overwrites paths and cannot be scripted to fail",
-  ["reference-host/tests/integration/reserved_reasons.rs::approval_resolver_failed_when_the_redactor_raises",
-   "reference-host/tests/integration/composition.rs::a_panicking_redactor_denies_with_resolver_failed"],
+  ["agent-hooks/reference-host/tests/integration/reserved_reasons.rs::approval_resolver_failed_when_the_redactor_raises",
+   "agent-hooks/reference-host/tests/integration/composition.rs::a_panicking_redactor_denies_with_resolver_failed"],
   q="a redactor that raises or panics fails the consultation closed as `deny host_error:approval_resolver_failed`;")
 c("9-r", "SHOULD", "A redactor lists the paths it removed under extensions.<host>.redacted.",
   q="hosts SHOULD document removed content under the reserved `extensions.<host>.redacted` shape: an array of §5.2 path strings.")
@@ -519,8 +519,8 @@ c("10.1-a", "MUST", "Without a configured provider the identity provider is jcs-
   q='| `"jcs-sha256"` | The default provider defined in §10.2. Shipped by every SDK; in effect unless the host configures otherwise. |')
 c("10.1-b", "MUST", "A custom provider name matches ^[a-z][a-z0-9_-]*$ and does not begin with jcs.",
   "custom providers are code; the CTK registers only ctk-fault",
-  ["reference-host/src/identity/provider.rs::custom_names_follow_the_rules",
-   "agent-hooks-suite/src/declaration.rs::custom_provider_names_may_not_start_with_jcs"],
+  ["agent-hooks/reference-host/src/identity/provider.rs::custom_names_follow_the_rules",
+   "agent-hooks/suite/src/declaration.rs::custom_provider_names_may_not_start_with_jcs"],
   q="A host (and every SDK constructor) MUST reject a host-defined provider name that does not match `^[a-z][a-z0-9_-]*$` or that begins with `jcs`")
 c("10.1-c", "MUST", "With the null provider every record carries null identities and a null identity_provider.",
   q="Approvals bind only by request/response correlation; records carry `null` identities and self-describe as **unbound**.")
@@ -534,9 +534,9 @@ c("10.2-a", "MUST", "jcs-sha256 is sha256: followed by the lowercase hex SHA-256
   q='`context_identity(ctx)` is `"sha256:" + lowercase_hex(SHA-256(canonical_json(ctx_rc)))`')
 c("10.2-b", "MUST", "The projection keeps only the required core and the per-point conditional whitelist; optional and extension fields do not affect identity.",
   "the reference loop builds no optional fields for a vector to vary",
-  ["reference-host/src/identity/jcs.rs::projection_drops_optional_members_and_subfields",
-   "reference-host/tests/integration/golden.rs::projection_ignores_optional_members",
-   "agent-hooks-suite/src/identity.rs::projection_drops_optional_members"],
+  ["agent-hooks/reference-host/src/identity/jcs.rs::projection_drops_optional_members_and_subfields",
+   "agent-hooks/reference-host/tests/integration/golden.rs::projection_ignores_optional_members",
+   "agent-hooks/suite/src/identity.rs::projection_drops_optional_members"],
   q="All other members — optional and namespaced fields and nested optional subfields such as `tool_result.duration_ms` or `tool_call.content_hash` — are excluded, so adding optional data never perturbs the identity.")
 c("10.2-c", "MUST", "Canonicalization sorts keys by UTF-16 code units, writes numbers per ECMA-262 and uses minimal escaping, so equal values give equal identities whatever their source spelling.",
   q="`canonical_json` is RFC 8785 (JSON Canonicalization Scheme): object members sorted by UTF-16 code units, numbers per ECMA-262 `Number::toString`, minimal RFC 8259 string escapes, no insignificant whitespace.")
@@ -552,8 +552,8 @@ c("10.2-h", "MUST", "A folded or applied transform that takes the context out of
   q="`null` is reserved for pure-allow combinations, §5.2 transform-application failures, and profile-synthesized verdicts (`transform_conflict`, `composition_disagreement`, `no_interceptor`, identity-provider rejection).")
 c("10.2-i", "MUST", "No identity is computed for a context whose interception_point is absent or outside the closed set.",
   "harnesses always build contexts with a valid point",
-  ["reference-host/src/identity/provider.rs::unknown_or_absent_point_has_no_identity",
-   "agent-hooks-suite/src/identity.rs::unknown_point_is_refused"],
+  ["agent-hooks/reference-host/src/identity/provider.rs::unknown_or_absent_point_has_no_identity",
+   "agent-hooks/suite/src/identity.rs::unknown_point_is_refused"],
   q="The provider MUST reject a context whose `interception_point` is absent or outside the closed §3 set")
 c("10.2-j", "MUST", "The context_invalid deny for a context outside the identity domain carries a message that says how to repair it (such as writing 64-bit identifiers as decimal strings).",
   q='The provider MUST reject — as `deny` with `host_error:context_invalid` and a remediation-detail message (e.g., *"integer exceeds 2^53; string-encode 64-bit identifiers, see §4.4"*) — any context whose projection contains:')
@@ -563,7 +563,7 @@ c("10.3-b", "MUST", "A record carries no payload: no context or target content a
   q="The record is payload-free: it carries no context or target content.")
 c("10.3-c", "MUST", "The record truncates message and warnings[].message to at most 256 UTF-8 bytes on a character boundary, marking a cut with an ellipsis.",
   "where the ellipsis falls relative to the byte budget is not pinned by whole-value assertions",
-  ["reference-host/src/verdict/model.rs::long_messages_are_cut_on_a_char_boundary"],
+  ["agent-hooks/reference-host/src/verdict/model.rs::long_messages_are_cut_on_a_char_boundary"],
   q="`message` and each `warnings[].message` are truncated to at most 256 UTF-8 bytes (on a character boundary, with a trailing `…` when truncated);")
 c("10.3-d", "MUST", "The record keeps approval as an empty object, dropping its members.",
   q="`approval` presence is kept but its members are stripped (an empty object);")
@@ -587,11 +587,11 @@ c("10.3-m", "MUST", "A record of an emission denied before dispatch carries null
   q="an invalid envelope is the §6.3 `context_invalid` deny — no interceptor runs, no identity is computed, and the record carries best-effort envelope fields with `null` identities and the fail-closed verdict, never a plausible one.")
 c("10.3-n", "SHOULD", "When the host cannot build a context at all it still writes a context_invalid record with null identities.",
   "harnesses always build contexts",
-  ["reference-host/tests/integration/composition.rs::a_context_that_cannot_be_read_still_leaves_a_record"],
+  ["agent-hooks/reference-host/tests/integration/composition.rs::a_context_that_cannot_be_read_still_leaves_a_record"],
   q="SHOULD produce an interception record for the failed emission: the payload-free projection of a synthesized `deny` with reason `host_error:context_invalid`")
 c("10.3-o", "MUST", "The host never stores the unprojected verdict in place of the record.",
   "storage outside the record stream is invisible to the runner",
-  ["reference-host/tests/integration/composition.rs::only_the_projection_reaches_the_record_sink"],
+  ["agent-hooks/reference-host/tests/integration/composition.rs::only_the_projection_reaches_the_record_sink"],
   q="A host MUST NOT persist the unprojected verdict in place of the record.")
 
 # §11 reserved reasons
@@ -601,14 +601,14 @@ c("11-b", "MUST", "A verdict from an interceptor or resolver that uses a reserve
   q="An interceptor MUST NOT emit a `reason` beginning with `host_error:`.")
 c("11-c", "MUST", "host_error:adapter_unsupported denies a point the adapter cannot emit.",
   "the reference loop can emit every point",
-  ["reference-host/tests/integration/reserved_reasons.rs::adapter_unsupported_at_a_point_outside_the_surface"],
+  ["agent-hooks/reference-host/tests/integration/reserved_reasons.rs::adapter_unsupported_at_a_point_outside_the_surface"],
   q="| `host_error:adapter_unsupported` | The host adapter cannot emit this interception point. |")
 c("11-d", "MUST", "declaration_error:* classes are load refusals and never verdict reasons.",
   q="Refusals are construction errors, not verdicts.")
 
 # §12 streaming, concurrency, bounds
 c("12.1-a", "MUST", "By default a streamed response is assembled in full before post_model_call.",
-  tests=["reference-host/tests/integration/agent_loop.rs::buffered_output_assembles_a_stream_into_one_emission"],
+  tests=["agent-hooks/reference-host/tests/integration/agent_loop.rs::buffered_output_assembles_a_stream_into_one_emission"],
   q="A host that streams model output MUST assemble the complete response before emitting `post_model_call`.")
 c("12.1-b", "MUST", "Content that no emission evaluated fails closed at end of stream with host_error:streaming_unsupported and is not used.",
   q="content that no emission evaluated MUST fail closed at end of stream with `host_error:streaming_unsupported` rather than settle clean — the same failure mode as the non-assembling host above;")
@@ -619,10 +619,10 @@ c("12.1-d", "MUST", "An incremental deny ends the stream and withholds everythin
 c("12.1-e", "MUST", "Withheld or unevaluated streamed content is never persisted.",
   q="durable incorporation (§6.1) is gated by the same discipline as release: content withheld at termination — including content an earlier emission permitted but the host had not yet released — or that no emission evaluated MUST NOT be persisted.")
 c("12.1-f", "MUST", "A model call that errors is not followed by a post_model_call and nothing partial persists.",
-  tests=["reference-host/tests/integration/agent_loop.rs::errored_model_call_is_not_mediated"],
+  tests=["agent-hooks/reference-host/tests/integration/agent_loop.rs::errored_model_call_is_not_mediated"],
   q="Assembly that fails because the model call itself errored is an errored model call, not this shape: there is no complete response to evaluate, the host handles the failure as it handles any errored action — nothing partial egresses or persists (§6.1) — and `post_model_call` is not the vehicle for reporting the provider's error.")
 c("12.1-g", "MUST", "A host that cannot assemble a stream emits post_model_call with finish_reason stream_incomplete and a self-deny host_error:streaming_unsupported, and does not use the partial response.",
-  tests=["reference-host/tests/integration/agent_loop.rs::buffered_output_fails_closed_on_a_truncated_stream"],
+  tests=["agent-hooks/reference-host/tests/integration/agent_loop.rs::buffered_output_fails_closed_on_a_truncated_stream"],
   q='A host that cannot assemble MUST emit `post_model_call` with `response.finish_reason: "stream_incomplete"` and a `deny` self-verdict with `host_error:streaming_unsupported`, and MUST NOT incorporate the partial response.')
 c("12.1a-a", "MUST", "Caller-bound output is held until the output verdict permits it, unless the host declares buffered_output false.",
   q="A host that streams output to its caller MUST buffer the stream and MUST NOT release any part of it to the caller until the `output` emission's combined verdict permits, UNLESS the host declares the capability `buffered_output: false` in its conformance surface (§13.1).")
@@ -642,21 +642,21 @@ c("12.2-b", "MUST", "A concurrent tool starts only after its own pre_tool_call c
   q="the tool MUST NOT start before its `pre_tool_call` composition completes and `post_tool_call` MUST NOT be emitted before the tool returns.")
 c("12.2-c", "MUST", "Sequence values stay unique and totally ordered under concurrency.",
   "interleaving is not deterministic",
-  ["reference-host/tests/integration/composition.rs::concurrent_emissions_get_unique_sequences",
-   "reference-host/tests/integration/agent_loop.rs::interceptors_see_strictly_increasing_sequences_under_parallel_tool_calls",
+  ["agent-hooks/reference-host/tests/integration/composition.rs::concurrent_emissions_get_unique_sequences",
+   "agent-hooks/reference-host/tests/integration/agent_loop.rs::interceptors_see_strictly_increasing_sequences_under_parallel_tool_calls",
    "runner/tests/integration/expect_keys.rs::parallel_tool_calls_may_interleave_but_never_repeat_or_invert_a_pair"],
   q="`sequence` values MUST be unique and totally ordered within the session; hosts MUST assign them atomically (they establish the audit order of records under concurrency).")
 c("12.2-d", "MUST", "Interceptors tolerate concurrent calls.",
   "a property of interceptor code",
-  ["reference-host/tests/integration/composition.rs::parallel_profiles_dispatch_concurrently",
-   "reference-host/tests/integration/agent_loop.rs::parallel_tool_calls_get_their_own_pairs_and_unique_sequences"],
+  ["agent-hooks/reference-host/tests/integration/composition.rs::parallel_profiles_dispatch_concurrently",
+   "agent-hooks/reference-host/tests/integration/agent_loop.rs::parallel_tool_calls_get_their_own_pairs_and_unique_sequences"],
   q="Interceptors MUST tolerate concurrent invocation across emissions within a session.")
 c("12.3-a", "MUST", "A context beyond the size or depth bound is denied with host_error:context_invalid, never crashed on or truncated.",
   "the bound is host-tunable (R-13): CTK-1261, CTK-1262 and CTK-1373..1376 (the bound met exactly and passed by a byte or two) pin the reference host's 5 MiB, advisory (D-13)",
-  ["reference-host/src/context/domain.rs::size_beyond_bound_is_refused",
-   "reference-host/src/context/domain.rs::depth_beyond_bound_is_refused",
-   "reference-host/tests/integration/composition.rs::oversized_contexts_are_refused_before_dispatch",
-   "reference-host/tests/integration/composition.rs::a_transform_that_breaks_the_bounds_fails_closed_at_finalize"],
+  ["agent-hooks/reference-host/src/context/domain.rs::size_beyond_bound_is_refused",
+   "agent-hooks/reference-host/src/context/domain.rs::depth_beyond_bound_is_refused",
+   "agent-hooks/reference-host/tests/integration/composition.rs::oversized_contexts_are_refused_before_dispatch",
+   "agent-hooks/reference-host/tests/integration/composition.rs::a_transform_that_breaks_the_bounds_fails_closed_at_finalize"],
   q="What is normative is the failure mode: breach of whatever size or depth limit the host or the shipped core enforces MUST yield `deny` with `host_error:context_invalid`, and MUST NOT crash the process or silently truncate the context.")
 c("12.3-b", "SHOULD", "The size bound is 5 MiB and the depth bound 128 levels.",
   q="- **Serialized context size** — RECOMMENDED default: 5 MiB. - **Nesting depth** — RECOMMENDED default: 128 levels.")
@@ -678,7 +678,7 @@ c("13-c", "MUST", "A claim names framework, adapter version, spec version, capab
   q="A conformance claim is the tuple `(<framework>, <adapter-version>, agent-hooks/<spec-version>, <capabilities>, <profiles>, <identity-provider>, <sdk-lang>@<sdk-version>)` plus the CTK report, recorded in `conformance/CLAIMS.md`.")
 c("13-d", "MUST", "Vectors requiring a capability the host does not declare are skipped with the reason, never failed.",
   "a property of the runner's surface filter",
-  ["agent-hooks-suite/src/surface.rs::every_skip_names_its_reason",
+  ["agent-hooks/suite/src/surface.rs::every_skip_names_its_reason",
    "runner/tests/integration/cli.rs::list_shows_skip_reasons_for_a_declaration"],
   q="Passing 100% of non-skipped vectors and attaching the report.")
 c("13-e", "MUST", "A claim names a released specification version; agent-hooks/draft is never claimed.",
@@ -689,8 +689,8 @@ c("13-e", "MUST", "A claim names a released specification version; agent-hooks/d
 # §14 security
 c("14-a", "MUST", "Refusal findings and host-synthesized messages never echo binding config or payload.",
   "vector assertions do not inspect refusal detail text",
-  ["reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload",
-   "reference-host/src/declaration/tests.rs::findings_never_echo_config"],
+  ["agent-hooks/reference-host/tests/integration/composition.rs::host_synthesized_messages_carry_no_payload",
+   "agent-hooks/reference-host/src/declaration/tests.rs::findings_never_echo_config"],
   q="Refusal messages, from the loader and from resolvers, MUST NOT echo `config`.")
 
 

@@ -1,4 +1,4 @@
-"""Ids 1940-1959: checks of the kit's own agent loop (harness-protocol/HOSTS.md section 4), where the spec leaves
+"""Ids 1940-1959: checks of the kit's own agent loop (agent-hooks/adapter/HOSTS.md section 4), where the spec leaves
 the behaviour to the host: what the history holds, how a scripted tool answers, when the script runs out (issue 27:
 the Python example host's loop survivors, reports/mutation/python-host/survivors.txt).
 

@@ -11,7 +11,7 @@ Each vector here states one of them and expects what the text requires, and only
   pipeline. Each step runs only if the one before it passed"); the schema the document is validated by
   (section 7.7.1) gives the types, enums, ranges and closed objects of steps 5 and 6;
 - a document that must load states nothing beyond the surface of any host it applies to (the runner
-  skips it where the declared surface lacks what it asks: harness-protocol/HOSTS.md section 1) and
+  skips it where the declared surface lacks what it asks: agent-hooks/adapter/HOSTS.md section 1) and
   expects only what every host shows: the run's points, outcome and output, and record members the
   text fixes;
 - a step 8 refusal runs on every surface, so a document that must be refused there whatever the host's

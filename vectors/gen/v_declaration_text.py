@@ -206,7 +206,7 @@ accepted(1308, "unbuffered-surface-streams-segments", "A declaration stating buf
 # of a document; a file step 1 refuses never reaches one). Every other pair of classes still disagrees.
 # A text of 1 MiB plus one byte, padded by an extension value as CTK-1300 is: the text path refuses it as malformed,
 # which section 7.7.3 and step 2 require (gating); the file path refuses it as unreadable, and the paths agree (D-78).
-# Kills harness_impl.rs compared_class's `== with !=` on the path and on the class, `&& with ||`, and its body
+# Kills host_adapter.rs compared_class's `== with !=` on the path and on the class, `&& with ||`, and its body
 # replaced by the refusal's own class (each reports paths_equivalent false).
 OVER_TEXT = {"$ctk.generate": {"json": doc(GUARD, extensions={"acme": {"note": {"$ctk.generate": {"repeat": "a", "count": PAD + 1}}}})}}
 assert len(compact(doc(GUARD, extensions={"acme": {"note": "a" * (PAD + 1)}}))) == MIB + 1

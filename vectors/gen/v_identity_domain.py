@@ -99,7 +99,7 @@ V(1362, "depth-one-past-bound-folded-permit-fails-closed",
 # (jcs.rs) `+ with *` in Scanner::value #2 (a count-only object no longer counts a level: 0 at 67) and #1. A host
 # without the reference host's depth bound (R-13 lets a host tune it) lets the tool run and dispatches the 129-level
 # context to interceptor 0 at post_tool_call, in a ctk-harness/1 line nested about 131 levels: the kit reads lines up
-# to 256 (harness-protocol/PROTOCOL.md section 1), so such a host fails this advisory vector rather than erroring.
+# to 256 (agent-hooks/adapter/PROTOCOL.md section 1), so such a host fails this advisory vector rather than erroring.
 V(1363, "depth-one-past-bound-folded-permit-null-provider-fails-closed",
   "With the null provider a transform that leaves the composed pre_tool_call context one level past the 128-level depth bound fails closed: denied context_invalid with decided_by null, the tool never runs",
   "12.3, 10.1, 10.2", ["12.3-b", "10.1-c", "10.2-h"], IP, tool_scenario(args=DEEP_ARGS),

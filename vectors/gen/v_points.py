@@ -325,7 +325,7 @@ V(56, "transform-args-not-object-never-dispatched", "A bare $target transform th
 
 # Section 12.1: a model call that itself errors is an errored action, never mediated: no post_model_call follows its
 # pre_model_call and nothing of it persists. The session still ends with agent_shutdown (section 3). `respond.error`
-# is the harness protocol's way to fail the call (harness-protocol/HOSTS.md section 4, scenario.json); that the run
+# is the harness protocol's way to fail the call (agent-hooks/adapter/HOSTS.md section 4, scenario.json); that the run
 # then ends `error` is the harness protocol's convention, not the text's.
 # D-35 on a single member (advisory, like CTK-0051..0055): a transform of input.role to a value outside its closed
 # set leaves input.content valid; the composed context fails the section 4.2 types, so the emission is denied

@@ -11,7 +11,7 @@ without `host_declaration` never met one, and the Python example host's stream c
 (reports/mutation/python-host/survivors.txt). These vectors need the capabilities `streaming` (the host
 streams model output, section 13.1's vocabulary) and `buffered_output` (the host buffers: the runner skips
 them for a host declaring `buffered_output: false`, whose segment-by-segment mediation section 12.1's
-exception governs instead). harness-protocol/HOSTS.md section 4.4 says what a buffered host does with
+exception governs instead). agent-hooks/adapter/HOSTS.md section 4.4 says what a buffered host does with
 `respond.stream` and `stream_truncated` (a stream it received but cannot assemble, apart from
 `respond.error`, a model call that errored).
 

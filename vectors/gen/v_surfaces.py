@@ -5,7 +5,7 @@ tool_calls). Without them a host that has no model could run no vector at all.
 Applicability is monotone: a vector needing no capability applies to every host, so each vector here
 must hold whether or not the host also emits the model points. A host without `model_calls` takes each
 `model_script` entry as its own next step, exactly as the loop takes a permitted model response, and
-emits no model point (harness-protocol/HOSTS.md section 4.6). So a vector here:
+emits no model point (agent-hooks/adapter/HOSTS.md section 4.6). So a vector here:
 
 * acts only at the points of its surface (its interceptor rules name no model point, and a floor
   vector none of the tool points either), so the verdicts, records and outcome are the same with and

@@ -5,7 +5,7 @@
 //!
 //! - `identity/{ours,upstream}/{1,100,1024}KiB`: the `jcs-sha256` identity of
 //!   a `pre_tool_call` context whose `tool_call.args.blob` and `target.blob`
-//!   each hold that many bytes (`ctk_reference_host::identity::provider::jcs_sha256`
+//!   each hold that many bytes (`ctk_agent_hooks_reference_host::identity::provider::jcs_sha256`
 //!   against `agent_hooks::context_identity`); `identity/sha256_floor/…` is
 //!   SHA-256 alone over the canonical projection bytes.
 //! - `emission/{ours,upstream}/{1KiB-1i,100KiB-5i,1024KiB-10i}`: one
@@ -36,15 +36,15 @@ use ctk_agent_hooks_suite::engine::EngineOptions;
 use ctk_core::outcome::Status;
 use ctk_agent_hooks_suite::vector::load::VectorSource;
 use ctk_agent_hooks_suite::vector::model::SpecVersion as CtkSpec;
-use ctk_harness_protocol::Harness as _;
-use ctk_reference_host::compose::dispatch::{
+use ctk_agent_hooks_adapter::HostAdapter as _;
+use ctk_agent_hooks_reference_host::compose::dispatch::{
     BoxFuture, Interceptor as OurInterceptor, InterceptorAnswer, Registration,
 };
-use ctk_reference_host::context::build::AgentIdentity;
-use ctk_reference_host::identity::jcs::write_projection;
-use ctk_reference_host::identity::provider::jcs_sha256;
-use ctk_reference_host::point::Point;
-use ctk_reference_host::{Emitter, ReferenceHost, SpecVersion};
+use ctk_agent_hooks_reference_host::context::build::AgentIdentity;
+use ctk_agent_hooks_reference_host::identity::jcs::write_projection;
+use ctk_agent_hooks_reference_host::identity::provider::jcs_sha256;
+use ctk_agent_hooks_reference_host::point::Point;
+use ctk_agent_hooks_reference_host::{Emitter, ReferenceHost, SpecVersion};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 

@@ -6,7 +6,7 @@
 
 use agent_hooks::ctk::ToolSeamPosture;
 use agent_hooks::{AgentContext, AgentContextBuilder, InterceptionBlocked, InterceptionEmitter};
-use ctk_harness_protocol::{RunOutcome, ToolInvocation};
+use ctk_agent_hooks_adapter::{RunOutcome, ToolInvocation};
 use serde_json::{json, Value};
 
 use crate::scenario::Scenario;

@@ -1,4 +1,4 @@
-//! [`UpstreamSdkHost`]: the kit's [`Harness`] over the crate's emitter.
+//! [`UpstreamSdkHost`]: the kit's [`HostAdapter`] over the crate's emitter.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use agent_hooks::ctk::{HostSurface, ToolSeamPosture};
 use agent_hooks::{InterceptionEmitter, SPEC_VERSION};
-use ctk_harness_protocol::{
-    Callbacks, Harness, HarnessError, HarnessErrorKind, HostInfo, LoadRecord, Phase, RunOutcome,
+use ctk_agent_hooks_adapter::{
+    Callbacks, HostAdapter, AdapterError, AdapterErrorKind, HostInfo, LoadRecord, Phase, RunOutcome,
     RunRecord, VectorSetup,
 };
 use serde_json::{json, Value};
@@ -73,11 +73,11 @@ impl UpstreamSdkHost {
     }
 }
 
-fn host_error(phase: Phase, detail: impl Into<String>) -> HarnessError {
-    HarnessError::new(phase, HarnessErrorKind::Host(detail.into()))
+fn host_error(phase: Phase, detail: impl Into<String>) -> AdapterError {
+    AdapterError::new(phase, AdapterErrorKind::Host(detail.into()))
 }
 
-fn setup_error(e: SetupError) -> HarnessError {
+fn setup_error(e: SetupError) -> AdapterError {
     host_error(Phase::Setup, e.to_string())
 }
 
@@ -85,12 +85,12 @@ fn millis(ms: Option<u64>) -> Option<Duration> {
     ms.map(Duration::from_millis)
 }
 
-fn load_record(value: Value) -> Result<LoadRecord, HarnessError> {
+fn load_record(value: Value) -> Result<LoadRecord, AdapterError> {
     serde_json::from_value(value).map_err(|e| host_error(Phase::Run, format!("load record: {e}")))
 }
 
-impl Harness for UpstreamSdkHost {
-    async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+impl HostAdapter for UpstreamSdkHost {
+    async fn info(&mut self) -> Result<HostInfo, AdapterError> {
         let declaration: Value = serde_json::from_str(HOST_DECLARATION)
             .map_err(|e| host_error(Phase::Handshake, format!("host.json is not JSON: {e}")))?;
         Ok(HostInfo::new(
@@ -101,7 +101,7 @@ impl Harness for UpstreamSdkHost {
         .with_declaration(declaration))
     }
 
-    async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
+    async fn setup(&mut self, setup: VectorSetup) -> Result<(), AdapterError> {
         self.prepared = None;
         if setup.spec != SPEC_VERSION {
             return Err(setup_error(SetupError::UnsupportedSpec(setup.spec)));
@@ -132,7 +132,7 @@ impl Harness for UpstreamSdkHost {
         Ok(())
     }
 
-    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, AdapterError> {
         let prepared = self
             .prepared
             .take()
@@ -218,7 +218,7 @@ impl Harness for UpstreamSdkHost {
         Ok(record)
     }
 
-    async fn teardown(&mut self) -> Result<(), HarnessError> {
+    async fn teardown(&mut self) -> Result<(), AdapterError> {
         self.prepared = None;
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! An Agent Hooks host built on the published upstream Rust core,
 //! crates.io `agent-hooks-sdk` 0.1.0-beta.3 (feature `ctk`), behind the
-//! kit's [`Harness`](ctk_harness_protocol::Harness) trait.
+//! kit's [`HostAdapter`](ctk_agent_hooks_adapter::HostAdapter) trait.
 //!
 //! What is the crate's and what is ours:
 //!

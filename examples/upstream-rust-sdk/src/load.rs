@@ -14,7 +14,7 @@ use agent_hooks::{
     DeclarationError, HostDeclaration, HostRegistry, InterceptionEmitter, DECLARATION_VERSION,
     SPEC_VERSION,
 };
-use ctk_harness_protocol::{DeclarationFileFault, VectorSetup};
+use ctk_agent_hooks_adapter::{DeclarationFileFault, VectorSetup};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{json, Value};
 

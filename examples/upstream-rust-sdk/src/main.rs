@@ -21,7 +21,7 @@ fn main() {
             std::process::exit(3);
         }
     };
-    let served = runtime.block_on(ctk_harness_protocol::serve_stdio(UpstreamSdkHost::new()));
+    let served = runtime.block_on(ctk_agent_hooks_adapter::serve_stdio(UpstreamSdkHost::new()));
     // A read of stdin may still be pending: exit rather than wait for it.
     std::process::exit(match served {
         Ok(()) => 0,

@@ -30,7 +30,7 @@ use agent_hooks::{
     AgentContext, ApprovalOutcome, ApprovalRequest, ApprovalResolution, ApprovalResolver, Decision,
     HostError, HostRegistry, HostSurface, Interceptor, InterceptorResponse, Verdict,
 };
-use ctk_harness_protocol::{Callbacks, InterceptorReply, RedactorReply, ResolverReply};
+use ctk_agent_hooks_adapter::{Callbacks, InterceptorReply, RedactorReply, ResolverReply};
 use serde_json::{json, Value};
 
 /// Name of the kit's binding kind (HOSTS.md §3.1).

@@ -54,7 +54,7 @@ impl Scenario {
         }
         // ctk-harness/1 lines, and so scenarios, nest up to the kit's
         // bound, past serde_json's default limit (PROTOCOL.md §1).
-        let value: Value = ctk_harness_protocol::wire::depth::from_str(text)
+        let value: Value = ctk_agent_hooks_adapter::wire::depth::from_str(text)
             .map_err(|e| SetupError::Scenario(e.to_string()))?;
         let object = value
             .as_object()

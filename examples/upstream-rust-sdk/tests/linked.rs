@@ -1,4 +1,4 @@
-//! The linked `Harness` path with an emitter that is not the kit's: the
+//! The linked `HostAdapter` path with an emitter that is not the kit's: the
 //! kit's own engine (`ctk_agent_hooks_suite::engine::run_vector`) runs some of the kit's
 //! released vectors in process on [`UpstreamSdkHost`], whose every verdict,
 //! record and load outcome is agent-hooks-sdk 0.1.0-beta.3's. The vectors
@@ -79,8 +79,8 @@ async fn a_current_thread_runtime_is_a_harness_error_not_a_verdict() {
 }
 
 /// One host, two transports: over every released vector the linked
-/// `Harness` and this crate's binary behind the kit's stdio client
-/// (`StdioHarness`, the path `ctk run -- CMD` takes) come to the same
+/// `HostAdapter` and this crate's binary behind the kit's stdio client
+/// (`StdioHost`, the path `ctk run -- CMD` takes) come to the same
 /// status, so the numbers the README reports for the stdio run hold for the
 /// linked path too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -88,7 +88,7 @@ async fn linked_and_stdio_agree_on_every_released_vector() {
     let vectors = released(SpecVersion::V0_1).expect("the kit's vectors load");
     let options = options();
     let mut stdio =
-        ctk_harness_protocol::StdioHarness::builder(env!("CARGO_BIN_EXE_upstream-rust-sdk-host"))
+        ctk_agent_hooks_adapter::StdioHost::builder(env!("CARGO_BIN_EXE_upstream-rust-sdk-host"))
             .build();
     let mut disagreements = Vec::new();
     let mut passed = 0;

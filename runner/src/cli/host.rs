@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use ctk_harness_protocol::StdioHarness;
+use ctk_agent_hooks_adapter::StdioHost;
 
 use crate::cli::run::{drive, Job, RunResult};
 use crate::cli::transcript::TranscriptDir;
@@ -34,7 +34,14 @@ pub async fn run(
 ) -> Result<RunResult, CliError> {
     match choice {
         #[cfg(feature = "reference-host")]
-        HostChoice::Reference => drive(ctk_reference_host::ReferenceHost::new, job, on_event).await,
+        HostChoice::Reference => {
+            drive(
+                ctk_agent_hooks_reference_host::ReferenceHost::new,
+                job,
+                on_event,
+            )
+            .await
+        }
         // Only the mutation oracle builds the library without the feature,
         // and it never runs the CLI.
         #[cfg(not(feature = "reference-host"))]
@@ -48,7 +55,7 @@ pub async fn run(
                     "the host command after `--` is empty".into(),
                 )));
             };
-            let builder = StdioHarness::builder(program)
+            let builder = StdioHost::builder(program)
                 .args(args)
                 .vector_timeout(job.vector_timeout)
                 .isolate(*isolate);

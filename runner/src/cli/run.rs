@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ctk_harness_protocol::Harness;
+use ctk_agent_hooks_adapter::HostAdapter;
 use serde_json::Value;
 
 use crate::cli::args::{Format, NoTests, ProtocolArg, RunArgs};
@@ -64,7 +64,7 @@ pub async fn drive<H, F>(
     on_event: impl FnMut(&Event) + Send,
 ) -> Result<RunResult, CliError>
 where
-    H: Harness + 'static,
+    H: HostAdapter + 'static,
     F: Fn() -> H + Send + Sync + 'static,
 {
     let started = Instant::now();
@@ -520,12 +520,12 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     runtime.spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             interrupted.store(true, std::sync::atomic::Ordering::SeqCst);
-            ctk_harness_protocol::kill_all_hosts();
+            ctk_agent_hooks_adapter::kill_all_hosts();
             terminal::err(
                 "interrupted: finishing the report of what ran (Ctrl-C again to leave now)",
             );
             if tokio::signal::ctrl_c().await.is_ok() {
-                ctk_harness_protocol::kill_all_hosts();
+                ctk_agent_hooks_adapter::kill_all_hosts();
                 std::process::exit(i32::from(exit_code::HARNESS));
             }
         }

@@ -267,10 +267,10 @@ fn spec_flag(line: AhpLine) -> &'static str {
 }
 
 /// The line a bundled reference speaks for `--spec`.
-fn protocol_line(spec: SpecArg) -> ctk_ahp_reference::ProtocolLine {
+fn protocol_line(spec: SpecArg) -> ctk_ahp_reference_backend::ProtocolLine {
     match spec {
-        SpecArg::V0_1 => ctk_ahp_reference::ProtocolLine::V0_1,
-        SpecArg::Draft => ctk_ahp_reference::ProtocolLine::Draft,
+        SpecArg::V0_1 => ctk_ahp_reference_backend::ProtocolLine::V0_1,
+        SpecArg::Draft => ctk_ahp_reference_backend::ProtocolLine::Draft,
     }
 }
 
@@ -532,7 +532,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         c
     };
     // The bundled backend's built-in policy is exactly the suite's named
-    // policies (ctk-ahp-reference's README), so all of its vectors run.
+    // policies (ctk-ahp-reference-backend's README), so all of its vectors run.
     let policies = if bundled && args.policy.is_empty() {
         ctk_ahp_suite::policy::ALL
             .iter()
@@ -674,22 +674,22 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
 }
 
 /// `ctk ahp-backend stdio [--per-event] [--spec 0.1|draft]`: the bundled
-/// reference AHP backend (crate `ctk-ahp-reference`, built-in policy) on
+/// reference AHP backend (crate `ctk-ahp-reference-backend`, built-in policy) on
 /// this process's stdio, so `ctk run --protocol ahp --role backend` runs
 /// out of the box (`--spec draft`: the draft line, for `--spec draft` runs).
 pub fn backend_command(per_event: bool, spec: SpecArg) -> u8 {
-    let backend = ctk_ahp_reference::Backend::with_line(
-        ctk_ahp_reference::policy::Policy::builtin(),
+    let backend = ctk_ahp_reference_backend::Backend::with_line(
+        ctk_ahp_reference_backend::policy::Policy::builtin(),
         protocol_line(spec),
     );
-    let log = ctk_ahp_reference::log::Logger { quiet: true };
+    let log = ctk_ahp_reference_backend::log::Logger { quiet: true };
     let input = std::io::stdin().lock();
     let output = std::io::stdout().lock();
-    let max = ctk_ahp_reference::stdio::DEFAULT_MAX_FRAME_BYTES;
+    let max = ctk_ahp_reference_backend::stdio::DEFAULT_MAX_FRAME_BYTES;
     let result = if per_event {
-        ctk_ahp_reference::stdio::serve_per_event(&backend, input, output, max, &log)
+        ctk_ahp_reference_backend::stdio::serve_per_event(&backend, input, output, max, &log)
     } else {
-        ctk_ahp_reference::stdio::serve_persistent(&backend, input, output, max, &log)
+        ctk_ahp_reference_backend::stdio::serve_persistent(&backend, input, output, max, &log)
     };
     match result {
         Ok(()) => exit_code::SUCCESS,
@@ -701,7 +701,7 @@ pub fn backend_command(per_event: bool, spec: SpecArg) -> u8 {
 }
 
 /// `ctk ahp-harness [--spec 0.1|draft]`: the bundled reference AHP harness
-/// (crate `ctk-ahp-harness`) as its own adapter on this process's stdio. A
+/// (crate `ctk-ahp-reference-harness`) as its own adapter on this process's stdio. A
 /// current-thread runtime, so the backends it starts are children of the
 /// main thread and die with this process.
 pub fn harness_command(spec: SpecArg) -> u8 {
@@ -717,12 +717,12 @@ pub fn harness_command(spec: SpecArg) -> u8 {
             return exit_code::HARNESS;
         }
     };
-    runtime.block_on(ctk_ahp_harness::adapter::serve_line(
+    runtime.block_on(ctk_ahp_reference_harness::adapter::serve_line(
         tokio::io::stdin(),
         tokio::io::stdout(),
         protocol_line(spec),
     ));
-    ctk_ahp_harness::process::kill_all();
+    ctk_ahp_reference_harness::process::kill_all();
     exit_code::SUCCESS
 }
 

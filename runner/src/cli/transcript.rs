@@ -33,8 +33,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use ctk_harness_protocol::{
-    Callbacks, Harness, HarnessError, HostInfo, RunRecord, StdioHarness, VectorSetup, WireEvent,
+use ctk_agent_hooks_adapter::{
+    AdapterError, Callbacks, HostAdapter, HostInfo, RunRecord, StdioHost, VectorSetup, WireEvent,
     WireTap,
 };
 use serde::{Deserialize, Serialize};
@@ -216,7 +216,7 @@ impl TranscriptDir {
     /// A stdio harness from `builder` whose every line is transcribed here.
     pub fn harness(
         self: &Arc<Self>,
-        builder: ctk_harness_protocol::StdioHarnessBuilder,
+        builder: ctk_agent_hooks_adapter::StdioHostBuilder,
     ) -> Transcribed {
         let tap = Arc::new(Tap {
             dir: Arc::clone(self),
@@ -335,7 +335,7 @@ struct Current {
     lines: Vec<(bool, Seen)>,
 }
 
-/// The [`WireTap`] of one [`StdioHarness`].
+/// The [`WireTap`] of one [`StdioHost`].
 #[derive(Debug)]
 struct Tap {
     dir: Arc<TranscriptDir>,
@@ -410,30 +410,30 @@ impl WireTap for Tap {
     }
 }
 
-/// A [`StdioHarness`] whose vectors are transcribed: each vector's file is
+/// A [`StdioHost`] whose vectors are transcribed: each vector's file is
 /// written when its teardown returns (or, after a failed setup, when the
 /// next vector begins or the harness is dropped).
 #[derive(Debug)]
 pub struct Transcribed {
-    inner: StdioHarness,
+    inner: StdioHost,
     tap: Arc<Tap>,
 }
 
-impl Harness for Transcribed {
-    async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+impl HostAdapter for Transcribed {
+    async fn info(&mut self) -> Result<HostInfo, AdapterError> {
         self.inner.info().await
     }
 
-    async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
+    async fn setup(&mut self, setup: VectorSetup) -> Result<(), AdapterError> {
         self.tap.begin(&setup.vector_id);
         self.inner.setup(setup).await
     }
 
-    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, AdapterError> {
         self.inner.run(callbacks).await
     }
 
-    async fn teardown(&mut self) -> Result<(), HarnessError> {
+    async fn teardown(&mut self) -> Result<(), AdapterError> {
         let result = self.inner.teardown().await;
         self.tap.end();
         result

@@ -137,7 +137,7 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
 /// Every problem of one AHP registration document, each as
 /// `<file> at <pointer>: <what> (<rule>)`.
 fn ahp_registration_problems(file: &Path) -> Result<Vec<String>, CliError> {
-    use ctk_ahp_protocol::registration::{self, RegistrationError};
+    use ctk_ahp_wire::registration::{self, RegistrationError};
     let shown = file.display().to_string();
     match registration::load_file(file) {
         Ok(_) => Ok(Vec::new()),
@@ -152,7 +152,7 @@ fn ahp_registration_problems(file: &Path) -> Result<Vec<String>, CliError> {
 /// transcript (each problem names `<file>:<line>`), anything else one
 /// message.
 fn ahp_message_problems(file: &Path) -> Result<Vec<String>, CliError> {
-    use ctk_ahp_protocol::validate;
+    use ctk_ahp_wire::validate;
     let bytes = std::fs::read(file)
         .map_err(|e| UsageError(format!("{}: cannot read: {e}", file.display())))?;
     let shown = file.display().to_string();

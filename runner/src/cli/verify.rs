@@ -13,8 +13,8 @@ use crate::report::model::Report;
 use crate::report::verify;
 use crate::set::VectorMeta;
 use crate::suite::Suite;
+use ctk_agent_hooks_adapter::wire::depth::{from_str_within, REPORT_NESTING};
 use ctk_agent_hooks_suite::vector::load::{self, VectorSource};
-use ctk_harness_protocol::wire::depth::{from_str_within, REPORT_NESTING};
 
 /// Read a report file and check it against `schemas/report.schema.json` and
 /// the report model: its text, JSON value and model. A file that is not a

@@ -1,13 +1,13 @@
 //! `ctk validate ahp-registration|ahp-message` on the binary, over
-//! ctk-ahp-protocol's own fixtures (`ahp-protocol/tests/data/`).
+//! ctk-ahp-wire's own fixtures (`ahp/wire/tests/data/`).
 
 use crate::support::{ctk, text};
 use std::path::{Path, PathBuf};
 
-/// A folder of ctk-ahp-protocol's test data.
+/// A folder of ctk-ahp-wire's test data.
 fn ahp_data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../ahp-protocol/tests/data")
+        .join("../ahp/wire/tests/data")
         .join(rel)
 }
 

@@ -94,7 +94,8 @@ fn validate_declaration_names_pointer() {
         "{}",
         stderr(&out)
     );
-    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reference-host/host.json");
+    let good =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../agent-hooks/reference-host/host.json");
     assert_eq!(
         ctk(&["validate", "declaration", &good.display().to_string()])
             .status

@@ -5,13 +5,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ctk::outcome::Status;
+use ctk_agent_hooks_adapter::{
+    AdapterError, Callbacks, HostAdapter, HostInfo, LoadRecord, RunOutcome, RunRecord, VectorSetup,
+};
 use ctk_agent_hooks_suite::declaration;
 use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions};
 use ctk_agent_hooks_suite::vector::load::{load, LoadedVector, VectorSource};
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
-use ctk_harness_protocol::{
-    Callbacks, Harness, HarnessError, HostInfo, LoadRecord, RunOutcome, RunRecord, VectorSetup,
-};
 use serde_json::{json, Value};
 
 /// Answers every declaration with a fixed load outcome, whatever the
@@ -21,17 +21,17 @@ struct Loader {
     saw_declaration: bool,
 }
 
-impl Harness for Loader {
-    async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+impl HostAdapter for Loader {
+    async fn info(&mut self) -> Result<HostInfo, AdapterError> {
         Ok(HostInfo::new("loader", "1", vec!["agent-hooks/0.1".into()]))
     }
-    async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
+    async fn setup(&mut self, setup: VectorSetup) -> Result<(), AdapterError> {
         self.saw_declaration = setup.declaration.is_some()
             || setup.declaration_text.is_some()
             || setup.declaration_file.is_some();
         Ok(())
     }
-    async fn run(&mut self, _callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+    async fn run(&mut self, _callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, AdapterError> {
         assert!(
             self.saw_declaration,
             "declaration vectors hand the document to the host"
@@ -45,13 +45,14 @@ impl Harness for Loader {
         record.load = Some(load);
         Ok(record)
     }
-    async fn teardown(&mut self) -> Result<(), HarnessError> {
+    async fn teardown(&mut self) -> Result<(), AdapterError> {
         Ok(())
     }
 }
 
 fn options() -> EngineOptions {
-    let doc: Value = serde_json::from_str(ctk_reference_host::HOST_DECLARATION).expect("json");
+    let doc: Value =
+        serde_json::from_str(ctk_agent_hooks_reference_host::HOST_DECLARATION).expect("json");
     let mut surface = declaration::surface(&doc);
     surface.capabilities.insert("host_declaration".into());
     EngineOptions {
@@ -261,17 +262,17 @@ fn a_host_that_reports_no_load_outcome_fails_a_declaration_vector() {
         .build()
         .expect("runtime");
     struct Silent;
-    impl Harness for Silent {
-        async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+    impl HostAdapter for Silent {
+        async fn info(&mut self) -> Result<HostInfo, AdapterError> {
             Ok(HostInfo::new("silent", "1", vec!["agent-hooks/0.1".into()]))
         }
-        async fn setup(&mut self, _setup: VectorSetup) -> Result<(), HarnessError> {
+        async fn setup(&mut self, _setup: VectorSetup) -> Result<(), AdapterError> {
             Ok(())
         }
-        async fn run(&mut self, _c: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+        async fn run(&mut self, _c: Arc<dyn Callbacks>) -> Result<RunRecord, AdapterError> {
             Ok(RunRecord::new(RunOutcome::Completed))
         }
-        async fn teardown(&mut self) -> Result<(), HarnessError> {
+        async fn teardown(&mut self) -> Result<(), AdapterError> {
             Ok(())
         }
     }

@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use ctk::event::Event;
 use ctk::outcome::{Status, VectorOutcome};
+use ctk_agent_hooks_adapter::{
+    AdapterError, AdapterErrorKind, Callbacks, HostAdapter, HostInfo, InterceptorReply, Phase,
+    RunOutcome, RunRecord, VectorSetup,
+};
 use ctk_agent_hooks_suite::declaration;
 use ctk_agent_hooks_suite::engine::{run_all, EngineOptions};
 use ctk_agent_hooks_suite::vector::load::{load, VectorSource};
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
-use ctk_harness_protocol::{
-    Callbacks, Harness, HarnessError, HarnessErrorKind, HostInfo, InterceptorReply, Phase,
-    RunOutcome, RunRecord, VectorSetup,
-};
 use serde_json::{json, Value};
 
 /// A host double: one context at `input`, record built from the verdict.
@@ -23,11 +23,11 @@ struct Fake {
     setup: Option<VectorSetup>,
 }
 
-impl Harness for Fake {
-    async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+impl HostAdapter for Fake {
+    async fn info(&mut self) -> Result<HostInfo, AdapterError> {
         Ok(HostInfo::new("fake", "1", vec!["agent-hooks/0.1".into()]))
     }
-    async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
+    async fn setup(&mut self, setup: VectorSetup) -> Result<(), AdapterError> {
         let text = serde_json::to_string(&setup).expect("setup serializes");
         assert!(
             !text.contains("\"expect\""),
@@ -36,7 +36,7 @@ impl Harness for Fake {
         self.setup = Some(setup);
         Ok(())
     }
-    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, AdapterError> {
         let id = self
             .setup
             .as_ref()
@@ -44,9 +44,9 @@ impl Harness for Fake {
             .unwrap_or_default();
         match id.as_str() {
             "AH-CTK-902" => {
-                return Err(HarnessError::new(
+                return Err(AdapterError::new(
                     Phase::Run,
-                    HarnessErrorKind::Host("boom".into()),
+                    AdapterErrorKind::Host("boom".into()),
                 ))
             }
             "AH-CTK-903" => std::future::pending::<()>().await,
@@ -71,7 +71,7 @@ impl Harness for Fake {
             .push(json!({"interception_point": "input", "verdict": verdict}));
         Ok(record)
     }
-    async fn teardown(&mut self) -> Result<(), HarnessError> {
+    async fn teardown(&mut self) -> Result<(), AdapterError> {
         self.setup = None;
         Ok(())
     }
@@ -82,7 +82,8 @@ fn data() -> PathBuf {
 }
 
 fn options(jobs: usize) -> EngineOptions {
-    let doc: Value = serde_json::from_str(ctk_reference_host::HOST_DECLARATION).expect("json");
+    let doc: Value =
+        serde_json::from_str(ctk_agent_hooks_reference_host::HOST_DECLARATION).expect("json");
     EngineOptions {
         spec: SpecVersion::V0_1,
         surface: declaration::surface(&doc),
@@ -301,21 +302,21 @@ fn an_interrupted_run_keeps_what_ran_and_reports_the_rest_as_not_run() {
 #[derive(Default)]
 struct BadDeclaration(Fake);
 
-impl Harness for BadDeclaration {
-    async fn info(&mut self) -> Result<HostInfo, HarnessError> {
+impl HostAdapter for BadDeclaration {
+    async fn info(&mut self) -> Result<HostInfo, AdapterError> {
         Ok(
             HostInfo::new("bad", "1", vec!["agent-hooks/0.1".into()]).with_declaration(
                 json!({"declaration": "agent-hooks-declaration/1.0", "bindings": "none"}),
             ),
         )
     }
-    async fn setup(&mut self, setup: VectorSetup) -> Result<(), HarnessError> {
+    async fn setup(&mut self, setup: VectorSetup) -> Result<(), AdapterError> {
         self.0.setup(setup).await
     }
-    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, HarnessError> {
+    async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, AdapterError> {
         self.0.run(callbacks).await
     }
-    async fn teardown(&mut self) -> Result<(), HarnessError> {
+    async fn teardown(&mut self) -> Result<(), AdapterError> {
         self.0.teardown().await
     }
 }

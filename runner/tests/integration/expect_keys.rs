@@ -1,10 +1,10 @@
 //! Every `expect` key, passing and failing, as pure functions of
 //! (Expect, RunRecord, recorded contexts, posture) with hand-built records.
 
+use ctk_agent_hooks_adapter::RunRecord;
 use ctk_agent_hooks_suite::assert::{assert_vector, AssertionFailure, Observed};
 use ctk_agent_hooks_suite::declaration::Posture;
 use ctk_agent_hooks_suite::vector::model::Expect;
-use ctk_harness_protocol::RunRecord;
 use serde_json::{json, Value};
 
 fn ctx(point: &str, seq: u64, extra: Value) -> Value {

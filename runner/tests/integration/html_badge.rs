@@ -431,7 +431,8 @@ fn matrix_html_has_one_column_per_implementation_and_the_classified_failure() {
 fn a_host_that_dies_at_start_leaves_a_page_with_its_stderr_escaped() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path().join("out");
-    let declaration = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reference-host/host.json");
+    let declaration =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../agent-hooks/reference-host/host.json");
     let out = ctk(&[
         "run",
         "--part",

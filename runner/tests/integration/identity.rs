@@ -1,6 +1,6 @@
 //! The identity oracle cross-check: the runner's own `jcs-sha256`
 //! (`ctk::digest`, serde_jcs + sha2) against the reference host's
-//! (`ctk_reference_host::identity::provider::jcs_sha256`, its own
+//! (`ctk_agent_hooks_reference_host::identity::provider::jcs_sha256`, its own
 //! canonicaliser), over generated contexts, and both against the project's
 //! golden identities (`spec/0.1/golden-identities.json`, always) and the
 //! upstream golden fixtures (when `../shared` is present).
@@ -11,9 +11,9 @@
 //! implementations must still agree with each other there.
 
 use ctk::digest;
+use ctk_agent_hooks_reference_host::identity::provider::jcs_sha256;
+use ctk_agent_hooks_reference_host::SpecVersion;
 use ctk_agent_hooks_suite::identity;
-use ctk_reference_host::identity::provider::jcs_sha256;
-use ctk_reference_host::SpecVersion;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -48,7 +48,7 @@ fn runner(ctx: &Value) -> Option<String> {
 fn canonical_pair(ctx: &Value) -> Option<(String, String)> {
     let projected = identity::projection(ctx).ok()?;
     let ours = digest::canonical(&projected).ok()?;
-    let theirs = ctk_reference_host::identity::jcs::to_canonical_string(&projected);
+    let theirs = ctk_agent_hooks_reference_host::identity::jcs::to_canonical_string(&projected);
     Some((ours, theirs))
 }
 
@@ -238,7 +238,7 @@ fn both_break_spelling_ties_to_even_as_ecma_262_does() {
         "[161838657819348.62]"
     );
     assert_eq!(
-        ctk_reference_host::identity::jcs::to_canonical_string(&value),
+        ctk_agent_hooks_reference_host::identity::jcs::to_canonical_string(&value),
         "[161838657819348.62]"
     );
     let ctx = assemble(Parts {

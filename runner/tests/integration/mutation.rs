@@ -138,7 +138,7 @@ fn missed_mutants_are_marked_known_survivors_and_hostile_keys_stay_text() {
         !html.contains("<script>") && !html.contains("<img"),
         "{html}"
     );
-    assert!(html.contains("<code>reference-host/src/&lt;script&gt;alert(1)&lt;/script&gt;.rs: replace f -&gt; bool with &lt;img src=x onerror=alert(2)&gt;</code>"), "{html}");
+    assert!(html.contains("<code>agent-hooks/reference-host/src/&lt;script&gt;alert(1)&lt;/script&gt;.rs: replace f -&gt; bool with &lt;img src=x onerror=alert(2)&gt;</code>"), "{html}");
     let gate1 = html
         .lines()
         .find(|l| l.contains("delete ! in Engine::gate #1</code>"))
@@ -173,7 +173,7 @@ fn missed_mutants_are_marked_known_survivors_and_hostile_keys_stay_text() {
         "{html}"
     );
     // A listed survivor the project suite catches is called out.
-    assert!(html.contains("<ul class=\"stale-survivors\">\n<li><code>reference-host/src/wire/frame.rs: replace == with != in frame</code></li>"), "{html}");
+    assert!(html.contains("<ul class=\"stale-survivors\">\n<li><code>agent-hooks/reference-host/src/wire/frame.rs: replace == with != in frame</code></li>"), "{html}");
     // Without --survivors, nothing is a known survivor.
     let plain = page(&["mutation", "--html", &data("results.json")]);
     assert!(!plain.contains("known survivor"));
@@ -200,7 +200,7 @@ fn a_file_of_the_wrong_shape_is_refused_with_its_pointer() {
     let bad = dir.path().join("bad.json");
     std::fs::write(
         &bad,
-        r#"{"reference-host/src/a.rs: x": {"project": "caught", "upstream": 3, "equivalent": null}}"#,
+        r#"{"agent-hooks/reference-host/src/a.rs: x": {"project": "caught", "upstream": 3, "equivalent": null}}"#,
     )
     .unwrap();
     let out = ctk(&["mutation", "--html", &bad.display().to_string()]);
@@ -208,7 +208,7 @@ fn a_file_of_the_wrong_shape_is_refused_with_its_pointer() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(&format!(
-            "{}: at \"/reference-host~1src~1a.rs: x/upstream\": not a string or null",
+            "{}: at \"/agent-hooks~1reference-host~1src~1a.rs: x/upstream\": not a string or null",
             bad.display()
         )),
         "{err}"
@@ -217,7 +217,7 @@ fn a_file_of_the_wrong_shape_is_refused_with_its_pointer() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json"));
     let survivors = dir.path().join("s.txt");
-    std::fs::write(&survivors, "reference-host/src/a.rs: x\n").unwrap();
+    std::fs::write(&survivors, "agent-hooks/reference-host/src/a.rs: x\n").unwrap();
     let out = ctk(&[
         "mutation",
         "--html",
@@ -241,7 +241,7 @@ fn the_twenty_residues_partition_the_mutants_and_two_samples_make_a_residue() {
     std::fs::create_dir_all(&dir).unwrap();
     let list: Vec<serde_json::Value> = (0..200)
         .map(|i| {
-            let file = format!("reference-host/src/m{}.rs", i % 7);
+            let file = format!("agent-hooks/reference-host/src/m{}.rs", i % 7);
             serde_json::json!({
                 "file": file,
                 "name": format!("{file}:{}:5: replace f{i} -> bool with true", i + 1),
@@ -328,7 +328,7 @@ fn the_ledger_gives_upstreams_verdicts_and_a_ledger_of_another_run_is_refused() 
     let out = dir.join("mutants.out");
     std::fs::create_dir_all(&out).unwrap();
     let mutant = |line: u64, what: &str| {
-        let file = "reference-host/src/m.rs";
+        let file = "agent-hooks/reference-host/src/m.rs";
         serde_json::json!({
             "file": file,
             "name": format!("{file}:{line}:9: {what}"),
@@ -352,8 +352,8 @@ fn the_ledger_gives_upstreams_verdicts_and_a_ledger_of_another_run_is_refused() 
     std::fs::write(out.join("outcomes.json"), outcomes.to_string()).unwrap();
     let group = |line: u64, verdicts: &[(&str, bool)]| {
         let diff = format!(
-            "diff --git a/reference-host/src/m.rs b/reference-host/src/m.rs\n--- a/reference-host/src/m.rs\n\
-             +++ b/reference-host/src/m.rs\n@@ -{line} +{line} @@\n-old\n+new\n"
+            "diff --git a/agent-hooks/reference-host/src/m.rs b/agent-hooks/reference-host/src/m.rs\n--- a/agent-hooks/reference-host/src/m.rs\n\
+             +++ b/agent-hooks/reference-host/src/m.rs\n@@ -{line} +{line} @@\n-old\n+new\n"
         );
         let mut lines = vec![serde_json::json!({ "mutation": diff }).to_string()];
         for (suite, caught) in verdicts {
@@ -404,7 +404,7 @@ fn the_ledger_gives_upstreams_verdicts_and_a_ledger_of_another_run_is_refused() 
     );
     assert!(
         stdout.contains(
-            "missed by upstream's: 1\n- reference-host/src/m.rs: replace g -> bool with false"
+            "missed by upstream's: 1\n- agent-hooks/reference-host/src/m.rs: replace g -> bool with false"
         ),
         "{stdout}"
     );
@@ -414,7 +414,7 @@ fn the_ledger_gives_upstreams_verdicts_and_a_ledger_of_another_run_is_refused() 
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
-        stderr.contains("ledger.jsonl:1: this mutation is not 'reference-host/src/m.rs:7:9: replace g -> bool with false'"),
+        stderr.contains("ledger.jsonl:1: this mutation is not 'agent-hooks/reference-host/src/m.rs:7:9: replace g -> bool with false'"),
         "{stderr}"
     );
     // A ledger one group short, and one with a group too many.
@@ -440,7 +440,7 @@ fn the_ledger_gives_upstreams_verdicts_and_a_ledger_of_another_run_is_refused() 
 fn a_published_run_rerenders_with_todays_lists_and_refuses_a_stale_entry() {
     let dir = std::env::temp_dir().join(format!("ctk-mutation-rerender-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = "reference-host/src/m.rs";
+    let file = "agent-hooks/reference-host/src/m.rs";
     let results = serde_json::json!({
         format!("{file}: replace f -> bool with true"): {"project": "caught", "upstream": "missed", "equivalent": null},
         format!("{file}: replace g -> bool with false"): {"project": "missed", "upstream": "missed", "equivalent": null},

@@ -433,12 +433,12 @@ fn an_adapter_that_is_no_adapter_is_an_error_never_a_pass() {
 }
 
 /// The draft line's harness vectors run through the CLI (`--spec draft`)
-/// against a small draft harness (ahp-suite/tests/harness/draft_adapter.py);
+/// against a small draft harness (ahp/suite/tests/harness/draft_adapter.py);
 /// the report names the draft line and can never become a claim.
 #[test]
 fn draft_harness_vectors_run_with_spec_draft_and_their_report_is_never_claimable() {
     let adapter = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../ahp-suite/tests/harness/draft_adapter.py")
+        .join("../ahp/suite/tests/harness/draft_adapter.py")
         .display()
         .to_string();
     let tmp = tempfile::tempdir().expect("tempdir");

@@ -16,7 +16,8 @@ fn repo(rel: &str) -> PathBuf {
 
 /// The reference host's declaration with `edit` applied, written to a file.
 fn declaration(dir: &Path, edit: impl FnOnce(&mut Value)) -> String {
-    let text = std::fs::read_to_string(repo("reference-host/host.json")).expect("host.json");
+    let text =
+        std::fs::read_to_string(repo("agent-hooks/reference-host/host.json")).expect("host.json");
     let mut doc: Value = serde_json::from_str(&text).expect("json");
     edit(&mut doc);
     let path = dir.join("host.json");
@@ -85,7 +86,9 @@ fn a_host_that_dies_at_start_still_leaves_every_report() {
         "--part",
         "verdict/warnings",
         "--declaration",
-        &repo("reference-host/host.json").display().to_string(),
+        &repo("agent-hooks/reference-host/host.json")
+            .display()
+            .to_string(),
         "--report-dir",
         &dir_s,
         "--",

@@ -19,7 +19,7 @@ is invalid, so the backend answers it with a JSON-RPC error, and a request they
 accept gets a valid decision); a preferred reading (which error code, the
 `data.supported` example) is an `advisory` vector naming the 0.1 decision it
 carries over (spec/ahp/0.1/DECISIONS.md), with "0.1" and "draft" swapped.
-Replies are judged by the draft's validity rules (ahp-suite/src/draft.rs).
+Replies are judged by the draft's validity rules (ahp/suite/src/draft.rs).
 The wire version is the parameter WIRE below, never a literal in a vector body.
 Draft-only readings are the DD-nn entries of spec/ahp/draft/DECISIONS.md.
 """
@@ -613,6 +613,8 @@ accepted(
     ),
     CAP,
     ["base/capabilities"],
+    # The notes keep the path they were published with (ahp/suite/src/draft.rs now),
+    # so the draft reports published beside them keep their digests.
     notes="The backend may return any advertised effect; the kit judges deny members only (ahp-suite/src/draft.rs).",
 )
 invalid(

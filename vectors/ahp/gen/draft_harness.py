@@ -21,7 +21,7 @@ What differs from the 0.1 harness vectors (fact sheet 11, DIFFERENCES.md):
   the vector's line when a plan names no result);
 - the request is held to the draft `tool.before` shape (harness, call.id,
   path, tool.origin, params.state; tool, call and harness closed:
-  ahp-suite/src/draft.rs), the call id is `event.call.id`;
+  ahp/suite/src/draft.rs), the call id is `event.call.id`;
 - validity: a missing `effects` is no effect (DIFF-13), two denies deny
   (DIFF-14), an unknown member in a deny is a failure (DIFF-15), an
   extension effect on tool.before is a failure (DIFF-16), one unadvertised

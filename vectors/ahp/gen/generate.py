@@ -10,7 +10,7 @@ bytes, so CI can regenerate and require `git diff --exit-code`.
 Every vector asserts only what the released 0.1 text requires of a backend;
 a SHOULD or a preferred reading is an `advisory` vector naming its decision
 in spec/ahp/0.1/DECISIONS.md. Policy-dependent decisions are structural only, except the
-few vectors with a `policy` precondition (ahp-suite/src/policy.rs).
+few vectors with a `policy` precondition (ahp/suite/src/policy.rs).
 """
 
 import copy

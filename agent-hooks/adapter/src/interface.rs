@@ -1,0 +1,117 @@
+//! The two traits of the host interface: [`HostAdapter`] (runner to host) and
+//! [`Callbacks`] (host to runner, while a vector runs).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::errors::AdapterError;
+use crate::model::host::HostInfo;
+use crate::model::record::RunRecord;
+use crate::model::setup::VectorSetup;
+
+/// A boxed, sendable future; [`Callbacks`] returns these so that it stays
+/// usable as `Arc<dyn Callbacks>` from any task a host spawns.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a scripted interceptor answered.
+///
+/// A timeout is not a variant: a timing-out interceptor simply never answers,
+/// and the host's own timeout (§7, §6.3) must fire.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum InterceptorReply {
+    /// The interceptor returned this JSON value: a verdict, a response
+    /// envelope, or (for fault vectors) anything else the §5 gate must judge.
+    Response(Value),
+    /// The interceptor raised; the host must substitute
+    /// `deny host_error:interceptor_failed` (§6.3).
+    Raised {
+        /// Diagnostic text; a host must not copy it into a verdict message.
+        message: String,
+    },
+}
+
+/// What the scripted approval resolver answered (§9).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ResolverReply {
+    /// The resolver returned this JSON value as its `ApprovalResolution`; the
+    /// host validates it in the §9 order.
+    Resolution(Value),
+    /// The resolver raised; the host must deny with
+    /// `host_error:approval_resolver_failed`.
+    Raised {
+        /// Diagnostic text.
+        message: String,
+    },
+}
+
+/// What the scripted redactor answered (§9 redaction seam).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum RedactorReply {
+    /// The context the approver is shown.
+    Redacted(Value),
+    /// The redactor raised; the host must deny with
+    /// `host_error:approval_resolver_failed`.
+    Raised {
+        /// Diagnostic text.
+        message: String,
+    },
+}
+
+/// The runner's side of a running vector, called by the host.
+///
+/// Interceptor `index` refers to [`VectorSetup::interceptors`]. Every method
+/// may be called concurrently (parallel profiles, parallel tool calls).
+pub trait Callbacks: Send + Sync {
+    /// Ask interceptor `index` for its verdict on `context`.
+    ///
+    /// The context is the interceptor's own copy: a `mutate` fault writes into
+    /// it, exactly as an in-process interceptor would mutate what it was
+    /// handed, so a host that shares its live context with interceptors is
+    /// caught (§7 isolation).
+    fn intercept<'a>(
+        &'a self,
+        index: usize,
+        context: &'a mut Value,
+    ) -> BoxFuture<'a, InterceptorReply>;
+
+    /// Ask the registered approval resolver to resolve `request`, an
+    /// `ApprovalRequest` (§9).
+    fn resolve_approval<'a>(&'a self, request: &'a Value) -> BoxFuture<'a, ResolverReply>;
+
+    /// Ask the registered redactor for the context the approver may see.
+    fn redact<'a>(&'a self, context: &'a Value) -> BoxFuture<'a, RedactorReply>;
+}
+
+/// A host under test, as the runner drives it: one vector at a time, set up,
+/// run, torn down.
+///
+/// Implemented in process by the reference host and, for a host in any
+/// language, by the stdio client that speaks `PROTOCOL.md`.
+pub trait HostAdapter: Send {
+    /// Who the host is, which spec versions it emits, and the host declaration
+    /// that states its surface, if it has one.
+    fn info(&mut self) -> impl Future<Output = Result<HostInfo, AdapterError>> + Send;
+
+    /// Prepare one vector. The setup never carries the vector's expectations.
+    fn setup(
+        &mut self,
+        setup: VectorSetup,
+    ) -> impl Future<Output = Result<(), AdapterError>> + Send;
+
+    /// Run the prepared vector through the host's real dispatch path, calling
+    /// back into `callbacks` for every interceptor, resolver and redactor
+    /// decision, and report what the host did.
+    fn run(
+        &mut self,
+        callbacks: Arc<dyn Callbacks>,
+    ) -> impl Future<Output = Result<RunRecord, AdapterError>> + Send;
+
+    /// Release whatever the prepared vector holds.
+    fn teardown(&mut self) -> impl Future<Output = Result<(), AdapterError>> + Send;
+}

@@ -1,0 +1,299 @@
+//! Method names and the typed params and result of each method. Each method
+//! has one schema file in `schemas/harness-protocol/` holding both.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::interface::{InterceptorReply, RedactorReply, ResolverReply};
+use crate::model::host::HostInfo;
+
+/// Runner to host: the handshake, first on every host process.
+pub const INITIALIZE: &str = "initialize";
+/// Runner to host: prepare one vector ([`crate::VectorSetup`] as params).
+pub const VECTOR_SETUP: &str = "vector/setup";
+/// Runner to host: run the prepared vector ([`crate::RunRecord`] as result).
+pub const VECTOR_RUN: &str = "vector/run";
+/// Runner to host: release the prepared vector.
+pub const VECTOR_TEARDOWN: &str = "vector/teardown";
+/// Runner to host: answer, then exit.
+pub const SHUTDOWN: &str = "shutdown";
+/// Host to runner, during `vector/run`: an interceptor's verdict.
+pub const CALLBACK_INTERCEPT: &str = "callback/intercept";
+/// Host to runner, during `vector/run`: approval resolution.
+pub const CALLBACK_RESOLVE_APPROVAL: &str = "callback/resolve_approval";
+/// Host to runner, during `vector/run`: redaction.
+pub const CALLBACK_REDACT: &str = "callback/redact";
+
+/// The methods a host serves (runner to host).
+pub const HOST_METHODS: [&str; 5] = [
+    INITIALIZE,
+    VECTOR_SETUP,
+    VECTOR_RUN,
+    VECTOR_TEARDOWN,
+    SHUTDOWN,
+];
+
+/// The methods the runner serves (host to runner, during `vector/run`).
+pub const CALLBACK_METHODS: [&str; 3] = [
+    CALLBACK_INTERCEPT,
+    CALLBACK_RESOLVE_APPROVAL,
+    CALLBACK_REDACT,
+];
+
+/// Every method, runner-to-host first.
+pub const ALL: [&str; 8] = [
+    INITIALIZE,
+    VECTOR_SETUP,
+    VECTOR_RUN,
+    VECTOR_TEARDOWN,
+    SHUTDOWN,
+    CALLBACK_INTERCEPT,
+    CALLBACK_RESOLVE_APPROVAL,
+    CALLBACK_REDACT,
+];
+
+/// Who is driving the host, sent in `initialize` for the host's logs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct RunnerInfo {
+    /// Runner name.
+    pub name: String,
+    /// Runner version.
+    pub version: String,
+}
+
+/// Params of `initialize`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct InitializeParams {
+    /// The protocol version the runner speaks: [`super::PROTOCOL_VERSION`].
+    pub protocol: String,
+    /// Who the runner is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<RunnerInfo>,
+}
+
+impl InitializeParams {
+    /// The params this crate's client sends.
+    pub fn current() -> Self {
+        Self {
+            protocol: super::PROTOCOL_VERSION.to_owned(),
+            runner: Some(RunnerInfo {
+                name: "ctk-harness-protocol".to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+            }),
+        }
+    }
+}
+
+/// Result of `initialize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct InitializeResult {
+    /// The protocol version the host speaks; must equal the runner's.
+    pub protocol: String,
+    /// The host's identity.
+    pub host: HostInfo,
+}
+
+impl InitializeResult {
+    /// The result for `host`, at the current protocol version.
+    pub fn new(host: HostInfo) -> Self {
+        Self {
+            protocol: super::PROTOCOL_VERSION.to_owned(),
+            host,
+        }
+    }
+}
+
+/// The empty object: params of `vector/run`, `vector/teardown` and `shutdown`,
+/// result of `vector/setup`, `vector/teardown` and `shutdown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Empty {}
+
+/// Params of `callback/intercept`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct InterceptParams {
+    /// Index into the setup's interceptors.
+    pub index: u64,
+    /// The interceptor's own copy of the context.
+    pub context: Value,
+}
+
+impl InterceptParams {
+    /// Params for interceptor `index` on `context`.
+    pub fn new(index: u64, context: Value) -> Self {
+        Self { index, context }
+    }
+}
+
+/// Result of `callback/intercept`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum InterceptResult {
+    /// The interceptor returned `response`.
+    Response {
+        /// What it returned.
+        response: Value,
+        /// Its copy of the context, when it changed it.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "present"
+        )]
+        context: Option<Value>,
+    },
+    /// The interceptor raised.
+    Raised {
+        /// Diagnostic text.
+        message: String,
+        /// Its copy of the context, when it changed it.
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "present"
+        )]
+        context: Option<Value>,
+    },
+}
+
+impl InterceptResult {
+    /// The wire form of `reply`, carrying `context` when the interceptor
+    /// changed its copy.
+    pub fn from_reply(reply: InterceptorReply, context: Option<Value>) -> Self {
+        match reply {
+            InterceptorReply::Response(response) => InterceptResult::Response { response, context },
+            InterceptorReply::Raised { message } => InterceptResult::Raised { message, context },
+        }
+    }
+
+    /// Split into the reply and the changed context, if any.
+    pub fn into_reply(self) -> (InterceptorReply, Option<Value>) {
+        match self {
+            InterceptResult::Response { response, context } => {
+                (InterceptorReply::Response(response), context)
+            }
+            InterceptResult::Raised { message, context } => {
+                (InterceptorReply::Raised { message }, context)
+            }
+        }
+    }
+}
+
+/// A member that is present is `Some`, even when it is `null`.
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
+}
+
+/// Params of `callback/resolve_approval`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ResolveApprovalParams {
+    /// The `ApprovalRequest`.
+    pub request: Value,
+}
+
+impl ResolveApprovalParams {
+    /// Params for `request`.
+    pub fn new(request: Value) -> Self {
+        Self { request }
+    }
+}
+
+/// Result of `callback/resolve_approval`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum ResolveApprovalResult {
+    /// The resolver returned `resolution`.
+    Resolution {
+        /// What it returned.
+        resolution: Value,
+    },
+    /// The resolver raised.
+    Raised {
+        /// Diagnostic text.
+        message: String,
+    },
+}
+
+impl From<ResolverReply> for ResolveApprovalResult {
+    fn from(reply: ResolverReply) -> Self {
+        match reply {
+            ResolverReply::Resolution(resolution) => {
+                ResolveApprovalResult::Resolution { resolution }
+            }
+            ResolverReply::Raised { message } => ResolveApprovalResult::Raised { message },
+        }
+    }
+}
+
+impl From<ResolveApprovalResult> for ResolverReply {
+    fn from(result: ResolveApprovalResult) -> Self {
+        match result {
+            ResolveApprovalResult::Resolution { resolution } => {
+                ResolverReply::Resolution(resolution)
+            }
+            ResolveApprovalResult::Raised { message } => ResolverReply::Raised { message },
+        }
+    }
+}
+
+/// Params of `callback/redact`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct RedactParams {
+    /// The context to redact.
+    pub context: Value,
+}
+
+impl RedactParams {
+    /// Params for `context`.
+    pub fn new(context: Value) -> Self {
+        Self { context }
+    }
+}
+
+/// Result of `callback/redact`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum RedactResult {
+    /// The context the approver may see.
+    Redacted {
+        /// The redacted context.
+        context: Value,
+    },
+    /// The redactor raised.
+    Raised {
+        /// Diagnostic text.
+        message: String,
+    },
+}
+
+impl From<RedactorReply> for RedactResult {
+    fn from(reply: RedactorReply) -> Self {
+        match reply {
+            RedactorReply::Redacted(context) => RedactResult::Redacted { context },
+            RedactorReply::Raised { message } => RedactResult::Raised { message },
+        }
+    }
+}
+
+impl From<RedactResult> for RedactorReply {
+    fn from(result: RedactResult) -> Self {
+        match result {
+            RedactResult::Redacted { context } => RedactorReply::Redacted(context),
+            RedactResult::Raised { message } => RedactorReply::Raised { message },
+        }
+    }
+}

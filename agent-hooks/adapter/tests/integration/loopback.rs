@@ -1,0 +1,229 @@
+//! Loopback: the runner's client against `serve` in a real child process,
+//! compared with the same fake host linked in process.
+
+use std::sync::Arc;
+
+use ctk_agent_hooks_adapter::{
+    AdapterErrorKind, Callbacks, HostAdapter, InterceptorBinding, Phase, RunOutcome, RunRecord,
+    VectorSetup,
+};
+use libtest_mimic::Trial;
+use serde_json::json;
+use serde_json::value::RawValue;
+
+use crate::hosts::{stdio_host, FakeHost, ScriptedCallbacks};
+use crate::{async_trial, ensure};
+
+const SCENARIO: &str = "{\"input\": \"hi\",\n  \"big\": 123456789012345678901234567890,\r\n  \"neg\": -0, \"f\": 1.0e400}";
+
+fn setup(id: &str) -> VectorSetup {
+    let scenario = RawValue::from_string(SCENARIO.to_owned()).expect("valid JSON text");
+    let mut setup = VectorSetup::new(id, "agent-hooks/0.1", scenario);
+    setup.interceptors = (0..4).map(|_| InterceptorBinding::everywhere()).collect();
+    setup.approval_resolver = true;
+    setup.redactor = true;
+    setup.interceptor_timeout_ms = Some(50);
+    setup
+}
+
+async fn one_vector<H: HostAdapter>(host: &mut H, id: &str) -> Result<RunRecord, String> {
+    host.setup(setup(id)).await.map_err(|e| e.to_string())?;
+    let callbacks: Arc<dyn Callbacks> = Arc::new(ScriptedCallbacks);
+    let record = host.run(callbacks).await.map_err(|e| e.to_string())?;
+    host.teardown().await.map_err(|e| e.to_string())?;
+    Ok(record)
+}
+
+/// The Python example host through the stdio client: every message it
+/// sends passes the schemas, and a simple vector runs to completion.
+fn python_example_host() -> Trial {
+    let available = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let trial = async_trial("loopback::python_example_host", || async {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/python-host/host.py"
+        );
+        let mut host = ctk_agent_hooks_adapter::StdioHost::builder("python3")
+            .arg(script)
+            .build();
+        let info = host.info().await.map_err(|e| e.to_string())?;
+        ensure(
+            info.name == "python-example-host" && info.declaration.is_some(),
+            || format!("{info:?}"),
+        )?;
+        let scenario = RawValue::from_string(
+            r#"{"input":{"content":"hi","role":"user"},"tools":[{"name":"echo","behavior":[{"return":"ok"}]}],
+               "model_script":[{"respond":{"content":null,"tool_calls":[{"id":"t1","name":"echo","args":{"x":1}}],"finish_reason":"tool_calls"}},
+                               {"respond":{"content":"done","tool_calls":[],"finish_reason":"stop"}}]}"#
+                .to_owned(),
+        )
+        .map_err(|e| e.to_string())?;
+        let mut setup = VectorSetup::new("py", "agent-hooks/0.1", scenario);
+        setup.interceptors = vec![InterceptorBinding::everywhere()];
+        host.setup(setup).await.map_err(|e| e.to_string())?;
+        let record = host
+            .run(Arc::new(AllowAll))
+            .await
+            .map_err(|e| e.to_string())?;
+        host.teardown().await.map_err(|e| e.to_string())?;
+        host.shutdown().await;
+        ensure(record.outcome == RunOutcome::Completed, || {
+            format!("{record:?}")
+        })?;
+        ensure(record.final_output == json!("done"), || {
+            format!("{record:?}")
+        })?;
+        ensure(record.records.len() == 10, || {
+            format!("{} records", record.records.len())
+        })?;
+        ensure(record.tool_invocations.len() == 1, || format!("{record:?}"))
+    });
+    trial.with_ignored_flag(!available)
+}
+
+/// Allows everything, changes nothing.
+struct AllowAll;
+
+impl Callbacks for AllowAll {
+    fn intercept<'a>(
+        &'a self,
+        _index: usize,
+        _context: &'a mut serde_json::Value,
+    ) -> ctk_agent_hooks_adapter::BoxFuture<'a, ctk_agent_hooks_adapter::InterceptorReply> {
+        Box::pin(async {
+            ctk_agent_hooks_adapter::InterceptorReply::Response(json!({"decision": "allow"}))
+        })
+    }
+    fn resolve_approval<'a>(
+        &'a self,
+        _request: &'a serde_json::Value,
+    ) -> ctk_agent_hooks_adapter::BoxFuture<'a, ctk_agent_hooks_adapter::ResolverReply> {
+        Box::pin(async {
+            ctk_agent_hooks_adapter::ResolverReply::Raised {
+                message: "none".into(),
+            }
+        })
+    }
+    fn redact<'a>(
+        &'a self,
+        _context: &'a serde_json::Value,
+    ) -> ctk_agent_hooks_adapter::BoxFuture<'a, ctk_agent_hooks_adapter::RedactorReply> {
+        Box::pin(async {
+            ctk_agent_hooks_adapter::RedactorReply::Raised {
+                message: "none".into(),
+            }
+        })
+    }
+}
+
+pub(crate) fn trials() -> Vec<Trial> {
+    vec![
+        python_example_host(),
+        async_trial("loopback::stdio_matches_linked", || async {
+            let mut linked = FakeHost::default();
+            let mut expected = one_vector(&mut linked, "v1").await?;
+            // The wire turns line breaks between tokens into spaces.
+            expected.final_output["scenario_text"] = json!(SCENARIO.replace(['\n', '\r'], " "));
+            let mut remote = stdio_host("serve").build();
+            let info = remote.info().await.map_err(|e| e.to_string())?;
+            ensure(
+                info.name == "fake-host" && info.declaration.is_some(),
+                || format!("{info:?}"),
+            )?;
+            for id in ["v1", "v1"] {
+                let got = one_vector(&mut remote, id).await?;
+                ensure(got == expected, || {
+                    format!("stdio {got:#?}\nlinked {expected:#?}")
+                })?;
+            }
+            remote.shutdown().await;
+            Ok(())
+        }),
+        async_trial("loopback::every_callback_crosses_the_wire", || async {
+            let mut remote = stdio_host("serve").build();
+            let got = one_vector(&mut remote, "v2").await?;
+            remote.shutdown().await;
+            ensure(got.outcome == RunOutcome::Completed, || format!("{got:?}"))?;
+            let r = &got.records;
+            ensure(r[0]["context"]["mutated_by"] == "interceptor-0", || {
+                format!("mutation lost: {}", r[0])
+            })?;
+            ensure(
+                r[0]["reply"] == json!({"response": {"decision": "allow"}}),
+                || r[0].to_string(),
+            )?;
+            ensure(r[1]["reply"] == json!({"raised": "scripted raise"}), || {
+                r[1].to_string()
+            })?;
+            ensure(r[1]["context"].get("mutated_by").is_none(), || {
+                r[1].to_string()
+            })?;
+            ensure(r[2]["reply"] == "timeout", || r[2].to_string())?;
+            ensure(r[3]["reply"]["response"]["decision"] == "deny", || {
+                r[3].to_string()
+            })?;
+            ensure(r[4] == json!({"redacted": {"keys": 1}}), || {
+                r[4].to_string()
+            })?;
+            ensure(
+                r[5]["resolution"]["request"] == json!({"reason": "policy:ask"}),
+                || r[5].to_string(),
+            )?;
+            let on_one_line = SCENARIO.replace(['\n', '\r'], " ");
+            ensure(
+                got.final_output["scenario_text"] == on_one_line.as_str(),
+                || format!("scenario text changed: {}", got.final_output),
+            )
+        }),
+        async_trial("loopback::host_error_keeps_the_host", || async {
+            let mut remote = stdio_host("serve").build();
+            let pid = {
+                remote.info().await.map_err(|e| e.to_string())?;
+                remote.host_pid()
+            };
+            let err = remote
+                .setup(setup("refuse"))
+                .await
+                .err()
+                .ok_or("refusal reported success")?;
+            ensure(err.phase == Phase::Setup, || format!("{err:?}"))?;
+            ensure(
+                err.kind == AdapterErrorKind::Host("this host refuses vector refuse".into()),
+                || format!("{err:?}"),
+            )?;
+            remote.teardown().await.map_err(|e| e.to_string())?;
+            one_vector(&mut remote, "after").await?;
+            ensure(remote.host_pid() == pid && remote.restarts() == 0, || {
+                "the host was restarted".into()
+            })?;
+            remote.shutdown().await;
+            Ok(())
+        }),
+        async_trial("loopback::isolate_starts_one_host_per_vector", || async {
+            let mut remote = stdio_host("serve").isolate(true).build();
+            remote.setup(setup("a")).await.map_err(|e| e.to_string())?;
+            let first = remote.host_pid();
+            remote.teardown().await.map_err(|e| e.to_string())?;
+            remote.setup(setup("b")).await.map_err(|e| e.to_string())?;
+            let second = remote.host_pid();
+            let record = remote
+                .run(Arc::new(ScriptedCallbacks))
+                .await
+                .map_err(|e| e.to_string())?;
+            remote.teardown().await.map_err(|e| e.to_string())?;
+            ensure(
+                first.is_some() && second.is_some() && first != second,
+                || format!("{first:?} {second:?}"),
+            )?;
+            ensure(remote.restarts() == 0, || {
+                "planned starts counted as restarts".into()
+            })?;
+            ensure(record.final_output["vector_id"] == "b", || {
+                record.final_output.to_string()
+            })
+        }),
+    ]
+}

@@ -1,0 +1,198 @@
+//! The project's AHP 0.1 JSON Schemas (`schemas/ahp/0.1/`), compiled into
+//! the crate, and one validator per kind of document.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// Base of every project AHP schema `$id`.
+pub const ID_BASE: &str = "tag:agent-hooks-ctk,2026:ahp/0.1/";
+
+/// The schema files: (name, text). `name` is the file stem and the last
+/// segment of the `$id`.
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "definitions",
+        include_str!("../../../schemas/ahp/0.1/definitions.json"),
+    ),
+    (
+        "message",
+        include_str!("../../../schemas/ahp/0.1/message.json"),
+    ),
+    (
+        "tool-before",
+        include_str!("../../../schemas/ahp/0.1/tool-before.json"),
+    ),
+    (
+        "intercept-request",
+        include_str!("../../../schemas/ahp/0.1/intercept-request.json"),
+    ),
+    (
+        "intercept-response",
+        include_str!("../../../schemas/ahp/0.1/intercept-response.json"),
+    ),
+    (
+        "error-response",
+        include_str!("../../../schemas/ahp/0.1/error-response.json"),
+    ),
+    (
+        "observe-notification",
+        include_str!("../../../schemas/ahp/0.1/observe-notification.json"),
+    ),
+    (
+        "registration",
+        include_str!("../../../schemas/ahp/0.1/registration.json"),
+    ),
+];
+
+/// What a document is checked as: each kind is one schema (a file's root
+/// or one of its `$defs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SchemaKind {
+    /// Any of the four JSON-RPC 2.0 message shapes.
+    Message,
+    /// A `hooks/intercept` request carrying `tool.before`.
+    InterceptRequest,
+    /// A `hooks/intercept` success response: no effect or one deny.
+    InterceptResponse,
+    /// A success response whose `effects` is empty.
+    NoEffectResponse,
+    /// A success response holding exactly one deny.
+    DenyResponse,
+    /// A JSON-RPC error response.
+    ErrorResponse,
+    /// A `hooks/observe` notification.
+    ObserveNotification,
+    /// A `tool.before` event on its own.
+    ToolBeforeEvent,
+    /// An interception `capabilities` object on its own.
+    Capabilities,
+    /// An `extensions` object on its own.
+    Extensions,
+    /// A deny effect on its own.
+    DenyEffect,
+    /// A portable registration document.
+    Registration,
+}
+
+impl SchemaKind {
+    /// Every kind, in a fixed order.
+    pub const ALL: [SchemaKind; 12] = [
+        SchemaKind::Message,
+        SchemaKind::InterceptRequest,
+        SchemaKind::InterceptResponse,
+        SchemaKind::NoEffectResponse,
+        SchemaKind::DenyResponse,
+        SchemaKind::ErrorResponse,
+        SchemaKind::ObserveNotification,
+        SchemaKind::ToolBeforeEvent,
+        SchemaKind::Capabilities,
+        SchemaKind::Extensions,
+        SchemaKind::DenyEffect,
+        SchemaKind::Registration,
+    ];
+
+    /// The schema this kind is checked against, as `<file>` or
+    /// `<file>#/$defs/<name>` (relative to [`ID_BASE`]); printed in
+    /// findings so a user can look the rule up.
+    pub fn schema_ref(self) -> &'static str {
+        match self {
+            SchemaKind::Message => "message",
+            SchemaKind::InterceptRequest => "intercept-request",
+            SchemaKind::InterceptResponse => "intercept-response",
+            SchemaKind::NoEffectResponse => "intercept-response#/$defs/noEffect",
+            SchemaKind::DenyResponse => "intercept-response#/$defs/deny",
+            SchemaKind::ErrorResponse => "error-response",
+            SchemaKind::ObserveNotification => "observe-notification",
+            SchemaKind::ToolBeforeEvent => "tool-before",
+            SchemaKind::Capabilities => "definitions#/$defs/capabilities",
+            SchemaKind::Extensions => "definitions#/$defs/extensions",
+            SchemaKind::DenyEffect => "definitions#/$defs/denyEffect",
+            SchemaKind::Registration => "registration",
+        }
+    }
+
+    /// The compiled validator for this kind, built once per process.
+    pub(crate) fn validator(self) -> &'static jsonschema::Validator {
+        static VALIDATORS: OnceLock<Vec<jsonschema::Validator>> = OnceLock::new();
+        let all = VALIDATORS.get_or_init(compile_all);
+        let index = SchemaKind::ALL
+            .iter()
+            .position(|k| *k == self)
+            .expect("ALL lists every kind");
+        &all[index]
+    }
+}
+
+/// Parse one embedded file; the files are part of the crate, so a parse
+/// failure is a build defect, caught by this crate's tests.
+fn file_value(text: &str) -> Value {
+    serde_json::from_str(text).expect("the embedded AHP schemas are JSON")
+}
+
+fn compile_all() -> Vec<jsonschema::Validator> {
+    let mut builder = jsonschema::Registry::new();
+    for (name, text) in FILES {
+        builder = builder
+            .add(format!("{ID_BASE}{name}"), file_value(text))
+            .expect("schema ids are valid URIs");
+    }
+    let registry = builder.prepare().expect("the AHP schemas resolve");
+    SchemaKind::ALL
+        .iter()
+        .map(|kind| {
+            let root = serde_json::json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$ref": format!("{ID_BASE}{}", kind.schema_ref()),
+            });
+            jsonschema::options()
+                .with_registry(&registry)
+                .should_validate_formats(true)
+                .build(&root)
+                .expect("every AHP schema kind compiles")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_declares_its_id_and_the_2020_12_dialect() {
+        for (name, text) in FILES {
+            let v = file_value(text);
+            assert_eq!(v["$id"], format!("{ID_BASE}{name}"), "{name}");
+            assert_eq!(
+                v["$schema"], "https://json-schema.org/draft/2020-12/schema",
+                "{name}"
+            );
+            assert!(v["description"].is_string(), "{name} has a description");
+        }
+    }
+
+    #[test]
+    fn the_no_effect_and_deny_kinds_split_the_response_schema() {
+        let none = serde_json::json!({"jsonrpc": "2.0", "id": "e",
+            "result": {"protocolVersion": "0.1", "effects": []}});
+        let deny = serde_json::json!({"jsonrpc": "2.0", "id": "e",
+            "result": {"protocolVersion": "0.1", "effects": [{"type": "deny", "reason": "r"}]}});
+        let v = |k: SchemaKind, x: &Value| k.validator().is_valid(x);
+        assert!(v(SchemaKind::InterceptResponse, &none) && v(SchemaKind::InterceptResponse, &deny));
+        assert!(v(SchemaKind::NoEffectResponse, &none) && !v(SchemaKind::NoEffectResponse, &deny));
+        assert!(v(SchemaKind::DenyResponse, &deny) && !v(SchemaKind::DenyResponse, &none));
+        assert!(v(SchemaKind::DenyEffect, &deny["result"]["effects"][0]));
+        assert!(!v(
+            SchemaKind::Capabilities,
+            &serde_json::json!({"effects": []})
+        ));
+        assert!(!v(SchemaKind::Extensions, &serde_json::json!({"bare": 1})));
+    }
+
+    #[test]
+    fn every_kind_compiles() {
+        for kind in SchemaKind::ALL {
+            let _ = kind.validator();
+        }
+    }
+}
