@@ -12,7 +12,7 @@ the `tool.before` request, asks the interceptors in registration order under
 their deadlines, applies fail-open / fail-closed, validates each response,
 and notifies observers (`Hooks.dispatch`). This file only:
 
-  - speaks the adapter contract on stdin/stdout (ahp/suite/ADAPTER.md);
+  - speaks the adapter contract on stdin/stdout (ahp/adapter/ADAPTER.md);
   - declares what the host supports: `tool.before` intercept (the `deny`
     effect) and observe, `tool.after` observe;
   - turns `harness/tool_call` into `Hooks.dispatch("tool.before", ...)` and

@@ -39,7 +39,7 @@ use ctk::outcome::Status;
 use ctk_agent_hooks_adapter::HostAdapter as _;
 use ctk_agent_hooks_reference_host::ReferenceHost;
 use ctk_agent_hooks_suite::declaration;
-use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions};
+use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions, LoopOptions};
 use ctk_agent_hooks_suite::surface::{applicability, Applicability};
 use ctk_agent_hooks_suite::vector::generate;
 use ctk_agent_hooks_suite::vector::load::{self, LoadedVector, VectorSource};
@@ -85,9 +85,11 @@ fn options() -> EngineOptions {
         spec: SpecVersion::V0_1,
         surface: declaration::surface(&document),
         vector_timeout: Duration::from_secs(30),
-        jobs: 1,
-        interrupted: Default::default(),
-        fail_fast: false,
+        loop_options: LoopOptions {
+            jobs: 1,
+            fail_fast: false,
+            interrupted: Default::default(),
+        },
     }
 }
 

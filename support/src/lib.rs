@@ -8,6 +8,9 @@
 //! they need instead: code shared by the judge and the judged would hide
 //! a bug they share, and their mutation scores are kept per file.
 //!
+//! * [`child`]: a child process that speaks in lines, bounded and ended
+//!   with everything it started;
+//! * [`clock`]: one millisecond clock every process of a run can read;
 //! * [`depth`]: the kit's nesting bound on any JSON text it reads, checked
 //!   without recursion before serde_json parses;
 //! * [`lines`]: capped line framing, without I/O;
@@ -16,6 +19,8 @@
 //! * [`process`]: ending a child process with its group and every process
 //!   it left behind, even one that called `setsid`.
 
+pub mod child;
+pub mod clock;
 pub mod depth;
 pub mod lines;
 pub mod pointer;

@@ -4,7 +4,6 @@
 //! order, identical to a one-job run.
 
 use std::marker::PhantomData;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,7 +20,8 @@ use crate::vector::model::{SpecVersion, Vector};
 use crate::vector::plan::RunnableVector;
 use ctk_core::event::Event;
 use ctk_core::outcome::{Status, VectorOutcome};
-use ctk_core::vector_loop::{self, LoopOptions, Started, VectorRunner};
+pub use ctk_core::vector_loop::LoopOptions;
+use ctk_core::vector_loop::{self, Started, VectorRunner};
 
 /// How the engine runs.
 #[derive(Debug, Clone)]
@@ -32,15 +32,9 @@ pub struct EngineOptions {
     pub surface: Surface,
     /// Limit on one vector's setup, run and teardown, each.
     pub vector_timeout: Duration,
-    /// Number of host adapters working in parallel (at least 1).
-    pub jobs: usize,
-    /// Set when the run is interrupted (Ctrl-C): no further vector starts,
-    /// and every vector not yet run is reported as an error, so an
-    /// interrupted run keeps what it gathered and can never be claimed.
-    pub interrupted: Arc<AtomicBool>,
-    /// `--fail-fast`: after the first gating failure or error no further
-    /// vector starts; the rest are reported as [`NOT_RUN_FAIL_FAST`] errors.
-    pub fail_fast: bool,
+    /// How the core's loop runs the vectors: jobs, `--fail-fast`, and
+    /// the interruption flag (Ctrl-C).
+    pub loop_options: LoopOptions,
 }
 
 pub use ctk_core::outcome::{never_ran, NOT_RUN_FAIL_FAST, NOT_RUN_INTERRUPTED};
@@ -233,11 +227,7 @@ where
     F: Fn() -> H + Send + Sync + 'static,
     V: RunnableVector,
 {
-    let loop_options = LoopOptions {
-        jobs: options.jobs,
-        fail_fast: options.fail_fast,
-        interrupted: options.interrupted.clone(),
-    };
+    let loop_options = options.loop_options.clone();
     let options = Arc::new(options);
     vector_loop::run_all(
         move || HostRunner {

@@ -39,49 +39,7 @@ pub struct Refusal {
     pub reason: String,
 }
 
-/// What the host's permission system would do with a call AHP did not
-/// deny.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HostPermission {
-    /// Run it.
-    Allow,
-    /// Ask the user first.
-    Prompt,
-}
-
-/// One tool call as the agent loop would make it.
-#[derive(Debug, Clone)]
-pub struct ToolCall {
-    /// The harness's tool name.
-    pub name: String,
-    /// The 0.1 tool kind.
-    pub kind: ToolKind,
-    /// The parsed input object.
-    pub input: Map<String, Value>,
-    /// The call id, or `None` to have the harness make one.
-    pub call_id: Option<String>,
-    /// What the host would do without AHP's objection.
-    pub host_permission: HostPermission,
-}
-
-/// What became of a tool call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
-    /// The tool ran.
-    Executed,
-    /// The tool did not run.
-    Denied {
-        /// A fail-closed failure, not a backend's deny (spec 14.3).
-        synthetic: bool,
-        /// The backend's reason, or the generic local one.
-        reason: String,
-        /// The backend's code (never for a synthetic denial).
-        code: Option<String>,
-    },
-    /// No interceptor denied, and the host asked the user (empty effects
-    /// grant nothing, spec 12.3).
-    Prompted,
-}
+pub use ctk_ahp_adapter::messages::{HostPermission, Outcome, ToolCall};
 
 /// How the harness reaches one backend.
 #[derive(Debug)]

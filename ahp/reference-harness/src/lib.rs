@@ -43,7 +43,7 @@ pub mod readings;
 pub mod stdio;
 
 /// The adapter contract this harness speaks on its stdio.
-pub const ADAPTER: &str = "ctk-ahp-adapter/1";
+pub const ADAPTER: &str = ctk_ahp_adapter::ADAPTER_CONTRACT;
 
 /// The generic local reason of a synthetic (fail-closed) denial: it names
 /// no backend content, network detail or credential (spec 14.3).

@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::json::{self, JsonError};
 use crate::schema::{SchemaKind, ID_BASE};
+pub use crate::wire::{classify, MessageKind};
 use crate::wire::{METHOD_INTERCEPT, METHOD_OBSERVE};
 
 /// One rule the validator enforces. Each has a stable id (printed in
@@ -278,50 +279,14 @@ pub struct LineFinding {
     pub finding: Finding,
 }
 
-/// What an AHP message is, judged by its members alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MessageKind {
-    /// `method: "hooks/intercept"`.
-    InterceptRequest,
-    /// `method: "hooks/observe"`.
-    ObserveNotification,
-    /// A response with `result` (and no `method`).
-    InterceptResponse,
-    /// A response with `error` (and no `method`).
-    ErrorResponse,
-    /// Anything else: a batch, a non-object, another method, or no
-    /// recognisable members.
-    Unknown,
-}
-
-impl MessageKind {
-    /// The schema a message of this kind is checked against.
-    pub fn schema(self) -> SchemaKind {
-        match self {
-            MessageKind::InterceptRequest => SchemaKind::InterceptRequest,
-            MessageKind::ObserveNotification => SchemaKind::ObserveNotification,
-            MessageKind::InterceptResponse => SchemaKind::InterceptResponse,
-            MessageKind::ErrorResponse => SchemaKind::ErrorResponse,
-            MessageKind::Unknown => SchemaKind::Message,
-        }
-    }
-}
-
-/// Classify a message by its members: `method` decides for requests and
-/// notifications; otherwise `error` makes an error response (even beside
-/// `result`, which its schema then refuses) and `result` a success.
-pub fn classify(value: &Value) -> MessageKind {
-    let Some(obj) = value.as_object() else {
-        return MessageKind::Unknown;
-    };
-    match obj.get("method").and_then(Value::as_str) {
-        Some(METHOD_INTERCEPT) => MessageKind::InterceptRequest,
-        Some(METHOD_OBSERVE) => MessageKind::ObserveNotification,
-        Some(_) => MessageKind::Unknown,
-        None if obj.contains_key("method") => MessageKind::Unknown,
-        None if obj.contains_key("error") => MessageKind::ErrorResponse,
-        None if obj.contains_key("result") => MessageKind::InterceptResponse,
-        None => MessageKind::Unknown,
+/// The schema a message of `kind` is checked against.
+fn schema_of(kind: MessageKind) -> SchemaKind {
+    match kind {
+        MessageKind::InterceptRequest => SchemaKind::InterceptRequest,
+        MessageKind::ObserveNotification => SchemaKind::ObserveNotification,
+        MessageKind::InterceptResponse => SchemaKind::InterceptResponse,
+        MessageKind::ErrorResponse => SchemaKind::ErrorResponse,
+        MessageKind::Unknown => SchemaKind::Message,
     }
 }
 
@@ -353,7 +318,7 @@ pub fn check_message(value: &Value) -> Vec<Finding> {
             ));
         }
     }
-    findings.extend(check_as(kind.schema(), value));
+    findings.extend(check_as(schema_of(kind), value));
     findings
 }
 

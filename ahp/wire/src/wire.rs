@@ -632,6 +632,40 @@ pub enum Message {
     Response(InterceptResponse),
 }
 
+/// What an AHP message is, judged by its members alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageKind {
+    /// `method: "hooks/intercept"`.
+    InterceptRequest,
+    /// `method: "hooks/observe"`.
+    ObserveNotification,
+    /// A response with `result` (and no `method`).
+    InterceptResponse,
+    /// A response with `error` (and no `method`).
+    ErrorResponse,
+    /// Anything else: a batch, a non-object, another method, or no
+    /// recognisable members.
+    Unknown,
+}
+
+/// Classify a message by its members: `method` decides for requests and
+/// notifications; otherwise `error` makes an error response (even beside
+/// `result`, which its schema then refuses) and `result` a success.
+pub fn classify(value: &Value) -> MessageKind {
+    let Some(obj) = value.as_object() else {
+        return MessageKind::Unknown;
+    };
+    match obj.get("method").and_then(Value::as_str) {
+        Some(METHOD_INTERCEPT) => MessageKind::InterceptRequest,
+        Some(METHOD_OBSERVE) => MessageKind::ObserveNotification,
+        Some(_) => MessageKind::Unknown,
+        None if obj.contains_key("method") => MessageKind::Unknown,
+        None if obj.contains_key("error") => MessageKind::ErrorResponse,
+        None if obj.contains_key("result") => MessageKind::InterceptResponse,
+        None => MessageKind::Unknown,
+    }
+}
+
 /// Why a JSON value is not a typed AHP message.
 #[derive(Debug, thiserror::Error)]
 pub enum MessageError {
@@ -647,7 +681,6 @@ pub enum MessageError {
 impl Message {
     /// Read `value` as a typed message, choosing the type by its members.
     pub fn from_value(value: Value) -> Result<Message, MessageError> {
-        use crate::validate::{classify, MessageKind};
         Ok(match classify(&value) {
             MessageKind::InterceptRequest => Message::Intercept(serde_json::from_value(value)?),
             MessageKind::ObserveNotification => Message::Observe(serde_json::from_value(value)?),

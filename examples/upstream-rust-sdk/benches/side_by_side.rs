@@ -32,7 +32,7 @@ use std::time::Duration;
 
 use agent_hooks::ctk::async_trait;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
-use ctk_agent_hooks_suite::engine::EngineOptions;
+use ctk_agent_hooks_suite::engine::{EngineOptions, LoopOptions};
 use ctk_core::outcome::Status;
 use ctk_agent_hooks_suite::vector::load::VectorSource;
 use ctk_agent_hooks_suite::vector::model::SpecVersion as CtkSpec;
@@ -215,9 +215,11 @@ fn ctk_options() -> EngineOptions {
         spec: CtkSpec::V0_1,
         surface: ctk_agent_hooks_suite::declaration::surface(&document),
         vector_timeout: Duration::from_secs(30),
-        jobs: 1,
-        interrupted: Arc::new(AtomicBool::new(false)),
-        fail_fast: false,
+        loop_options: LoopOptions {
+            jobs: 1,
+            fail_fast: false,
+            interrupted: Arc::new(AtomicBool::new(false)),
+        },
     }
 }
 

@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions};
+use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions, LoopOptions};
 use ctk_core::outcome::Status;
 use ctk_agent_hooks_suite::vector::embedded::released;
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
@@ -22,9 +22,11 @@ fn options() -> EngineOptions {
         spec: SpecVersion::V0_1,
         surface: ctk_agent_hooks_suite::declaration::surface(&declaration),
         vector_timeout: Duration::from_secs(20),
-        jobs: 1,
-        interrupted: Arc::new(AtomicBool::new(false)),
-        fail_fast: false,
+        loop_options: LoopOptions {
+            jobs: 1,
+            fail_fast: false,
+            interrupted: Arc::new(AtomicBool::new(false)),
+        },
     }
 }
 

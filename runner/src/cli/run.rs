@@ -23,7 +23,7 @@ use crate::report::{baseline, merge};
 use crate::report::{events, html, json, junit, markdown};
 use crate::set::VectorMeta;
 use ctk_agent_hooks_suite::declaration::{self, Surface};
-use ctk_agent_hooks_suite::engine::{self, EngineOptions};
+use ctk_agent_hooks_suite::engine::{self, EngineOptions, LoopOptions};
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
 use ctk_agent_hooks_suite::vector::plan::PlannedVector;
 
@@ -44,9 +44,9 @@ pub struct Job {
     pub jobs: usize,
     /// Per-phase vector timeout.
     pub vector_timeout: Duration,
-    /// Raised by the Ctrl-C handler; see [`EngineOptions::interrupted`].
+    /// Raised by the Ctrl-C handler; see [`LoopOptions::interrupted`].
     pub interrupted: Arc<std::sync::atomic::AtomicBool>,
-    /// `--fail-fast`; see [`EngineOptions::fail_fast`].
+    /// `--fail-fast`; see [`LoopOptions::fail_fast`].
     pub fail_fast: bool,
 }
 
@@ -118,9 +118,11 @@ where
         spec: job.spec,
         surface: surface.clone(),
         vector_timeout: job.vector_timeout,
-        jobs: job.jobs,
-        interrupted: job.interrupted.clone(),
-        fail_fast: job.fail_fast,
+        loop_options: LoopOptions {
+            jobs: job.jobs,
+            fail_fast: job.fail_fast,
+            interrupted: job.interrupted.clone(),
+        },
     };
     let outcomes: Vec<VectorOutcome> =
         engine::run_all(factory, job.vectors.clone(), options, on_event).await;

@@ -9,7 +9,7 @@ use ctk_agent_hooks_adapter::{
     AdapterError, Callbacks, HostAdapter, HostInfo, LoadRecord, RunOutcome, RunRecord, VectorSetup,
 };
 use ctk_agent_hooks_suite::declaration;
-use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions};
+use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions, LoopOptions};
 use ctk_agent_hooks_suite::vector::load::{load, LoadedVector, VectorSource};
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
 use serde_json::{json, Value};
@@ -59,9 +59,11 @@ fn options() -> EngineOptions {
         spec: SpecVersion::V0_1,
         surface,
         vector_timeout: Duration::from_secs(5),
-        jobs: 1,
-        interrupted: Default::default(),
-        fail_fast: false,
+        loop_options: LoopOptions {
+            jobs: 1,
+            fail_fast: false,
+            interrupted: Default::default(),
+        },
     }
 }
 

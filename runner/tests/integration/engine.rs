@@ -12,7 +12,7 @@ use ctk_agent_hooks_adapter::{
     RunOutcome, RunRecord, VectorSetup,
 };
 use ctk_agent_hooks_suite::declaration;
-use ctk_agent_hooks_suite::engine::{run_all, EngineOptions};
+use ctk_agent_hooks_suite::engine::{run_all, EngineOptions, LoopOptions};
 use ctk_agent_hooks_suite::vector::load::{load, VectorSource};
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
 use serde_json::{json, Value};
@@ -88,9 +88,11 @@ fn options(jobs: usize) -> EngineOptions {
         spec: SpecVersion::V0_1,
         surface: declaration::surface(&doc),
         vector_timeout: Duration::from_millis(200),
-        jobs,
-        interrupted: Arc::default(),
-        fail_fast: false,
+        loop_options: LoopOptions {
+            jobs,
+            fail_fast: false,
+            interrupted: Arc::default(),
+        },
     }
 }
 
@@ -271,7 +273,8 @@ fn an_interrupted_run_keeps_what_ran_and_reports_the_rest_as_not_run() {
 
     // Interrupted before anything starts: nothing runs, nothing passes.
     let opts = options(1);
-    opts.interrupted
+    opts.loop_options
+        .interrupted
         .store(true, std::sync::atomic::Ordering::SeqCst);
     let outcomes = rt.block_on(run_all(Fake::default, vectors.clone(), opts, |_| {}));
     assert_eq!(outcomes.len(), vectors.len());
@@ -280,7 +283,7 @@ fn an_interrupted_run_keeps_what_ran_and_reports_the_rest_as_not_run() {
     // Interrupted after the first vector: what ran keeps its own outcome,
     // the rest is reported as not run; no vector is lost or passed unseen.
     let opts = options(1);
-    let flag = opts.interrupted.clone();
+    let flag = opts.loop_options.interrupted.clone();
     let outcomes = rt.block_on(run_all(Fake::default, vectors.clone(), opts, |e| {
         if matches!(e, Event::VectorFinished { .. }) {
             flag.store(true, std::sync::atomic::Ordering::SeqCst);

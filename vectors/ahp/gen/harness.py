@@ -11,7 +11,7 @@ The kit plays the backends. A vector is a registration template whose
 "{{backend:X}}" transports the kit expands to its scripted backends (a stdio
 process running the kit's scripted backend, or a path of its loopback HTTP
 server), the scripts of those backends, the tool calls the adapter makes the
-harness perform, and what must be observed (ahp/suite/ADAPTER.md,
+harness perform, and what must be observed (ahp/adapter/ADAPTER.md,
 schemas/ahp/harness-vector.schema.json).
 
 Rules every vector follows (spec/ahp/0.1/DECISIONS.md):
@@ -725,7 +725,7 @@ def composition_vectors():
             profiles=("base", "tool-interception", "lifecycle-observation"),
             expect={"request_assert": [{"backend": "A", "ptr": "/method", "eq": "hooks/observe"}]},
         )
-    # Plans go by request count (ahp/suite/ADAPTER.md), so a retry of a call
+    # Plans go by request count (ahp/adapter/ADAPTER.md), so a retry of a call
     # takes the next plan. A harness MAY retry while the deadline is active
     # (15, D-18): the third plan answers any attempt after call 2's first
     # (a retry of call 2, or call 2 after a retried call 1) with no effect,
@@ -1240,7 +1240,7 @@ def parallel_vectors():
             )],
             binding, lifecycle=lifecycle,
             # A released vector's notes stay as released: the path is the one the
-            # adapter contract had then (ahp/suite/ADAPTER.md now).
+            # adapter contract had then (ahp/adapter/ADAPTER.md now).
             notes="A answers by tool name, so the order its requests arrive in does not matter. A harness may keep one intercept outstanding per persistent backend, across events (the fast call then waits for the slow one's deny), or send both at once and match the replies by id (17.2); either passes. The kit tells the two calls' requests apart by the call ids it handed over (ahp-suite/ADAPTER.md, harness/tool_calls).",
         )
     vector(

@@ -5,7 +5,7 @@
 //! [`RunRecord`]. Every wait is bounded; nothing is judged here.
 
 mod http;
-pub(crate) mod process;
+use ctk_support::child as process;
 
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ use crate::error::LinkError;
 use crate::record::{is_response, LineRecord, ProcessRecord, Reply, RunRecord, StepRecord};
 use crate::suite::{Lifecycle, StdioCommand, SuiteConfig};
 use crate::vector::Vector;
-use process::{Backend, OutEvent, Spawn};
+use process::{LineChild, OutEvent, Spawn};
 
 pub(crate) use http::run_http;
 
@@ -45,8 +45,8 @@ fn spawn_spec(cmd: &StdioCommand, cfg: &SuiteConfig) -> Spawn {
     }
 }
 
-fn start(cmd: &StdioCommand, cfg: &SuiteConfig) -> Result<Backend, LinkError> {
-    Backend::spawn(&spawn_spec(cmd, cfg)).map_err(|e| LinkError::Spawn {
+fn start(cmd: &StdioCommand, cfg: &SuiteConfig) -> Result<LineChild, LinkError> {
+    LineChild::spawn(&spawn_spec(cmd, cfg)).map_err(|e| LinkError::Spawn {
         program: cmd.program.to_string_lossy().into_owned(),
         message: e.to_string(),
     })
@@ -90,7 +90,7 @@ impl Collector {
     /// stdout ends, or `deadline` passes.
     async fn await_response(
         &mut self,
-        backend: &mut Backend,
+        backend: &mut LineChild,
         deadline: Instant,
         step: usize,
         process: usize,
@@ -108,7 +108,7 @@ impl Collector {
     /// Read everything until stdout ends or `deadline` passes.
     async fn drain(
         &mut self,
-        backend: &mut Backend,
+        backend: &mut LineChild,
         deadline: Instant,
         step: Option<usize>,
         process: usize,
@@ -131,7 +131,7 @@ impl Collector {
     }
 }
 
-fn process_record(backend: &Backend, steps: Vec<usize>, ended: process::Ended) -> ProcessRecord {
+fn process_record(backend: &LineChild, steps: Vec<usize>, ended: process::Ended) -> ProcessRecord {
     ProcessRecord {
         pid: backend.pid(),
         steps,
@@ -148,7 +148,7 @@ fn process_record(backend: &Backend, steps: Vec<usize>, ended: process::Ended) -
 /// persistent backend; record why none came.
 async fn await_into(
     c: &mut Collector,
-    backend: &mut Backend,
+    backend: &mut LineChild,
     rec: &mut StepRecord,
     sent_at: Instant,
     cfg: &SuiteConfig,

@@ -6,14 +6,14 @@
 //! - [`scripted`]: the scripted stdio backend (`ctk ahp-backend script`);
 //! - [`http`]: the scripted HTTP backends (a loopback server);
 //! - [`adapter`]: the client of the vendor's adapter (`ctk-ahp-adapter/1`,
-//!   ahp/suite/ADAPTER.md);
+//!   ahp/adapter/ADAPTER.md);
 //! - [`engine`]: vector + adapter → run record → [`crate::Outcome`];
 //! - [`assert`]: the judgement;
 //! - [`matrix`]: which failure classes run where, and the holes.
 
 pub mod adapter;
 pub mod assert;
-pub mod clock;
+pub use ctk_support::clock;
 pub mod engine;
 pub mod http;
 pub mod matrix;

@@ -1,9 +1,9 @@
-//! One backend process: started in a process group of its own and tagged
-//! with a token its descendants inherit; stdout read by a task into lines
-//! within a byte budget; stderr drained into a bounded tail; ended (or
-//! dropped) by killing the group and every process carrying the token, so
-//! a backend that hangs, floods, forks or calls `setsid` leaves nothing
-//! behind.
+//! One child process that speaks in lines (an AHP backend, an AHP adapter):
+//! started in a process group of its own and tagged with a token its
+//! descendants inherit; stdout read by a task into lines within a byte
+//! budget; stderr drained into a bounded tail; ended (or dropped) by killing
+//! the group and every process carrying the token, so a child that hangs,
+//! floods, forks or calls `setsid` leaves nothing behind.
 
 use std::collections::{BTreeSet, VecDeque};
 use std::ffi::OsString;
@@ -13,29 +13,36 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ctk_support::lines::{Frame, Framer};
-use ctk_support::process::{self, Tagged};
+use crate::lines::{Frame, Framer};
+use crate::process::{self, Tagged};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-/// The environment variable that tags a backend and its descendants, so
-/// that a descendant which left the process group is still found.
-pub(crate) const TOKEN_ENV: &str = "CTK_AHP_BACKEND_INSTANCE";
+/// The environment variable that tags a child and its descendants, so
+/// that a descendant which left the process group is still found. (Its
+/// name is older than this module: the AHP backends were its first
+/// children.)
+pub const TOKEN_ENV: &str = "CTK_AHP_BACKEND_INSTANCE";
 
-/// How long ending a backend waits for its killed leftovers to be reaped.
+/// How long ending a child waits for its killed leftovers to be reaped.
 const REAP_GRACE: Duration = Duration::from_millis(500);
 
 /// What the stdout reader saw.
 #[derive(Debug)]
-pub(crate) enum OutEvent {
+pub enum OutEvent {
     /// One line (or the unterminated tail at end of file).
     Line {
+        /// The line's bytes without its newline, at most the line cap.
         bytes: Vec<u8>,
+        /// The line's whole length, kept or not.
         len: usize,
+        /// Whether a newline ended it.
         terminated: bool,
+        /// Whether it was longer than the cap (only its first bytes kept).
         cut: bool,
+        /// When the reader saw its end.
         at: Instant,
     },
     /// Stdout reached end of file.
@@ -44,20 +51,27 @@ pub(crate) enum OutEvent {
     Flood,
 }
 
-/// How to start a backend process.
+/// How to start a child process.
 #[derive(Debug, Clone)]
-pub(crate) struct Spawn {
+pub struct Spawn {
+    /// The program, run directly (no shell).
     pub program: OsString,
+    /// Its arguments, verbatim.
     pub args: Vec<OsString>,
+    /// Its working directory (this process's when `None`).
     pub cwd: Option<PathBuf>,
+    /// Variables added to the environment it inherits.
     pub env: Vec<(OsString, OsString)>,
+    /// The most bytes kept of one stdout line.
     pub max_line_bytes: usize,
+    /// The most bytes read from stdout in all; past it reading stops.
     pub max_stdout_bytes: u64,
+    /// The most bytes of stderr kept (the last ones).
     pub stderr_tail_bytes: usize,
 }
 
-/// A running backend process.
-pub(crate) struct Backend {
+/// A running child process that speaks in lines.
+pub struct LineChild {
     child: Child,
     pid: Option<u32>,
     token: String,
@@ -69,9 +83,9 @@ pub(crate) struct Backend {
     ended: bool,
 }
 
-impl Backend {
+impl LineChild {
     /// Start the process; the error message is the OS's.
-    pub(crate) fn spawn(spec: &Spawn) -> std::io::Result<Backend> {
+    pub fn spawn(spec: &Spawn) -> std::io::Result<LineChild> {
         process::become_subreaper_once();
         let token = process::new_token();
         let mut cmd = Command::new(&spec.program);
@@ -108,7 +122,7 @@ impl Backend {
             stderr.clone(),
             spec.stderr_tail_bytes,
         ));
-        Ok(Backend {
+        Ok(LineChild {
             child,
             pid,
             token,
@@ -122,13 +136,13 @@ impl Backend {
     }
 
     /// The OS pid.
-    pub(crate) fn pid(&self) -> Option<u32> {
+    pub fn pid(&self) -> Option<u32> {
         self.pid
     }
 
     /// Write `text` and a newline to stdin within `limit`, in `pieces`
     /// byte pieces 20 ms apart (1: at once).
-    pub(crate) async fn write_line(
+    pub async fn write_line(
         &mut self,
         text: &str,
         pieces: u8,
@@ -162,14 +176,14 @@ impl Backend {
         }
     }
 
-    /// Close stdin (end of file for the backend).
-    pub(crate) fn close_stdin(&mut self) {
+    /// Close stdin (end of file for the child).
+    pub fn close_stdin(&mut self) {
         self.stdin = None;
     }
 
     /// The next stdout event before `deadline`; `None` on timeout or when
     /// stdout already ended.
-    pub(crate) async fn next_event(&mut self, deadline: Instant) -> Option<OutEvent> {
+    pub async fn next_event(&mut self, deadline: Instant) -> Option<OutEvent> {
         if self.eof {
             return None;
         }
@@ -189,19 +203,19 @@ impl Backend {
     }
 
     /// Whether stdout ended (end of file or flood).
-    pub(crate) fn stdout_ended(&self) -> bool {
+    pub fn stdout_ended(&self) -> bool {
         self.eof
     }
 
     /// Whether stdout exceeded the budget.
-    pub(crate) fn flooded(&self) -> bool {
+    pub fn flooded(&self) -> bool {
         self.flooded.load(Ordering::Relaxed)
     }
 
     /// End the process: close stdin, give it until `deadline` to exit by
     /// itself, then kill the group and every process carrying the token;
     /// always kill the leftovers (a daemon it forked), and reap.
-    pub(crate) async fn end(&mut self, deadline: Instant) -> Ended {
+    pub async fn end(&mut self, deadline: Instant) -> Ended {
         self.close_stdin();
         let mut killed = false;
         let status = match tokio::time::timeout_at(deadline, self.child.wait()).await {
@@ -215,7 +229,7 @@ impl Backend {
                     .and_then(Result::ok)
             }
         };
-        // Descendants may outlive a backend that exited by itself.
+        // Descendants may outlive a child that exited by itself.
         self.kill_all();
         process::reap_leftovers(REAP_GRACE).await;
         self.ended = true;
@@ -233,13 +247,13 @@ impl Backend {
     }
 
     /// The last bytes of stderr, lossily decoded.
-    pub(crate) fn stderr_tail(&self) -> String {
+    pub fn stderr_tail(&self) -> String {
         let tail = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
         let bytes: Vec<u8> = tail.iter().copied().collect();
         String::from_utf8_lossy(&bytes).into_owned()
     }
 
-    /// Kill the group, every process carrying the token, and the backend.
+    /// Kill the group, every process carrying the token, and the child.
     /// Only by token, not by descent: a harness under test (this process
     /// may be its adapter) is judged on the backends it ends itself, which
     /// do not inherit the token, so the kit must not end them first.
@@ -251,7 +265,7 @@ impl Backend {
             var: TOKEN_ENV,
             token: &self.token,
         };
-        // The backend itself carries the token; tokio reaps it, not us.
+        // The child itself carries the token; tokio reaps it, not us.
         let keep: BTreeSet<i32> = self
             .pid
             .and_then(|p| i32::try_from(p).ok())
@@ -262,7 +276,7 @@ impl Backend {
     }
 }
 
-impl Drop for Backend {
+impl Drop for LineChild {
     fn drop(&mut self) {
         if !self.ended {
             self.kill_all();
@@ -271,12 +285,16 @@ impl Drop for Backend {
     }
 }
 
-/// How [`Backend::end`] found the process.
+/// How [`LineChild::end`] found the process.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Ended {
+pub struct Ended {
+    /// Its exit code, when it exited by itself.
     pub exit_code: Option<i32>,
+    /// The signal that ended it, if one did.
     pub signal: Option<i32>,
+    /// Whether it exited by itself before the deadline.
     pub exited: bool,
+    /// Whether it had to be killed.
     pub killed: bool,
 }
 
