@@ -36,7 +36,9 @@
 pub use ctk_core::{catalog, digest, event, outcome, suite};
 
 pub mod cli;
-pub mod coverage;
+/// `ctk coverage` for Agent Hooks: the clause × vector matrix (it moved to
+/// the suite, whose vectors and surfaces it reads).
+pub use ctk_agent_hooks_suite::coverage;
 pub mod errors;
 pub mod exit_code;
 /// The report code, a crate of its own so that cargo keeps it free of

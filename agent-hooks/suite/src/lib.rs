@@ -3,7 +3,8 @@
 //! [`declaration`]), the scripted interceptors, resolver and redactor
 //! ([`script`]), the [`engine`] that drives a host through the
 //! `ctk_agent_hooks_adapter::HostAdapter` trait, and the assertions
-//! ([`mod@assert`]) that turn a run record into a verdict. It produces the
+//! ([`mod@assert`]) that turn a run record into a verdict, and the
+//! clause × vector matrix of `ctk coverage` ([`coverage`]). It produces the
 //! core's per-vector outcomes and events (`ctk-core`); the runner (`ctk`)
 //! turns those into reports and claims. AHP is the other suite, in the
 //! `ctk-ahp-*` crates, in the same shape.
@@ -76,6 +77,7 @@
 //!   `configuration.posture.tool_seam_host_error` (default `continue`).
 
 pub mod assert;
+pub mod coverage;
 pub mod declaration;
 pub mod engine;
 pub mod errors;

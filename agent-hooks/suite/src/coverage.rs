@@ -19,7 +19,7 @@
 //!   [`MINIMAL_SURFACES`]): a MUST clause that applies to the surface (its
 //!   `needs` are among the surface's capabilities; not `not_vector_testable`)
 //!   that no vector applying to the surface covers. Applicability is the
-//!   runner's own (`ctk_agent_hooks_suite::surface`), so a host declaring
+//!   runner's own ([`crate::surface`]), so a host declaring
 //!   exactly that surface can be certified on every clause that binds it.
 //!
 //! SHOULD and MAY clauses nobody covers are listed as `uncovered`, never an
@@ -31,11 +31,11 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::catalog::{self, Catalog, Keyword};
-use crate::suite::Suite;
-use ctk_agent_hooks_suite::declaration::{self, Surface};
-use ctk_agent_hooks_suite::surface::{applicability, Applicability};
-use ctk_agent_hooks_suite::vector::load::LoadedVector;
+use crate::declaration::{self, Surface};
+use crate::surface::{applicability, Applicability};
+use crate::vector::load::LoadedVector;
+use ctk_core::catalog::{self, Catalog, Keyword};
+use ctk_core::suite::Suite;
 
 /// A smallest surface §3.2 allows a host to declare: the four floor points,
 /// plus the pair its one capability brings.
@@ -339,10 +339,7 @@ pub struct CoverageVector {
 
 impl CoverageVector {
     /// An Agent Hooks vector, for a matrix of `spec`.
-    pub fn agent_hooks(
-        v: &LoadedVector,
-        spec: ctk_agent_hooks_suite::vector::model::SpecVersion,
-    ) -> Self {
+    pub fn agent_hooks(v: &LoadedVector, spec: crate::vector::model::SpecVersion) -> Self {
         Self {
             id: v.vector.id.clone(),
             file: v.file.display().to_string(),
