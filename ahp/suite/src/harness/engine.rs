@@ -13,7 +13,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::adapter::{
-    AdapterClient, AdapterCommand, AdapterError, LoadResult, ToolCallResult,
+    AdapterClient, AdapterCommand, AdapterError, AdapterInfo, LoadResult, ToolCallResult,
     FEATURE_PARALLEL_TOOL_CALLS,
 };
 use super::assert::check;
@@ -179,7 +179,7 @@ pub async fn run_harness_suite(
 pub async fn probe_adapter(
     adapter: &AdapterCommand,
     cfg: &HarnessConfig,
-) -> Result<super::adapter::AdapterInfo, AdapterError> {
+) -> Result<AdapterInfo, AdapterError> {
     let mut client = AdapterClient::spawn(adapter, &[])?;
     let info = client.initialize(cfg.setup_limit).await;
     client.close(Duration::from_secs(5)).await;
@@ -230,137 +230,182 @@ fn refused_port() -> u16 {
         .map_or(9, |a| a.port())
 }
 
-async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -> End {
-    let started = tokio::time::Instant::now();
-    let tmp = match cfg.work_dir.as_deref() {
-        Some(d) => tempfile::Builder::new().prefix("ctk-ahp-h-").tempdir_in(d),
-        None => tempfile::Builder::new().prefix("ctk-ahp-h-").tempdir(),
-    };
-    let tmp = match tmp {
-        Ok(t) => t,
-        Err(e) => return End::Error(format!("cannot make a run folder: {e}"), None),
-    };
-    let dir = tmp.path().to_owned();
-    // HTTP backends.
-    let mut http_scripts = BTreeMap::new();
-    for (name, b) in &v.backends {
-        if b.binding == BackendBinding::Http && b.launch.is_none() {
-            let mut s = line_script(v, &b.script);
-            if b.bearer {
-                s.bearer = Some(cfg.canary.clone());
-            }
-            http_scripts.insert(name.clone(), s);
-        }
-    }
-    let server = if http_scripts.is_empty() {
-        None
-    } else {
-        match ScriptedHttp::start(http_scripts).await {
-            Ok(s) => Some(s),
-            Err(e) => return End::Error(format!("cannot start the loopback server: {e}"), None),
-        }
-    };
-    let mut transports = BTreeMap::new();
-    let mut logs: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for (name, b) in &v.backends {
-        let t = match b.binding {
-            BackendBinding::Http => {
-                let url = match (b.launch, &server) {
-                    (Some(Launch::Refused), _) | (_, None) => {
-                        format!("http://127.0.0.1:{}/{name}", refused_port())
-                    }
-                    (_, Some(s)) => s.url(name),
-                };
-                json!({"type": "http", "url": url})
-            }
-            BackendBinding::Stdio => {
-                let script = dir.join(format!("{name}.script.json"));
-                let log = dir.join(format!("{name}.log.jsonl"));
-                let mut s = line_script(v, &b.script);
-                if s.max_life_ms.is_none() {
-                    s.max_life_ms =
-                        Some(u64::try_from(cfg.vector_timeout.as_millis()).unwrap_or(u64::MAX));
-                }
-                let text = serde_json::to_string_pretty(&s).expect("a script serializes");
-                if let Err(e) = std::fs::write(&script, text) {
-                    return End::Error(format!("cannot write {}: {e}", script.display()), None);
-                }
-                let mut args: Vec<String> = cfg.scripted.prefix_args.clone();
-                args.extend([
-                    "--script".to_owned(),
-                    script.display().to_string(),
-                    "--log".to_owned(),
-                    log.display().to_string(),
-                ]);
-                if !b.args.is_empty() {
-                    args.push("--".into());
-                    args.extend(b.args.iter().cloned());
-                }
-                logs.insert(name.clone(), log);
-                let command = if b.launch == Some(Launch::Missing) {
-                    dir.join("no-such-backend")
-                        .join("ctk-ahp-missing")
-                        .display()
-                        .to_string()
-                } else {
-                    cfg.scripted.program.display().to_string()
-                };
-                let lifecycle = match b.lifecycle.unwrap_or(StdioLifecycle::Persistent) {
-                    StdioLifecycle::Persistent => "persistent",
-                    StdioLifecycle::PerEvent => "per_event",
-                };
-                let mut t = json!({"type": "stdio", "command": command, "args": args, "lifecycle": lifecycle});
-                if b.cwd {
-                    let cwd = dir.join(format!("cwd-{name}"));
-                    let _ = std::fs::create_dir_all(&cwd);
-                    let cwd = cwd.canonicalize().unwrap_or(cwd);
-                    t["cwd"] = json!(cwd.display().to_string());
-                }
-                t
-            }
-        };
-        transports.insert(name.clone(), t);
-    }
-    let registration = expand(&v.registration, &transports, &cfg.canary);
-    let load_env: Map<String, Value> = v
-        .load_env
-        .iter()
-        .map(|(k, x)| {
-            (
-                k.clone(),
-                Value::String(x.replace("{{canary}}", &cfg.canary)),
-            )
-        })
-        .collect();
+/// What a vector's run stands on before the adapter starts: its folder,
+/// the kit's backends (the loopback HTTP server, the stdio scripts and
+/// their logs) and the registration that names them.
+struct Stage {
+    /// The run folder, removed when the stage is dropped.
+    tmp: tempfile::TempDir,
+    server: Option<ScriptedHttp>,
+    /// Each stdio backend's log.
+    logs: BTreeMap<String, PathBuf>,
+    /// The registration with every `{{backend:X}}` expanded.
+    registration: Value,
+    /// `harness/load`'s `env`, the canary substituted.
+    load_env: Map<String, Value>,
+}
 
+impl Stage {
+    /// Make the folder, start the HTTP backends, write the stdio scripts
+    /// and expand the registration.
+    async fn new(v: &HarnessVector, cfg: &HarnessConfig) -> Result<Stage, String> {
+        let tmp = match cfg.work_dir.as_deref() {
+            Some(d) => tempfile::Builder::new().prefix("ctk-ahp-h-").tempdir_in(d),
+            None => tempfile::Builder::new().prefix("ctk-ahp-h-").tempdir(),
+        }
+        .map_err(|e| format!("cannot make a run folder: {e}"))?;
+        let dir = tmp.path().to_owned();
+        let mut http_scripts = BTreeMap::new();
+        for (name, b) in &v.backends {
+            if b.binding == BackendBinding::Http && b.launch.is_none() {
+                let mut s = line_script(v, &b.script);
+                if b.bearer {
+                    s.bearer = Some(cfg.canary.clone());
+                }
+                http_scripts.insert(name.clone(), s);
+            }
+        }
+        let server = if http_scripts.is_empty() {
+            None
+        } else {
+            Some(
+                ScriptedHttp::start(http_scripts)
+                    .await
+                    .map_err(|e| format!("cannot start the loopback server: {e}"))?,
+            )
+        };
+        let mut transports = BTreeMap::new();
+        let mut logs: BTreeMap<String, PathBuf> = BTreeMap::new();
+        for (name, b) in &v.backends {
+            let t = match b.binding {
+                BackendBinding::Http => {
+                    let url = match (b.launch, &server) {
+                        (Some(Launch::Refused), _) | (_, None) => {
+                            format!("http://127.0.0.1:{}/{name}", refused_port())
+                        }
+                        (_, Some(s)) => s.url(name),
+                    };
+                    json!({"type": "http", "url": url})
+                }
+                BackendBinding::Stdio => {
+                    let (t, log) = match stdio_transport(v, cfg, &dir, name) {
+                        Ok(x) => x,
+                        Err(e) => {
+                            shutdown(server).await;
+                            return Err(e);
+                        }
+                    };
+                    logs.insert(name.clone(), log);
+                    t
+                }
+            };
+            transports.insert(name.clone(), t);
+        }
+        let registration = expand(&v.registration, &transports, &cfg.canary);
+        let load_env: Map<String, Value> = v
+            .load_env
+            .iter()
+            .map(|(k, x)| {
+                (
+                    k.clone(),
+                    Value::String(x.replace("{{canary}}", &cfg.canary)),
+                )
+            })
+            .collect();
+        Ok(Stage {
+            tmp,
+            server,
+            logs,
+            registration,
+            load_env,
+        })
+    }
+
+    fn dir(&self) -> &Path {
+        self.tmp.path()
+    }
+}
+
+/// The stdio transport of backend `name` (the kit's scripted backend, its
+/// script written into `dir`) and the path of its log.
+fn stdio_transport(
+    v: &HarnessVector,
+    cfg: &HarnessConfig,
+    dir: &Path,
+    name: &str,
+) -> Result<(Value, PathBuf), String> {
+    let b = &v.backends[name];
+    let script = dir.join(format!("{name}.script.json"));
+    let log = dir.join(format!("{name}.log.jsonl"));
+    let mut s = line_script(v, &b.script);
+    if s.max_life_ms.is_none() {
+        s.max_life_ms = Some(u64::try_from(cfg.vector_timeout.as_millis()).unwrap_or(u64::MAX));
+    }
+    let text = serde_json::to_string_pretty(&s).expect("a script serializes");
+    std::fs::write(&script, text).map_err(|e| format!("cannot write {}: {e}", script.display()))?;
+    let mut args: Vec<String> = cfg.scripted.prefix_args.clone();
+    args.extend([
+        "--script".to_owned(),
+        script.display().to_string(),
+        "--log".to_owned(),
+        log.display().to_string(),
+    ]);
+    if !b.args.is_empty() {
+        args.push("--".into());
+        args.extend(b.args.iter().cloned());
+    }
+    let command = if b.launch == Some(Launch::Missing) {
+        dir.join("no-such-backend")
+            .join("ctk-ahp-missing")
+            .display()
+            .to_string()
+    } else {
+        cfg.scripted.program.display().to_string()
+    };
+    let lifecycle = match b.lifecycle.unwrap_or(StdioLifecycle::Persistent) {
+        StdioLifecycle::Persistent => "persistent",
+        StdioLifecycle::PerEvent => "per_event",
+    };
+    let mut t = json!({"type": "stdio", "command": command, "args": args, "lifecycle": lifecycle});
+    if b.cwd {
+        let cwd = dir.join(format!("cwd-{name}"));
+        let _ = std::fs::create_dir_all(&cwd);
+        let cwd = cwd.canonicalize().unwrap_or(cwd);
+        t["cwd"] = json!(cwd.display().to_string());
+    }
+    Ok((t, log))
+}
+
+/// Start the adapter, `initialize` it and have it load the registration.
+/// On the way out (an error, or a vector that does not apply) the adapter
+/// is closed; the caller still owns the stage's server.
+async fn start_adapter(
+    v: &HarnessVector,
+    adapter: &AdapterCommand,
+    cfg: &HarnessConfig,
+    stage: &Stage,
+) -> Result<(AdapterClient, AdapterInfo, LoadResult), End> {
     let env = [(
         OsString::from(&cfg.env_canary_name),
         OsString::from(&cfg.env_canary),
     )];
-    let mut client = match AdapterClient::spawn(adapter, &env) {
-        Ok(c) => c,
-        Err(e) => {
-            shutdown(server).await;
-            return End::Error(e.to_string(), None);
-        }
-    };
+    let mut client =
+        AdapterClient::spawn(adapter, &env).map_err(|e| End::Error(e.to_string(), None))?;
     let info = match client.initialize(cfg.setup_limit).await {
         Ok(i) => i,
         Err(e) => {
             client.close(Duration::from_secs(2)).await;
-            shutdown(server).await;
-            return End::Error(e.to_string(), None);
+            return Err(End::Error(e.to_string(), None));
         }
     };
     if let Some(why) = not_applicable(v, &info) {
         client.close(Duration::from_secs(2)).await;
-        shutdown(server).await;
-        return End::Skip(why);
+        return Err(End::Skip(why));
     }
     let load = client
         .call(
             "harness/load",
-            json!({"registration": registration, "env": load_env, "cwd": null}),
+            json!({"registration": stage.registration, "env": stage.load_env, "cwd": null}),
             cfg.setup_limit,
         )
         .await
@@ -370,93 +415,102 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
                 message: e.to_string(),
             })
         });
-    let load = match load {
-        Ok(l) => l,
+    match load {
+        Ok(l) => Ok((client, info, l)),
         Err(e) => {
             client.close(Duration::from_secs(2)).await;
-            shutdown(server).await;
-            return End::Error(e.to_string(), None);
+            Err(End::Error(e.to_string(), None))
         }
-    };
+    }
+}
+
+/// Make every trigger's call in order, stopping at the first that fails;
+/// the calls' records and, for a failure the vector does not bound, the
+/// setup error it makes.
+async fn perform_triggers(
+    v: &HarnessVector,
+    cfg: &HarnessConfig,
+    client: &mut AdapterClient,
+    started: tokio::time::Instant,
+) -> (Vec<CallRecord>, Option<String>) {
     let mut calls = Vec::new();
     let mut setup_error = None;
-    if !load.loaded && v.expect.load == LoadExpect::Loaded && v.binding == BindingSel::Http {
-        setup_error = Some(format!(
-            "the harness refused a registration with loopback http:// backends ({:?}); the kit \
-             cannot test it over HTTP (D-07: a setup error, not a failure)",
-            load.refused
-        ));
-    }
-    if load.loaded && v.expect.load != LoadExpect::Refused {
-        for (i, t) in v.triggers.iter().enumerate() {
-            let (method, params, limit) = trigger_call(t, cfg);
-            let limit = within_vector(
-                t,
-                limit,
-                started.elapsed(),
-                cfg.vector_timeout,
-                after_last_call(v, cfg),
-            );
-            let t_sent = now_ms();
-            let r = client.call(method, params, limit).await;
-            let t_answered = now_ms();
-            // A result outside the contract is the adapter's fault, not
-            // the harness's: the vector is an error.
-            let r = r.and_then(|x| {
-                call_results(t, x).map_err(|message| AdapterError::Shape {
-                    method: method.into(),
-                    message,
-                })
-            });
-            let bounded = std::iter::once(t)
-                .chain(&t.parallel)
-                .any(|x| x.expect.max_answer_ms.is_some());
-            let stop = r.is_err();
-            match r {
-                Ok(results) => {
-                    for (part, result) in results {
-                        calls.push(CallRecord {
-                            trigger: i,
-                            part,
-                            t_sent,
-                            t_answered,
-                            result: Some(result),
-                            error: None,
-                            error_summary: None,
-                        });
-                    }
-                }
-                Err(e) => {
-                    if !(bounded && matches!(e, AdapterError::Timeout { .. })) {
-                        setup_error = Some(e.to_string());
-                    }
-                    let parts: Vec<Option<usize>> = if t.parallel.is_empty() {
-                        vec![None]
-                    } else {
-                        (0..t.parallel.len()).map(Some).collect()
-                    };
-                    for part in parts {
-                        calls.push(CallRecord {
-                            trigger: i,
-                            part,
-                            t_sent,
-                            t_answered,
-                            result: None,
-                            error: Some(e.to_string()),
-                            error_summary: Some(e.summary()),
-                        });
-                    }
+    for (i, t) in v.triggers.iter().enumerate() {
+        let (method, params, limit) = trigger_call(t, cfg);
+        let limit = within_vector(
+            t,
+            limit,
+            started.elapsed(),
+            cfg.vector_timeout,
+            after_last_call(v, cfg),
+        );
+        let t_sent = now_ms();
+        let r = client.call(method, params, limit).await;
+        let t_answered = now_ms();
+        // A result outside the contract is the adapter's fault, not
+        // the harness's: the vector is an error.
+        let r = r.and_then(|x| {
+            call_results(t, x).map_err(|message| AdapterError::Shape {
+                method: method.into(),
+                message,
+            })
+        });
+        let bounded = std::iter::once(t)
+            .chain(&t.parallel)
+            .any(|x| x.expect.max_answer_ms.is_some());
+        match r {
+            Ok(results) => {
+                for (part, result) in results {
+                    calls.push(CallRecord {
+                        trigger: i,
+                        part,
+                        t_sent,
+                        t_answered,
+                        result: Some(result),
+                        error: None,
+                        error_summary: None,
+                    });
                 }
             }
-            if stop {
+            Err(e) => {
+                if !(bounded && matches!(e, AdapterError::Timeout { .. })) {
+                    setup_error = Some(e.to_string());
+                }
+                let parts: Vec<Option<usize>> = if t.parallel.is_empty() {
+                    vec![None]
+                } else {
+                    (0..t.parallel.len()).map(Some).collect()
+                };
+                for part in parts {
+                    calls.push(CallRecord {
+                        trigger: i,
+                        part,
+                        t_sent,
+                        t_answered,
+                        result: None,
+                        error: Some(e.to_string()),
+                        error_summary: Some(e.summary()),
+                    });
+                }
                 break;
             }
         }
     }
-    // Observations the vector waits for, bounded.
+    (calls, setup_error)
+}
+
+/// Wait, bounded, for what the vector judges after its calls: the
+/// observations it expects, and the per_event processes it judges reading
+/// to end of file.
+async fn await_aftermath(
+    v: &HarnessVector,
+    cfg: &HarnessConfig,
+    stage: &Stage,
+    calls: &[CallRecord],
+) {
     let wait_until = now_ms() + cfg.observe_wait.as_secs_f64() * 1000.0;
     while !v.expect.observed.is_empty() && now_ms() < wait_until {
-        let got = collect(&logs, server.as_ref());
+        let got = collect(&stage.logs, stage.server.as_ref());
         let all = v.expect.observed.iter().all(|(b, events)| {
             events.iter().all(|e| {
                 got.0.iter().any(|r| {
@@ -484,7 +538,7 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
     let wait_until = now_ms() + cfg.observe_wait.min(Duration::from_secs(2)).as_secs_f64() * 1000.0;
     let answered = calls.iter().all(|c| c.error.is_none());
     while answered && !v.expect.per_event_one_frame.is_empty() && now_ms() < wait_until {
-        let (_, procs) = collect(&logs, server.as_ref());
+        let (_, procs) = collect(&stage.logs, stage.server.as_ref());
         let done = procs
             .iter()
             .filter(|p| v.expect.per_event_one_frame.contains(&p.backend))
@@ -494,15 +548,13 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    tokio::time::sleep(cfg.settle).await;
-    let adapter_exit = client.close(CLOSE_GRACE).await;
-    let transcript = client.transcript.clone();
-    let adapter_stderr = client.stderr_tail();
-    kill_run_processes(&dir);
-    let (mut received, processes) = collect(&logs, server.as_ref());
-    shutdown(server).await;
-    // Window each message into the trigger whose call it followed.
-    for r in &mut received {
+}
+
+/// Window each received message into the trigger whose call it followed
+/// (and the part of a parallel trigger whose call id it carries); the setup
+/// error of a message no call id places.
+fn window(v: &HarnessVector, calls: &[CallRecord], received: &mut [Received]) -> Option<String> {
+    for r in received.iter_mut() {
         r.trigger = calls
             .iter()
             .rev()
@@ -518,20 +570,60 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
             && r.part.is_none()
             && r.trigger
                 .is_some_and(|i| !v.triggers[i].parallel.is_empty())
-    });
-    if let (None, Some(r)) = (&setup_error, stray) {
+    })?;
+    Some(format!(
+        "backend {} received a hooks/intercept during the parallel calls of triggers[{}] that \
+         carries none of the call ids the kit gave; the adapter must build each call's \
+         tool.before with its callId (ADAPTER.md, harness/tool_calls), or the kit cannot tell \
+         the calls apart",
+        stray.backend,
+        stray.trigger.unwrap_or_default()
+    ))
+}
+
+async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -> End {
+    let started = tokio::time::Instant::now();
+    let mut stage = match Stage::new(v, cfg).await {
+        Ok(s) => s,
+        Err(e) => return End::Error(e, None),
+    };
+    let (mut client, info, load) = match start_adapter(v, adapter, cfg, &stage).await {
+        Ok(x) => x,
+        Err(end) => {
+            shutdown(stage.server.take()).await;
+            return end;
+        }
+    };
+    let mut calls = Vec::new();
+    let mut setup_error = None;
+    if !load.loaded && v.expect.load == LoadExpect::Loaded && v.binding == BindingSel::Http {
         setup_error = Some(format!(
-            "backend {} received a hooks/intercept during the parallel calls of triggers[{}] that \
-             carries none of the call ids the kit gave; the adapter must build each call's \
-             tool.before with its callId (ADAPTER.md, harness/tool_calls), or the kit cannot tell \
-             the calls apart",
-            r.backend,
-            r.trigger.unwrap_or_default()
+            "the harness refused a registration with loopback http:// backends ({:?}); the kit \
+             cannot test it over HTTP (D-07: a setup error, not a failure)",
+            load.refused
         ));
+    }
+    if load.loaded && v.expect.load != LoadExpect::Refused {
+        let (made, error) = perform_triggers(v, cfg, &mut client, started).await;
+        calls = made;
+        if error.is_some() {
+            setup_error = error;
+        }
+    }
+    await_aftermath(v, cfg, &stage, &calls).await;
+    tokio::time::sleep(cfg.settle).await;
+    let adapter_exit = client.close(CLOSE_GRACE).await;
+    let transcript = client.transcript.clone();
+    let adapter_stderr = client.stderr_tail();
+    kill_run_processes(stage.dir());
+    let (mut received, processes) = collect(&stage.logs, stage.server.as_ref());
+    shutdown(stage.server.take()).await;
+    if let (None, Some(stray)) = (&setup_error, window(v, &calls, &mut received)) {
+        setup_error = Some(stray);
     }
     let rec = HarnessRecord {
         adapter: info,
-        registration,
+        registration: stage.registration,
         load,
         calls,
         received,
@@ -540,7 +632,7 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
         adapter_stderr,
         adapter_exit,
     };
-    drop(tmp);
+    drop(stage.tmp);
     match setup_error {
         Some(e) => End::Error(e, Some(rec)),
         None => End::Done(rec),
