@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use ctk_support::process::{self as tree, Tagged};
+use ctk_support::process::{self, Tagged};
 
 use super::tap::{WireEvent, WireTap};
 use super::StdioHostConfig;
@@ -39,7 +39,7 @@ pub(crate) const TOKEN_ENV: &str = "CTK_HOST_INSTANCE";
 const ANY_HOST: Tagged<'static> = Tagged::AnyFromHere { var: TOKEN_ENV };
 
 fn kill_group(pgid: i32) {
-    tree::kill_group(pgid.unsigned_abs());
+    process::kill_group(pgid.unsigned_abs());
 }
 
 /// Kill every host process group this process started and has not yet
@@ -49,8 +49,8 @@ fn kill_group(pgid: i32) {
 /// the host's process group.
 pub fn kill_all_hosts() {
     let groups: BTreeSet<i32> = live_groups().clone();
-    tree::will_reap(kill_hosts_and_leftovers(&groups));
-    tree::reap_leftovers_later(Duration::from_secs(1));
+    process::will_reap(kill_hosts_and_leftovers(&groups));
+    process::reap_leftovers_later(Duration::from_secs(1));
 }
 
 /// Kill every live host group, and every process a host of this runner
@@ -59,7 +59,7 @@ fn kill_hosts_and_leftovers(groups: &BTreeSet<i32>) -> Vec<i32> {
     let mut killed = Vec::new();
     for &pgid in groups {
         // A host's group id is its pid.
-        killed.extend(tree::kill_leftovers(
+        killed.extend(process::kill_leftovers(
             u32::try_from(pgid).ok(),
             ANY_HOST,
             groups,
@@ -68,7 +68,7 @@ fn kill_hosts_and_leftovers(groups: &BTreeSet<i32>) -> Vec<i32> {
     }
     // Leftovers of hosts already ended, orphaned below this process: at
     // exit they would be reparented to init and live on.
-    killed.extend(tree::kill_leftovers(None, ANY_HOST, groups));
+    killed.extend(process::kill_leftovers(None, ANY_HOST, groups));
     killed
 }
 
@@ -249,7 +249,7 @@ impl std::fmt::Debug for HostProcess {
 impl HostProcess {
     /// Start the host in a new process group, tagged with a token of its own.
     pub(crate) fn spawn(config: &StdioHostConfig) -> std::io::Result<HostProcess> {
-        let token = tree::new_token();
+        let token = process::new_token();
         let mut cmd = Command::new(&config.program);
         cmd.args(&config.args)
             .envs(config.env.iter().map(|(k, v)| (k, v)))
@@ -263,7 +263,7 @@ impl HostProcess {
             cmd.current_dir(dir);
         }
         kill_hosts_at_exit();
-        tree::become_subreaper_once();
+        process::become_subreaper_once();
         let mut child = cmd.spawn()?;
         let pgid = child.id().and_then(|pid| i32::try_from(pid).ok());
         let tap = config.tap.clone();
@@ -439,7 +439,7 @@ impl HostProcess {
     /// Kill every process the host left behind (not the host itself).
     fn kill_leftovers(&self) {
         let keep: BTreeSet<i32> = live_groups().clone();
-        tree::will_reap(tree::kill_leftovers(
+        process::will_reap(process::kill_leftovers(
             self.child.id(),
             Tagged::Token {
                 var: TOKEN_ENV,
@@ -473,7 +473,7 @@ impl HostProcess {
         if let Some(task) = self.stderr_task.take() {
             let _ = tokio::time::timeout(self.grace, task).await;
         }
-        tree::reap_leftovers(self.grace).await;
+        process::reap_leftovers(self.grace).await;
     }
 
     /// Kill the host, its group and its leftovers now; the exit status as
@@ -519,7 +519,7 @@ impl HostProcess {
             let _ = tokio::time::timeout(self.grace, self.child.wait()).await;
         }
         self.forget_group();
-        tree::reap_leftovers(self.grace).await;
+        process::reap_leftovers(self.grace).await;
     }
 }
 
@@ -590,7 +590,7 @@ impl Drop for HostProcess {
             self.forget_group();
         }
         // tokio reaps the host itself (kill_on_drop); the leftovers are ours.
-        tree::reap_leftovers_later(self.grace);
+        process::reap_leftovers_later(self.grace);
     }
 }
 
