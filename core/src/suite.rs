@@ -74,30 +74,58 @@ impl Protocol {
     }
 }
 
-/// The lines of AHP the kit has vectors for.
+/// A line of AHP: the one type that names it everywhere (the suite, both
+/// reference implementations, the reports and the CLI). The wire crate
+/// re-exports it with the line's constants, and the draft's differences
+/// are data (`schemas/ahp/draft/`), not a second model of the line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AhpLine {
     /// Wire `protocolVersion` `"0.1"`, revision `0.1.0-draft.1`: released.
     V0_1,
-    /// Wire `"draft"`: mutable, never claimable.
+    /// Wire `"draft"`: mutable; known so it can be run for information and
+    /// refused by a 0.1 backend, never claimable.
     Draft,
 }
 
 impl AhpLine {
-    /// The wire `protocolVersion`.
-    pub fn wire_version(self) -> &'static str {
+    /// Both lines, released first.
+    pub const ALL: [AhpLine; 2] = [AhpLine::V0_1, AhpLine::Draft];
+
+    /// The wire `protocolVersion` every params object and success result
+    /// of this line holds (matched exactly, AHP spec 7.2).
+    pub const fn wire_version(self) -> &'static str {
         match self {
             AhpLine::V0_1 => "0.1",
             AhpLine::Draft => "draft",
         }
     }
 
-    /// The specification revision the line names.
-    pub fn revision(self) -> &'static str {
+    /// The artifact revision a report and a vector's `ahp` name for this
+    /// line (spec 7.2: "the exact schema revision"); the draft has no
+    /// frozen revision, so it is named by its wire literal.
+    pub const fn revision(self) -> &'static str {
         match self {
             AhpLine::V0_1 => "0.1.0-draft.1",
             AhpLine::Draft => "draft",
         }
+    }
+
+    /// The line whose wire `protocolVersion` is exactly `wire`, if any
+    /// (`"0.1.0"` is not `"0.1"`).
+    pub fn from_wire(wire: &str) -> Option<AhpLine> {
+        AhpLine::ALL.into_iter().find(|l| l.wire_version() == wire)
+    }
+
+    /// The line whose [`AhpLine::revision`] is exactly `revision` (what a
+    /// vector names in `ahp`), if any.
+    pub fn from_revision(revision: &str) -> Option<AhpLine> {
+        AhpLine::ALL.into_iter().find(|l| l.revision() == revision)
+    }
+
+    /// Whether a conformance claim may name this line: only a released
+    /// one.
+    pub const fn is_claimable(self) -> bool {
+        matches!(self, AhpLine::V0_1)
     }
 }
 
@@ -152,10 +180,10 @@ impl Suite {
     /// Whether a report of this suite can ever back a claim: released lines
     /// only, never a draft.
     pub fn claimable(self) -> bool {
-        matches!(
-            self,
-            Suite::AgentHooks(SpecVersion::V0_1) | Suite::Ahp(AhpLine::V0_1)
-        )
+        match self {
+            Suite::AgentHooks(v) => v == SpecVersion::V0_1,
+            Suite::Ahp(line) => line.is_claimable(),
+        }
     }
 
     /// The folder under `vectors/` (and `spec/`) holding the suite's
@@ -190,5 +218,18 @@ mod tests {
         assert_eq!(claimable, ["agent-hooks/0.1", "agent-hooks-protocol/0.1"]);
         assert_eq!(Suite::parse("0.1"), None, "a bare line names no protocol");
         assert_eq!(Suite::parse("agent-hooks-protocol/0.2"), None);
+    }
+
+    #[test]
+    fn an_ahp_line_is_found_by_its_exact_wire_version_or_revision() {
+        assert_eq!(AhpLine::from_wire("0.1"), Some(AhpLine::V0_1));
+        assert_eq!(AhpLine::from_wire("draft"), Some(AhpLine::Draft));
+        assert_eq!(AhpLine::from_wire("0.1.0"), None);
+        assert_eq!(AhpLine::from_wire("0.2"), None);
+        assert_eq!(AhpLine::from_revision("0.1.0-draft.1"), Some(AhpLine::V0_1));
+        assert_eq!(AhpLine::from_revision("draft"), Some(AhpLine::Draft));
+        assert_eq!(AhpLine::from_revision("0.1"), None);
+        assert!(AhpLine::V0_1.is_claimable());
+        assert!(!AhpLine::Draft.is_claimable());
     }
 }

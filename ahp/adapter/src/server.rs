@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::task::Poll;
 
-use ctk_ahp_wire::version::ProtocolLine;
+use ctk_ahp_wire::version::AhpLine;
 use ctk_ahp_wire::wire::{EventType, ToolKind};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -30,7 +30,7 @@ pub trait HarnessAdapter {
     fn info(&self) -> AdapterInfo;
     /// The protocol line whose tool calls the harness takes (the draft's
     /// `tool.kind` is any non-empty string, 0.1's one of its kinds).
-    fn line(&self) -> ProtocolLine;
+    fn line(&self) -> AhpLine;
     /// `harness/load`: take the registration document (its bytes as the
     /// kit sent them), with the backends' environment and working
     /// directory; the refused members when it is not taken.
@@ -277,7 +277,7 @@ async fn handle<H: HarnessAdapter>(
 /// Read `harness/tool_calls` params: `calls`, a non-empty array of
 /// `harness/tool_call` params. A bad entry is refused by its index, and
 /// then none of the calls is made.
-fn tool_calls(p: &Value, line: ProtocolLine) -> Result<Vec<ToolCall>, RpcError> {
+fn tool_calls(p: &Value, line: AhpLine) -> Result<Vec<ToolCall>, RpcError> {
     let calls = p
         .get("calls")
         .and_then(Value::as_array)
@@ -330,7 +330,7 @@ async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Out
 /// Read `harness/tool_call` params; anything that cannot become a valid
 /// `tool.before` of `line` is refused rather than sent (the draft's
 /// `tool.kind` is free-form: any non-empty string).
-fn tool_call(p: &Value, line: ProtocolLine) -> Result<ToolCall, RpcError> {
+fn tool_call(p: &Value, line: AhpLine) -> Result<ToolCall, RpcError> {
     let tool = p
         .get("tool")
         .and_then(Value::as_object)
@@ -346,9 +346,7 @@ fn tool_call(p: &Value, line: ProtocolLine) -> Result<ToolCall, RpcError> {
             .ok_or_else(|| invalid("tool.kind must be a string"))?
             .to_owned(),
     );
-    if kind.as_str().is_empty()
-        || (line == ProtocolLine::V0_1 && matches!(kind, ToolKind::Unknown(_)))
-    {
+    if kind.as_str().is_empty() || (line == AhpLine::V0_1 && matches!(kind, ToolKind::Unknown(_))) {
         return Err(invalid("tool.kind is not a 0.1 tool kind"));
     }
     let input: Map<String, Value> = tool

@@ -13,7 +13,7 @@
 //! (spec 16: error `data` MUST NOT contain secrets; spec 18.3).
 
 use ctk_ahp_wire::json::{parse_bytes, JsonError};
-use ctk_ahp_wire::version::{ProtocolLine, WIRE_VERSION};
+use ctk_ahp_wire::version::{AhpLine, WIRE_VERSION};
 use serde_json::{json, Map, Value};
 
 use crate::policy::{Policy, ToolCall};
@@ -86,7 +86,7 @@ impl Handled {
 #[derive(Debug, Clone)]
 pub struct Backend {
     policy: Policy,
-    line: ProtocolLine,
+    line: AhpLine,
 }
 
 impl Default for Backend {
@@ -176,20 +176,20 @@ fn non_empty_str<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> 
 impl Backend {
     /// A backend of the released line (wire `"0.1"`) deciding by `policy`.
     pub fn new(policy: Policy) -> Backend {
-        Backend::with_line(policy, ProtocolLine::V0_1)
+        Backend::with_line(policy, AhpLine::V0_1)
     }
 
-    /// A backend of `line` deciding by `policy`: [`ProtocolLine::V0_1`]
-    /// (what [`Backend::new`] builds) or [`ProtocolLine::Draft`], the
+    /// A backend of `line` deciding by `policy`: [`AhpLine::V0_1`]
+    /// (what [`Backend::new`] builds) or [`AhpLine::Draft`], the
     /// upstream mutable draft ([`crate::draft`]: wire `"draft"`, its
     /// `tool.before` shape; every other version gets `-32001` with
     /// `data.supported` `["draft"]`). A backend serves one line only.
-    pub fn with_line(policy: Policy, line: ProtocolLine) -> Backend {
+    pub fn with_line(policy: Policy, line: AhpLine) -> Backend {
         Backend { policy, line }
     }
 
     /// The protocol line this backend speaks.
-    pub fn line(&self) -> ProtocolLine {
+    pub fn line(&self) -> AhpLine {
         self.line
     }
 
@@ -293,8 +293,8 @@ impl Backend {
         match method_name.as_str() {
             "hooks/intercept" => {
                 let decided = match self.line {
-                    ProtocolLine::V0_1 => self.intercept(&id, obj),
-                    ProtocolLine::Draft => crate::draft::intercept(&self.policy, &id, obj),
+                    AhpLine::V0_1 => self.intercept(&id, obj),
+                    AhpLine::Draft => crate::draft::intercept(&self.policy, &id, obj),
                 };
                 match decided {
                     Ok((result, disposition)) => Handled {

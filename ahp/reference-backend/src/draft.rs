@@ -24,11 +24,17 @@
 //!   `modify` block may only name `input`, and a `flow` block may only offer
 //!   `stop` (`tool.before` may not request `continue`).
 //!
+//! The member lists and values are the draft's one definition
+//! (`schemas/ahp/draft/`, read through [`ctk_ahp_wire::draft::tables`]);
+//! the checks stay here, in this order, so each refusal names the exact
+//! pointer a harness must fix.
+//!
 //! Unknown members at the root, in `params` and at the event level are
 //! ignored, as in 0.1. The reply is `{"protocolVersion": "draft",
 //! "effects": [...]}` with no effect or one closed `deny` (`type`, `reason`,
 //! `code`, `extensions`), which the draft and 0.1 both accept.
 
+use ctk_ahp_wire::draft::{holds, tables};
 use serde_json::{json, Map, Value};
 
 use crate::backend::{envelope, Disposition, Refusal};
@@ -37,30 +43,6 @@ use crate::policy::{Policy, ToolCall};
 /// The wire `protocolVersion` of the draft line.
 pub use ctk_ahp_wire::version::DRAFT_WIRE_VERSION;
 
-/// The core effect names the draft defines; anything else (a reverse-DNS
-/// extension effect included) is not advertisable for `tool.before`.
-pub const CORE_EFFECTS: [&str; 8] = [
-    "deny", "allow", "ask", "modify", "message", "return", "flow", "inject",
-];
-
-/// The members of the closed `event.harness`.
-const HARNESS_MEMBERS: &[&str] = &["name", "version"];
-/// The members of the closed `event.call`.
-const CALL_MEMBERS: &[&str] = &["id", "synthesized"];
-/// The members of the closed `event.tool`.
-const TOOL_MEMBERS: &[&str] = &["name", "kind", "input", "origin", "mcp"];
-
-/// The event's objects the draft closes, each with the members it defines.
-pub(crate) const CLOSED_OBJECTS: [(&str, &[&str]); 3] = [
-    ("harness", HARNESS_MEMBERS),
-    ("call", CALL_MEMBERS),
-    ("tool", TOOL_MEMBERS),
-];
-/// Event-level members that belong to `tool.after` only.
-const AFTER_ONLY: &[&str] = &["outcome", "execution", "durationMs", "fileChanges"];
-/// The values of `params.state.permission`.
-const PERMISSIONS: &[&str] = &["none", "allow", "ask", "deny"];
-
 fn non_empty<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     obj.get(key)
         .and_then(Value::as_str)
@@ -68,13 +50,16 @@ fn non_empty<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
 }
 
 /// The closed object `event.<name>`: required and an object, every required
-/// member a non-empty string, no member outside `members`.
+/// member a non-empty string, no member outside the ones the draft defines
+/// for it (DD-01 reading (a): `closed*` in `schemas/ahp/draft/`).
 fn closed<'a>(
     event: &'a Map<String, Value>,
     name: &str,
-    members: &[&str],
     required: &[&str],
 ) -> Result<&'a Map<String, Value>, Refusal> {
+    let members = tables()
+        .closed_members(name)
+        .expect("the draft closes harness, call and tool");
     let pointer = format!("/params/event/{name}");
     let obj = event
         .get(name)
@@ -90,7 +75,7 @@ fn closed<'a>(
     }
     // The member's name is the harness's text: only the object's pointer
     // is echoed.
-    if obj.keys().any(|k| !members.contains(&k.as_str())) {
+    if obj.keys().any(|k| !holds(members, k)) {
         return Err(Refusal::params(
             &pointer,
             "the draft closes this object; it holds a member the draft does not define",
@@ -121,8 +106,8 @@ pub(crate) fn intercept(
             "path must be a non-empty string",
         ));
     }
-    for key in AFTER_ONLY {
-        if event.contains_key(*key) {
+    for key in &tables().after_only {
+        if event.contains_key(key) {
             return Err(Refusal::params(
                 &format!("/params/event/{key}"),
                 "tool.before carries no tool.after member",
@@ -140,15 +125,15 @@ pub(crate) fn intercept(
             ));
         }
     }
-    closed(event, "harness", HARNESS_MEMBERS, &["name", "version"])?;
-    let call = closed(event, "call", CALL_MEMBERS, &["id"])?;
+    closed(event, "harness", &["name", "version"])?;
+    let call = closed(event, "call", &["id"])?;
     if call.get("synthesized").is_some_and(|s| !s.is_boolean()) {
         return Err(Refusal::params(
             "/params/event/call/synthesized",
             "synthesized must be a boolean",
         ));
     }
-    let tool = closed(event, "tool", TOOL_MEMBERS, &["name"])?;
+    let tool = closed(event, "tool", &["name"])?;
     let name = non_empty(tool, "name").unwrap_or_default();
     let input = tool.get("input").filter(|v| v.is_object()).ok_or_else(|| {
         Refusal::params(
@@ -181,7 +166,7 @@ pub(crate) fn intercept(
             s.contains_key("candidate")
                 && s.get("permission")
                     .and_then(Value::as_str)
-                    .is_some_and(|p| PERMISSIONS.contains(&p))
+                    .is_some_and(|p| holds(&tables().permissions, p))
         });
         if !ok {
             return Err(Refusal::params(
@@ -221,7 +206,7 @@ fn capabilities(params: &Map<String, Value>) -> Result<(), Refusal> {
         let Some(name) = e.as_str() else {
             return Err(Refusal::params(PTR, "every effect is named by a string"));
         };
-        if !CORE_EFFECTS.contains(&name) {
+        if !holds(&tables().core_effects, name) {
             return Err(Refusal::params(
                 PTR,
                 "only the draft's core effects can be advertised for tool.before",

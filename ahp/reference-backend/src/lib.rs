@@ -8,7 +8,7 @@
 //! two AHP 0.1 bindings, and the `ctk-ahp-backend` binary exposes both.
 //!
 //! The backend also has a **draft line** ([`draft`]): built with
-//! [`Backend::with_line`]`(policy, ProtocolLine::Draft)`, or run as
+//! [`Backend::with_line`]`(policy, AhpLine::Draft)`, or run as
 //! `ctk-ahp-backend --spec draft stdio|http` (`ctk ahp-backend stdio --spec
 //! draft` for the copy bundled in `ctk`), it speaks the upstream mutable
 //! draft (wire `protocolVersion` `"draft"`, the draft `tool.before` shape)
@@ -25,5 +25,5 @@ pub mod rpc;
 pub mod stdio;
 
 pub use backend::{respond, Backend, Disposition, Handled};
-pub use ctk_ahp_wire::version::ProtocolLine;
+pub use ctk_ahp_wire::version::AhpLine;
 pub use policy::{Policy, PolicyError};

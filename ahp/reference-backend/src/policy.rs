@@ -13,9 +13,9 @@ use regex::Regex;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-/// The reverse-DNS pattern AHP uses for effect codes and extension keys
-/// (labels start with a letter; letters, digits, `_` and `-` follow).
-const REVERSE_DNS: &str = r"^(?:[A-Za-z][A-Za-z0-9_-]*\.)+[A-Za-z][A-Za-z0-9_-]*$";
+/// The reverse-DNS test AHP uses for effect codes and extension keys: the
+/// wire crate's one copy, which a test holds to the schemas' pattern.
+use ctk_ahp_wire::wire::is_reverse_dns;
 
 /// Why a policy document cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -210,7 +210,6 @@ impl Policy {
     /// Parse and check a policy document.
     pub fn from_json(text: &str) -> Result<Policy, PolicyError> {
         let doc: PolicyDoc = serde_json::from_str(text)?;
-        let reverse_dns = Regex::new(REVERSE_DNS).expect("the reverse-DNS pattern compiles");
         let mut rules = Vec::with_capacity(doc.rules.len());
         for (index, r) in doc.rules.into_iter().enumerate() {
             if r.tool_name.is_none()
@@ -224,7 +223,7 @@ impl Policy {
                 return Err(PolicyError::EmptyReason { index });
             }
             if let Some(code) = &r.code {
-                if !reverse_dns.is_match(code) {
+                if !is_reverse_dns(code) {
                     return Err(PolicyError::NotReverseDns {
                         index,
                         what: "code",
@@ -233,7 +232,7 @@ impl Policy {
                 }
             }
             if let Some(ext) = &r.extensions {
-                if let Some(key) = ext.keys().find(|k| !reverse_dns.is_match(k)) {
+                if let Some(key) = ext.keys().find(|k| !is_reverse_dns(k)) {
                     return Err(PolicyError::NotReverseDns {
                         index,
                         what: "extensions key",

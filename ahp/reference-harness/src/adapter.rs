@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use ctk_ahp_adapter::messages::{AdapterInfo, Refusal, ADAPTER_CONTRACT};
 use ctk_ahp_adapter::server::{self, HarnessAdapter};
-use ctk_ahp_wire::version::ProtocolLine;
+use ctk_ahp_wire::version::AhpLine;
 use ctk_ahp_wire::wire::EventType;
 use tokio::io::{AsyncRead, AsyncWrite};
 
@@ -28,7 +28,7 @@ impl HarnessAdapter for Harness {
             adapter: ADAPTER_CONTRACT.to_owned(),
             name: "ctk-ahp-harness".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
-            protocol_versions: vec![Harness::line(self).wire().to_owned()],
+            protocol_versions: vec![Harness::line(self).wire_version().to_owned()],
             bindings: vec!["stdio".into(), "http".into()],
             lifecycles: vec!["persistent".into(), "per_event".into()],
             profiles: [
@@ -44,7 +44,7 @@ impl HarnessAdapter for Harness {
         }
     }
 
-    fn line(&self) -> ProtocolLine {
+    fn line(&self) -> AhpLine {
         Harness::line(self)
     }
 
@@ -87,17 +87,17 @@ impl HarnessAdapter for Harness {
 /// Serve the adapter contract on `input`/`output` until `shutdown` or EOF;
 /// every backend is ended before this returns. The released line (0.1).
 pub async fn serve(input: impl AsyncRead + Unpin, output: impl AsyncWrite + Unpin) {
-    serve_line(input, output, ProtocolLine::V0_1).await;
+    serve_line(input, output, AhpLine::V0_1).await;
 }
 
 /// [`serve`] for a harness of `line`: `initialize` declares
 /// `protocolVersions` `[line's wire version]`, and `harness/load` accepts
 /// only registrations of that line (`ctk-ahp-harness --spec draft` serves
-/// [`ProtocolLine::Draft`]).
+/// [`AhpLine::Draft`]).
 pub async fn serve_line(
     input: impl AsyncRead + Unpin,
     output: impl AsyncWrite + Unpin,
-    line: ProtocolLine,
+    line: AhpLine,
 ) {
     server::serve(Harness::with_line(line), input, output).await;
 }

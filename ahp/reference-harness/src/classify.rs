@@ -5,12 +5,28 @@
 //! 6.1). The explicit checks below name the failure class; the kit's own
 //! validator ([`ctk_ahp_wire::validate`]) then runs as a safety net, so
 //! a reply the project's schemas refuse is never applied.
+//!
+//! Which rules judge the result is the harness's own line ([`Sent::line`]),
+//! never read back from the message: 0.1's ([`released_result`]) or the
+//! draft's ([`draft_result`], whose member lists are the draft schemas'
+//! through [`ctk_ahp_wire::draft`]). The envelope rules are shared.
 
+use ctk_ahp_wire::draft::{holds, tables};
 use ctk_ahp_wire::json::{self, JsonError};
 use ctk_ahp_wire::validate;
-use ctk_ahp_wire::version::WIRE_VERSION;
-use ctk_ahp_wire::wire::{EFFECT_DENY, JSONRPC_VERSION};
-use serde_json::Value;
+use ctk_ahp_wire::version::{AhpLine, DRAFT_WIRE_VERSION, WIRE_VERSION};
+use ctk_ahp_wire::wire::{is_reverse_dns, EFFECT_DENY, JSONRPC_VERSION};
+use serde_json::{Map, Value};
+
+/// An intercept request as the harness sent it, with the line whose rules
+/// judge its reply.
+#[derive(Debug, Clone, Copy)]
+pub struct Sent<'a> {
+    /// The line this harness speaks (its own setting).
+    pub line: AhpLine,
+    /// The request message: its id and its advertised effects.
+    pub request: &'a Value,
+}
 
 /// What a valid reply decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,17 +136,18 @@ impl Failure {
 }
 
 /// Judge `bytes` (one complete reply: a stdio frame without its LF, or an
-/// HTTP body) as the answer to `request`.
-pub fn classify(request: &Value, bytes: &[u8]) -> Result<Decision, Failure> {
+/// HTTP body) as the answer to `sent`.
+pub fn classify(sent: Sent<'_>, bytes: &[u8]) -> Result<Decision, Failure> {
     let reply = json::parse_bytes(bytes).map_err(|e| match e {
         JsonError::NotUtf8 { .. } => Failure::NotUtf8,
         JsonError::Syntax { .. } | JsonError::DuplicateKey { .. } => Failure::NotJson,
     })?;
-    classify_value(request, &reply)
+    classify_value(sent, &reply)
 }
 
 /// [`classify`] for a reply already parsed.
-pub fn classify_value(request: &Value, reply: &Value) -> Result<Decision, Failure> {
+pub fn classify_value(sent: Sent<'_>, reply: &Value) -> Result<Decision, Failure> {
+    let request = sent.request;
     let obj = match reply {
         Value::Object(o) => o,
         Value::Array(_) => return Err(Failure::NotJsonRpc("a batch (array)")),
@@ -165,14 +182,49 @@ pub fn classify_value(request: &Value, reply: &Value) -> Result<Decision, Failur
         .get("result")
         .and_then(Value::as_object)
         .ok_or(Failure::NotJsonRpc("result is not an object"))?;
-    // A draft request is judged by the draft's rules (crate::draft).
-    if request
-        .pointer("/params/protocolVersion")
-        .and_then(Value::as_str)
-        == Some(crate::draft::DRAFT_WIRE_VERSION)
-    {
-        return crate::draft::classify_result(request, result);
+    match sent.line {
+        AhpLine::V0_1 => released_result(request, reply, result),
+        AhpLine::Draft => draft_result(request, result),
     }
+}
+
+/// The advertised effect names of `request`.
+fn advertised(request: &Value) -> Vec<&str> {
+    request
+        .pointer("/params/capabilities/effects")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The type of `effect`, which the request must have advertised; `None`
+/// for the extension effect the capabilities freedoms advertise
+/// (`extension-effects-tool-before` on the draft), which is enforced as
+/// nothing.
+fn enforced_type<'a>(effect: &'a Value, advertised: &[&str]) -> Result<Option<&'a str>, Failure> {
+    let t = effect
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or(Failure::BadEffects("an effect without a string type"))?;
+    if !advertised.contains(&t) {
+        return Err(Failure::BadEffects(
+            "an effect type the request did not advertise",
+        ));
+    }
+    if t == crate::freedoms::NOOP_EFFECT && crate::readings::get().noop_extension_effect {
+        return Ok(None);
+    }
+    Ok(Some(t))
+}
+
+/// Judge the `result` of a success response to the 0.1 `request` (the
+/// envelope, the id and a JSON-RPC error were judged already); `reply` is
+/// the whole response, for the safety net.
+fn released_result(
+    request: &Value,
+    reply: &Value,
+    result: &Map<String, Value>,
+) -> Result<Decision, Failure> {
     if result.get("protocolVersion").and_then(Value::as_str) != Some(WIRE_VERSION) {
         return Err(Failure::WrongVersion);
     }
@@ -180,28 +232,14 @@ pub fn classify_value(request: &Value, reply: &Value) -> Result<Decision, Failur
         .get("effects")
         .and_then(Value::as_array)
         .ok_or(Failure::MissingEffects)?;
-    let advertised: Vec<&str> = request
-        .pointer("/params/capabilities/effects")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let advertised = advertised(request);
     let decision = match effects.as_slice() {
         [] => Decision::NoEffect,
         [effect] => {
-            let t = effect
-                .get("type")
-                .and_then(Value::as_str)
-                .ok_or(Failure::BadEffects("an effect without a string type"))?;
-            if !advertised.contains(&t) {
-                return Err(Failure::BadEffects(
-                    "an effect type the request did not advertise",
-                ));
-            }
-            if t == crate::freedoms::NOOP_EFFECT && crate::readings::get().noop_extension_effect {
-                // The extension effect the capabilities freedom advertises:
-                // enforced as nothing, so the reply is a no-effect answer.
+            let Some(t) = enforced_type(effect, &advertised)? else {
+                // The no-op extension effect: a no-effect answer.
                 return Ok(Decision::NoEffect);
-            }
+            };
             if t != EFFECT_DENY {
                 // Only deny is advertised by this harness, so this is
                 // unreachable today; an advertised extension effect this
@@ -243,6 +281,85 @@ pub fn classify_value(request: &Value, reply: &Value) -> Result<Decision, Failur
     Ok(decision)
 }
 
+/// Judge the `result` of a success response to the draft `request` (the
+/// envelope, the id and a JSON-RPC error were judged already).
+fn draft_result(request: &Value, result: &Map<String, Value>) -> Result<Decision, Failure> {
+    if result.get("protocolVersion").and_then(Value::as_str) != Some(DRAFT_WIRE_VERSION) {
+        return Err(Failure::WrongDraftVersion);
+    }
+    if let Some(ext) = result.get("extensions") {
+        if !ext
+            .as_object()
+            .is_some_and(|o| o.keys().all(|k| is_reverse_dns(k)))
+        {
+            return Err(Failure::Invalid("result.extensions"));
+        }
+    }
+    let effects = match result.get("effects") {
+        // The draft makes `effects` optional: absent is no effect.
+        None => return Ok(Decision::NoEffect),
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err(Failure::MissingEffects),
+    };
+    let advertised = advertised(request);
+    // Every effect is checked before any is applied: one bad effect rejects
+    // the whole response (atomic application).
+    let mut decision = Decision::NoEffect;
+    for effect in effects {
+        let e = effect
+            .as_object()
+            .ok_or(Failure::BadEffects("an effect that is not an object"))?;
+        let Some(t) = enforced_type(effect, &advertised)? else {
+            continue;
+        };
+        if t != EFFECT_DENY {
+            return Err(Failure::BadEffects("an effect this harness cannot enforce"));
+        }
+        if e.keys().any(|k| !holds(&tables().deny_members, k)) {
+            return Err(Failure::BadEffects(
+                "a deny with a member the draft does not define",
+            ));
+        }
+        let reason = e
+            .get("reason")
+            .and_then(Value::as_str)
+            .ok_or(Failure::BadEffects("a deny without a string reason"))?;
+        if reason.is_empty() {
+            return Err(Failure::BadEffects("a deny with an empty reason"));
+        }
+        if crate::readings::get().blank_reason_malformed && reason.trim().is_empty() {
+            // The other reading of D-05, as on 0.1.
+            return Err(Failure::BadEffects("a deny with a whitespace-only reason"));
+        }
+        let code = match e.get("code") {
+            None => None,
+            Some(Value::String(c)) if is_reverse_dns(c) => Some(c.clone()),
+            Some(_) => {
+                return Err(Failure::BadEffects(
+                    "a deny code that is not a reverse-DNS name",
+                ))
+            }
+        };
+        if let Some(ext) = e.get("extensions") {
+            if !ext
+                .as_object()
+                .is_some_and(|o| o.keys().all(|k| is_reverse_dns(k)))
+            {
+                return Err(Failure::BadEffects(
+                    "deny extensions whose keys are not reverse-DNS names",
+                ));
+            }
+        }
+        if decision == Decision::NoEffect {
+            decision = Decision::Deny {
+                reason: reason.to_owned(),
+                code,
+            };
+        }
+    }
+    Ok(decision)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,7 +371,14 @@ mod tests {
     }
 
     fn judge(reply: Value) -> Result<Decision, Failure> {
-        classify_value(&request(), &reply)
+        classify_value(sent(&request()), &reply)
+    }
+
+    fn sent(request: &Value) -> Sent<'_> {
+        Sent {
+            line: AhpLine::V0_1,
+            request,
+        }
     }
 
     #[test]
@@ -280,8 +404,8 @@ mod tests {
     #[test]
     fn failures() {
         let ok = |effects: Value| json!({"jsonrpc": "2.0", "id": "e1", "result": {"protocolVersion": "0.1", "effects": effects}});
-        assert_eq!(classify(&request(), b"\xff"), Err(Failure::NotUtf8));
-        assert_eq!(classify(&request(), b"{"), Err(Failure::NotJson));
+        assert_eq!(classify(sent(&request()), b"\xff"), Err(Failure::NotUtf8));
+        assert_eq!(classify(sent(&request()), b"{"), Err(Failure::NotJson));
         assert_eq!(
             judge(json!([])),
             Err(Failure::NotJsonRpc("a batch (array)"))
@@ -336,5 +460,60 @@ mod tests {
             )),
             Err(Failure::Invalid(_))
         ));
+    }
+    fn draft_request() -> Value {
+        crate::draft::intercept_request(json!({"id": "e1", "type": "tool.before"}))
+    }
+
+    fn judge_draft(result: Value) -> Result<Decision, Failure> {
+        let reply = json!({"jsonrpc": "2.0", "id": "e1", "result": result});
+        let sent = Sent {
+            line: AhpLine::Draft,
+            request: &draft_request(),
+        };
+        classify_value(sent, &reply)
+    }
+
+    #[test]
+    fn draft_validity_differs_from_0_1_by_the_harnesss_line() {
+        // Absent effects: no effect (a failure in 0.1).
+        assert_eq!(
+            judge_draft(json!({"protocolVersion": "draft"})),
+            Ok(Decision::NoEffect)
+        );
+        // Two denies: a deny, the first one reported (a failure in 0.1).
+        assert_eq!(
+            judge_draft(json!({"protocolVersion": "draft", "effects": [
+                {"type": "deny", "reason": "a", "code": "org.example.a"},
+                {"type": "deny", "reason": "b"}]})),
+            Ok(Decision::Deny {
+                reason: "a".into(),
+                code: Some("org.example.a".into())
+            })
+        );
+        // An unknown member in a deny: a failure (ignored in 0.1).
+        assert!(judge_draft(json!({"protocolVersion": "draft", "effects": [
+            {"type": "deny", "reason": "a", "severity": "high"}]}))
+        .is_err());
+    }
+
+    #[test]
+    fn bad_draft_results_are_failures() {
+        for bad in [
+            json!({"protocolVersion": "0.1", "effects": []}),
+            json!({"effects": []}),
+            json!({"protocolVersion": "draft", "effects": {}}),
+            json!({"protocolVersion": "draft", "effects": [{"type": "deny", "reason": ""}]}),
+            json!({"protocolVersion": "draft", "effects": [{"type": "deny"}]}),
+            json!({"protocolVersion": "draft", "effects": [{"type": "allow"}]}),
+            json!({"protocolVersion": "draft", "effects": [
+                {"type": "deny", "reason": "r"}, {"type": "com.example.redact"}]}),
+            json!({"protocolVersion": "draft", "effects": [
+                {"type": "deny", "reason": "r", "code": "force_push"}]}),
+            json!({"protocolVersion": "draft", "effects": [
+                {"type": "deny", "reason": "r", "extensions": {"bare": 1}}]}),
+        ] {
+            assert!(judge_draft(bad.clone()).is_err(), "{bad}");
+        }
     }
 }

@@ -17,7 +17,8 @@
 //!   tool events carry `call{id}`, `path` `"native"` and `tool{name, kind,
 //!   input, origin: "native"}` (no `tool.callId`); an intercept request adds
 //!   `state` `{candidate: null, permission: "none"}`;
-//! - **replies** ([`classify_result`]): `effects` may be absent (no effect);
+//! - **replies** (judged in [`crate::classify`], by the harness's line):
+//!   `effects` may be absent (no effect);
 //!   several `deny` effects are a deny (the first one's reason and code are
 //!   reported); a `deny` is closed (`type`, `reason`, `code`, `extensions`);
 //!   an unadvertised effect, or any effect this harness cannot enforce,
@@ -28,27 +29,11 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::classify::{Decision, Failure};
-use crate::harness::Refusal;
+use ctk_ahp_wire::draft::{holds, tables};
+
+use crate::loading::Refusal;
 
 pub use ctk_ahp_wire::version::DRAFT_WIRE_VERSION;
-
-/// The members of a draft `deny` effect (the draft closes it).
-const DENY_MEMBERS: &[&str] = &["type", "reason", "code", "extensions"];
-/// The values of a `content` selection.
-const CONTENT_VALUES: &[&str] = &["body", "metadata", "omit"];
-
-/// Whether `s` is a reverse-DNS name: two or more dot-separated labels,
-/// each a letter followed by letters, digits, `_` or `-`.
-pub fn is_reverse_dns(s: &str) -> bool {
-    let labels: Vec<&str> = s.split('.').collect();
-    labels.len() >= 2
-        && labels.iter().all(|l| {
-            let mut c = l.chars();
-            c.next().is_some_and(|f| f.is_ascii_alphabetic())
-                && c.all(|x| x.is_ascii_alphanumeric() || x == '_' || x == '-')
-        })
-}
 
 /// The draft-only problems of a registration document (already strict
 /// JSON): the `content` selections and the bearer token source. An empty
@@ -83,7 +68,7 @@ pub fn registration_problems(doc: &Value) -> Vec<Refusal> {
                             );
                         }
                         for (k, v) in c {
-                            if !v.as_str().is_some_and(|s| CONTENT_VALUES.contains(&s)) {
+                            if !v.as_str().is_some_and(|s| holds(&tables().content_values, s)) {
                                 refuse(
                                     &mut out,
                                     format!("{pointer}/{k}"),
@@ -205,154 +190,9 @@ pub fn observe_notification(event: Value) -> Value {
     })
 }
 
-/// Judge the `result` of a success response to the draft `request` (the
-/// envelope, the id and a JSON-RPC error were judged already).
-pub fn classify_result(request: &Value, result: &Map<String, Value>) -> Result<Decision, Failure> {
-    if result.get("protocolVersion").and_then(Value::as_str) != Some(DRAFT_WIRE_VERSION) {
-        return Err(Failure::WrongDraftVersion);
-    }
-    if let Some(ext) = result.get("extensions") {
-        if !ext
-            .as_object()
-            .is_some_and(|o| o.keys().all(|k| is_reverse_dns(k)))
-        {
-            return Err(Failure::Invalid("result.extensions"));
-        }
-    }
-    let effects = match result.get("effects") {
-        // The draft makes `effects` optional: absent is no effect.
-        None => return Ok(Decision::NoEffect),
-        Some(Value::Array(a)) => a,
-        Some(_) => return Err(Failure::MissingEffects),
-    };
-    let advertised: Vec<&str> = request
-        .pointer("/params/capabilities/effects")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    // Every effect is checked before any is applied: one bad effect rejects
-    // the whole response (atomic application).
-    let mut decision = Decision::NoEffect;
-    for effect in effects {
-        let e = effect
-            .as_object()
-            .ok_or(Failure::BadEffects("an effect that is not an object"))?;
-        let t = e
-            .get("type")
-            .and_then(Value::as_str)
-            .ok_or(Failure::BadEffects("an effect without a string type"))?;
-        if !advertised.contains(&t) {
-            return Err(Failure::BadEffects(
-                "an effect type the request did not advertise",
-            ));
-        }
-        if t == crate::freedoms::NOOP_EFFECT && crate::readings::get().noop_extension_effect {
-            // The extension effect the extension-effects-tool-before
-            // freedom advertises: enforced as nothing.
-            continue;
-        }
-        if t != "deny" {
-            return Err(Failure::BadEffects("an effect this harness cannot enforce"));
-        }
-        if e.keys().any(|k| !DENY_MEMBERS.contains(&k.as_str())) {
-            return Err(Failure::BadEffects(
-                "a deny with a member the draft does not define",
-            ));
-        }
-        let reason = e
-            .get("reason")
-            .and_then(Value::as_str)
-            .ok_or(Failure::BadEffects("a deny without a string reason"))?;
-        if reason.is_empty() {
-            return Err(Failure::BadEffects("a deny with an empty reason"));
-        }
-        if crate::readings::get().blank_reason_malformed && reason.trim().is_empty() {
-            // The other reading of D-05, as on 0.1.
-            return Err(Failure::BadEffects("a deny with a whitespace-only reason"));
-        }
-        let code = match e.get("code") {
-            None => None,
-            Some(Value::String(c)) if is_reverse_dns(c) => Some(c.clone()),
-            Some(_) => {
-                return Err(Failure::BadEffects(
-                    "a deny code that is not a reverse-DNS name",
-                ))
-            }
-        };
-        if let Some(ext) = e.get("extensions") {
-            if !ext
-                .as_object()
-                .is_some_and(|o| o.keys().all(|k| is_reverse_dns(k)))
-            {
-                return Err(Failure::BadEffects(
-                    "deny extensions whose keys are not reverse-DNS names",
-                ));
-            }
-        }
-        if decision == Decision::NoEffect {
-            decision = Decision::Deny {
-                reason: reason.to_owned(),
-                code,
-            };
-        }
-    }
-    Ok(decision)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn request() -> Value {
-        intercept_request(json!({"id": "e1", "type": "tool.before"}))
-    }
-
-    fn judge(result: Value) -> Result<Decision, Failure> {
-        classify_result(&request(), result.as_object().unwrap())
-    }
-
-    #[test]
-    fn draft_validity_differs_from_0_1() {
-        // Absent effects: no effect (a failure in 0.1).
-        assert_eq!(
-            judge(json!({"protocolVersion": "draft"})),
-            Ok(Decision::NoEffect)
-        );
-        // Two denies: a deny, the first one reported (a failure in 0.1).
-        assert_eq!(
-            judge(json!({"protocolVersion": "draft", "effects": [
-                {"type": "deny", "reason": "a", "code": "org.example.a"},
-                {"type": "deny", "reason": "b"}]})),
-            Ok(Decision::Deny {
-                reason: "a".into(),
-                code: Some("org.example.a".into())
-            })
-        );
-        // An unknown member in a deny: a failure (ignored in 0.1).
-        assert!(judge(json!({"protocolVersion": "draft", "effects": [
-            {"type": "deny", "reason": "a", "severity": "high"}]}))
-        .is_err());
-    }
-
-    #[test]
-    fn bad_results_are_failures() {
-        for bad in [
-            json!({"protocolVersion": "0.1", "effects": []}),
-            json!({"effects": []}),
-            json!({"protocolVersion": "draft", "effects": {}}),
-            json!({"protocolVersion": "draft", "effects": [{"type": "deny", "reason": ""}]}),
-            json!({"protocolVersion": "draft", "effects": [{"type": "deny"}]}),
-            json!({"protocolVersion": "draft", "effects": [{"type": "allow"}]}),
-            json!({"protocolVersion": "draft", "effects": [
-                {"type": "deny", "reason": "r"}, {"type": "com.example.redact"}]}),
-            json!({"protocolVersion": "draft", "effects": [
-                {"type": "deny", "reason": "r", "code": "force_push"}]}),
-            json!({"protocolVersion": "draft", "effects": [
-                {"type": "deny", "reason": "r", "extensions": {"bare": 1}}]}),
-        ] {
-            assert!(judge(bad.clone()).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn registration_rules_of_the_draft() {
@@ -400,5 +240,9 @@ mod tests {
         assert!(r["params"]["event"]["tool"].get("callId").is_none());
         assert_eq!(r["params"]["state"]["permission"], "none");
         assert!(r["params"]["event"]["harness"]["version"].is_string());
+        // The one definition of the draft request the kit judges harnesses
+        // by (schemas/ahp/draft/) accepts what this harness sends.
+        let problems = ctk_ahp_wire::draft::DraftSchema::InterceptRequest.problems(&r);
+        assert!(problems.is_empty(), "{problems:?}");
     }
 }

@@ -19,7 +19,7 @@ use std::io::{self, Write};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use ctk_ahp_wire::version::{ProtocolLine, DRAFT_WIRE_VERSION};
+use ctk_ahp_wire::version::{AhpLine, DRAFT_WIRE_VERSION};
 use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::{json, Map, Number, Value};
 
@@ -244,10 +244,10 @@ impl Freedom {
     ];
 
     /// The freedoms a harness of `line` takes under `all`.
-    pub fn of_line(line: ProtocolLine) -> Vec<Freedom> {
+    pub fn of_line(line: AhpLine) -> Vec<Freedom> {
         match line {
-            ProtocolLine::V0_1 => Freedom::ALL.to_vec(),
-            ProtocolLine::Draft => Freedom::ALL
+            AhpLine::V0_1 => Freedom::ALL.to_vec(),
+            AhpLine::Draft => Freedom::ALL
                 .into_iter()
                 .filter(|f| !Freedom::SUPERSEDED_BY_DRAFT.contains(f))
                 .chain(Freedom::DRAFT_ONLY)
@@ -320,19 +320,19 @@ impl Freedom {
 /// The harness-role ids of the catalogs of `line`: 0.1's, and on the draft
 /// line the draft's own as well (a superseded 0.1 id is still known, so
 /// that it is refused by name rather than as unknown).
-pub fn catalog_ids(line: ProtocolLine) -> Vec<String> {
+pub fn catalog_ids(line: AhpLine) -> Vec<String> {
     let mut ids = harness_ids(CATALOG);
-    if line == ProtocolLine::Draft {
+    if line == AhpLine::Draft {
         ids.extend(harness_ids(DRAFT_CATALOG));
     }
     ids
 }
 
 /// The catalog files of `line`, for messages.
-fn catalogs(line: ProtocolLine) -> &'static str {
+fn catalogs(line: AhpLine) -> &'static str {
     match line {
-        ProtocolLine::V0_1 => "spec/ahp/0.1/freedoms.json",
-        ProtocolLine::Draft => "spec/ahp/0.1/freedoms.json and spec/ahp/draft/freedoms.json",
+        AhpLine::V0_1 => "spec/ahp/0.1/freedoms.json",
+        AhpLine::Draft => "spec/ahp/0.1/freedoms.json and spec/ahp/draft/freedoms.json",
     }
 }
 
@@ -358,7 +358,7 @@ fn harness_ids(catalog: &str) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Freedoms {
     taken: BTreeSet<Freedom>,
-    line: ProtocolLine,
+    line: AhpLine,
 }
 
 impl Default for Freedoms {
@@ -366,7 +366,7 @@ impl Default for Freedoms {
     fn default() -> Self {
         Freedoms {
             taken: BTreeSet::new(),
-            line: ProtocolLine::V0_1,
+            line: AhpLine::V0_1,
         }
     }
 }
@@ -377,7 +377,7 @@ impl Freedoms {
     /// not know (a draft id on 0.1 included), or know but the reference
     /// harness of `line` does not take (not yet, or superseded by the
     /// draft), is an error naming it.
-    pub fn parse(text: &str, line: ProtocolLine) -> Result<Self, String> {
+    pub fn parse(text: &str, line: AhpLine) -> Result<Self, String> {
         let takes = Freedom::of_line(line);
         let taken = match text.trim() {
             "all" => takes.iter().copied().collect(),
@@ -399,17 +399,17 @@ impl Freedoms {
                             return Err(format!(
                                 "freedom {id:?} is in {} but on the {} line {why}; it takes: {}",
                                 catalogs(line),
-                                line.wire(),
+                                line.wire_version(),
                                 takes.iter().map(|f| f.id()).collect::<Vec<_>>().join(", ")
                             ));
                         }
                         None => {
                             let other = match line {
-                                ProtocolLine::V0_1 => harness_ids(DRAFT_CATALOG)
+                                AhpLine::V0_1 => harness_ids(DRAFT_CATALOG)
                                     .iter()
                                     .any(|k| k == id)
                                     .then_some(" (a draft freedom: --spec draft takes it)"),
-                                ProtocolLine::Draft => None,
+                                AhpLine::Draft => None,
                             };
                             return Err(format!(
                                 "unknown freedom {id:?}{}: {} know, for the harness role: {}",
@@ -427,7 +427,7 @@ impl Freedoms {
     }
 
     /// The line these freedoms were parsed for.
-    pub fn line(&self) -> ProtocolLine {
+    pub fn line(&self) -> AhpLine {
         self.line
     }
 
@@ -890,7 +890,7 @@ pub fn edge() -> &'static Freedoms {
 mod tests {
     use super::*;
 
-    const V01: ProtocolLine = ProtocolLine::V0_1;
+    const V01: AhpLine = AhpLine::V0_1;
 
     fn all() -> Freedoms {
         Freedoms::parse("all", V01).expect("all")
@@ -936,7 +936,7 @@ mod tests {
 
     #[test]
     fn each_line_takes_its_own_ids() {
-        let draft = ProtocolLine::Draft;
+        let draft = AhpLine::Draft;
         let known = catalog_ids(draft);
         for f in Freedom::of_line(draft) {
             assert!(known.iter().any(|k| k == f.id()), "{}", f.id());
@@ -986,7 +986,7 @@ mod tests {
             }))
         };
         let mut r = request();
-        Freedoms::parse("all", ProtocolLine::Draft)
+        Freedoms::parse("all", AhpLine::Draft)
             .unwrap()
             .dress(&mut r, "/w");
         let e = &r["params"]["event"];
@@ -1006,14 +1006,14 @@ mod tests {
         );
         // One at a time.
         let mut only = request();
-        Freedoms::parse("closed-object-members", ProtocolLine::Draft)
+        Freedoms::parse("closed-object-members", AhpLine::Draft)
             .unwrap()
             .dress(&mut only, "/w");
         let mut want = request();
         want["params"]["event"]["tool"][UNKNOWN_MEMBER] = Value::Bool(true);
         assert_eq!(only, want);
         let mut untouched = request();
-        Freedoms::parse("none", ProtocolLine::Draft)
+        Freedoms::parse("none", AhpLine::Draft)
             .unwrap()
             .dress(&mut untouched, "/w");
         assert_eq!(untouched, request());

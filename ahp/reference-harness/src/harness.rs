@@ -10,14 +10,14 @@ use std::time::Duration;
 use ctk_ahp_wire::registration::{
     self, Backend, FailurePolicy, Lifecycle, LoadOptions, Registration, Subscription, Transport,
 };
-use ctk_ahp_wire::version::ProtocolLine;
+use ctk_ahp_wire::version::AhpLine;
 use ctk_ahp_wire::wire::{
     Capabilities, Event, EventType, InterceptRequest, ObserveNotification, Session, Tool, ToolKind,
 };
 use serde_json::{json, Map, Value};
 use tokio::time::Instant;
 
-use crate::classify::{Decision, Failure};
+use crate::classify::{Decision, Failure, Sent};
 use crate::draft::{self, EventParts};
 use crate::freedoms::edge;
 use crate::process::Launch;
@@ -30,14 +30,7 @@ pub const SOURCE: &str = "urn:dev.agent-hooks-ctk:ahp-harness";
 /// The provider name used in `native` when a subscription asks for it.
 pub const NATIVE_PROVIDER: &str = "ctk-ahp-harness";
 
-/// One problem that made the harness refuse a registration.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
-    /// JSON pointer into the document (`""` for the whole document).
-    pub pointer: String,
-    /// What is wrong, and the rule it breaks.
-    pub reason: String,
-}
+pub use crate::loading::Refusal;
 
 pub use ctk_ahp_adapter::messages::{HostPermission, Outcome, ToolCall};
 
@@ -67,7 +60,7 @@ struct Loaded {
 /// The reference AHP harness.
 #[derive(Debug)]
 pub struct Harness {
-    line: ProtocolLine,
+    line: AhpLine,
     loaded: Option<Loaded>,
     client: OnceLock<reqwest::Client>,
     seq: AtomicU64,
@@ -84,14 +77,14 @@ impl Harness {
     /// A harness of the released line (wire `"0.1"`) with no registration
     /// loaded.
     pub fn new() -> Harness {
-        Harness::with_line(ProtocolLine::V0_1)
+        Harness::with_line(AhpLine::V0_1)
     }
 
     /// A harness of `line` with no registration loaded:
-    /// [`ProtocolLine::V0_1`] (what [`Harness::new`] builds) or
-    /// [`ProtocolLine::Draft`], the upstream mutable draft
+    /// [`AhpLine::V0_1`] (what [`Harness::new`] builds) or
+    /// [`AhpLine::Draft`], the upstream mutable draft
     /// ([`crate::draft`]). It loads only registrations of its own line.
-    pub fn with_line(line: ProtocolLine) -> Harness {
+    pub fn with_line(line: AhpLine) -> Harness {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
@@ -105,7 +98,7 @@ impl Harness {
     }
 
     /// The protocol line this harness speaks.
-    pub fn line(&self) -> ProtocolLine {
+    pub fn line(&self) -> AhpLine {
         self.line
     }
 
@@ -133,8 +126,8 @@ impl Harness {
         self.shutdown().await;
         let released;
         let document = match self.line {
-            ProtocolLine::V0_1 => document,
-            ProtocolLine::Draft => {
+            AhpLine::V0_1 => document,
+            AhpLine::Draft => {
                 released = draft_document(document)?;
                 released.as_slice()
             }
@@ -218,7 +211,7 @@ impl Harness {
     /// notified without waiting, then the outcome.
     pub async fn tool_call(&self, call: ToolCall) -> Option<Outcome> {
         let loaded = self.loaded.as_ref()?;
-        if self.line == ProtocolLine::Draft {
+        if self.line == AhpLine::Draft {
             return Some(self.tool_call_draft(loaded, call).await);
         }
         let call_id = call.call_id.clone().unwrap_or_else(|| self.fresh("call"));
@@ -369,7 +362,7 @@ impl Harness {
         let Some(loaded) = self.loaded.as_ref() else {
             return false;
         };
-        if self.line == ProtocolLine::Draft {
+        if self.line == AhpLine::Draft {
             let event = draft::event(&EventParts {
                 id: &self.fresh("evt"),
                 source: &readings::source(SOURCE),
@@ -450,6 +443,12 @@ impl Harness {
         deadline: Instant,
         timeout_ms: u64,
     ) -> Result<Decision, Failure> {
+        // The reply is judged by this harness's own line, never by what
+        // the message says.
+        let sent = Sent {
+            line: self.line,
+            request,
+        };
         match link {
             Link::Http { url, token_env } => {
                 let token = match token_env {
@@ -467,7 +466,7 @@ impl Harness {
                     &client,
                     url,
                     token.as_deref(),
-                    request,
+                    sent,
                     body,
                     deadline,
                     timeout_ms,
@@ -476,11 +475,11 @@ impl Harness {
             }
             Link::Persistent(p) => {
                 let frame = edge().stdio_frame(request);
-                p.intercept(request, frame, deadline, timeout_ms).await
+                p.intercept(sent, frame, deadline, timeout_ms).await
             }
             Link::PerEvent(launch) => {
                 let frame = edge().stdio_frame(request);
-                stdio::per_event_intercept(launch, request, frame, deadline, timeout_ms).await
+                stdio::per_event_intercept(launch, sent, frame, deadline, timeout_ms).await
             }
         }
     }

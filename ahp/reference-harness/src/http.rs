@@ -5,10 +5,9 @@
 use std::time::Duration;
 
 use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
-use serde_json::Value;
 use tokio::time::{timeout, timeout_at, Instant};
 
-use crate::classify::{classify, Decision, Failure};
+use crate::classify::{classify, Decision, Failure, Sent};
 use crate::freedoms::{edge, Freedoms};
 use crate::readings;
 
@@ -114,7 +113,7 @@ pub async fn intercept(
     client: &reqwest::Client,
     url: &str,
     token: Option<&str>,
-    request: &Value,
+    sent: Sent<'_>,
     body: Vec<u8>,
     deadline: Instant,
     timeout_ms: u64,
@@ -135,7 +134,7 @@ pub async fn intercept(
                 return Err(Failure::TooLarge(MAX_BODY_BYTES));
             }
         }
-        classify(request, &buf)
+        classify(sent, &buf)
     };
     match timeout_at(deadline, exchange).await {
         Ok(r) => r,

@@ -4,7 +4,8 @@
 //! the faulty entry) or more (a `timeoutMs` outside a range, an unset
 //! `tokenEnv`) than the reference harness does. The reference load
 //! (`registration::parse`, whole-document refusal) stays in `harness.rs`;
-//! this path is taken only when one of these readings is.
+//! this path is taken only when one of these readings is. Every load,
+//! either path, refuses with [`Refusal`]s.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -13,8 +14,16 @@ use ctk_ahp_wire::registration::{LoadOptions, Registration};
 use ctk_ahp_wire::validate::{self, Finding, Rule};
 use serde_json::Value;
 
-use crate::harness::Refusal;
 use crate::readings::{Readings, TIMEOUT_RANGE};
+
+/// One problem that made the harness refuse a registration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// JSON pointer into the document (`""` for the whole document).
+    pub pointer: String,
+    /// What is wrong, and the rule it breaks.
+    pub reason: String,
+}
 
 /// Validate `document` as the readings `r` ask and build it, or say why
 /// it is refused. `env` holds the variables the kit passed at load.

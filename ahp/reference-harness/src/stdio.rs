@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio::time::{timeout, timeout_at, Instant};
 
-use crate::classify::{classify, Decision, Failure};
+use crate::classify::{classify, Decision, Failure, Sent};
 use crate::freedoms::edge;
 use crate::process::{self, Group, Launch, Spawned};
 use crate::readings;
@@ -324,15 +324,16 @@ impl Persistent {
         }
     }
 
-    /// Send `request` (its `frame` is the line to write, LF included) and
-    /// wait for its reply until `deadline`.
+    /// Send `sent`'s request (its `frame` is the line to write, LF
+    /// included) and wait for its reply until `deadline`.
     pub async fn intercept(
         &self,
-        request: &Value,
+        sent: Sent<'_>,
         frame: Vec<u8>,
         deadline: Instant,
         timeout_ms: u64,
     ) -> Result<Decision, Failure> {
+        let request = sent.request;
         // One outstanding intercept per persistent backend, across events
         // (D-17); the wait for the turn is part of this request's deadline.
         let _turn = match self.outstanding {
@@ -383,7 +384,7 @@ impl Persistent {
                     if self.is_late(&bytes, request) || skipped(&bytes, request) {
                         continue;
                     }
-                    let verdict = classify(request, &bytes);
+                    let verdict = classify(sent, &bytes);
                     let malformed = verdict.as_ref().is_err_and(Failure::is_malformed_output);
                     if !malformed {
                         proc.malformed.store(0, Ordering::SeqCst);
@@ -626,11 +627,12 @@ fn one_frame(out: &[u8], request: &Value) -> Result<Option<Vec<u8>>, Failure> {
 /// One intercept exchange with a per-event process, bounded by `deadline`.
 pub async fn per_event_intercept(
     launch: &Launch,
-    request: &Value,
+    sent: Sent<'_>,
     frame: Vec<u8>,
     deadline: Instant,
     timeout_ms: u64,
 ) -> Result<Decision, Failure> {
+    let request = sent.request;
     let Spawned {
         mut child,
         mut stdin,
@@ -660,7 +662,7 @@ pub async fn per_event_intercept(
         // D-02: a valid deny already written stands; anything else is the
         // deadline failing.
         if let Ok(Some(f)) = one_frame(&out, request) {
-            if let Ok(d @ Decision::Deny { .. }) = classify(request, &f) {
+            if let Ok(d @ Decision::Deny { .. }) = classify(sent, &f) {
                 return Ok(d);
             }
         }
@@ -671,7 +673,7 @@ pub async fn per_event_intercept(
     let decision = match one_frame(&out, request)? {
         None if status.success() => return Err(Failure::NoReply),
         None => return Err(Failure::Exited(status.to_string())),
-        Some(f) => classify(request, &f),
+        Some(f) => classify(sent, &f),
     };
     match decision {
         // Reading (b) of D-02: the literal rule, any nonzero exit is an

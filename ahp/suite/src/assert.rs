@@ -26,17 +26,7 @@ pub enum Decision {
     Other,
 }
 
-/// Whether `name` is a reverse-DNS name as 0.1 defines it (9.5): at least
-/// two dot-separated labels, each a letter then letters, digits, `_`, `-`.
-pub fn is_reverse_dns(name: &str) -> bool {
-    let labels: Vec<&str> = name.split('.').collect();
-    labels.len() >= 2
-        && labels.iter().all(|l| {
-            let mut chars = l.chars();
-            chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        })
-}
+pub use ctk_ahp_wire::wire::is_reverse_dns;
 
 /// Reverse-DNS key problems of an `extensions` object at `at`.
 pub(crate) fn check_extensions(v: Option<&Value>, at: &str, problems: &mut Vec<String>) {

@@ -14,12 +14,7 @@ use serde_json::Value;
 
 use crate::error::VectorError;
 
-/// The artifact revision every 0.1 vector names in `ahp`.
-pub const AHP_REVISION: &str = ctk_ahp_wire::version::REVISION;
-
-/// What a vector of the mutable `draft` line names in `ahp` (its wire
-/// `protocolVersion` too); such vectors are `AHP-DB-nnnn`, never claimable.
-pub const DRAFT_LINE: &str = ctk_ahp_wire::version::DRAFT_WIRE_VERSION;
+pub use ctk_ahp_wire::version::AhpLine;
 
 /// The role a vector puts under test. This suite runs `backend` vectors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,8 +246,9 @@ pub struct Vector {
     pub id: String,
     /// One sentence: what a passing backend does.
     pub title: String,
-    /// The artifact revision the vector tests (`0.1.0-draft.1`), or
-    /// [`DRAFT_LINE`] for the draft line.
+    /// The [`AhpLine::revision`] of the line the vector tests:
+    /// `0.1.0-draft.1`, or `draft` (such vectors are `AHP-DB-nnnn`, never
+    /// claimable).
     pub ahp: String,
     /// Always `backend` here.
     pub role: Role,
@@ -295,21 +291,22 @@ impl Vector {
         self.advisory.is_some()
     }
 
-    /// Whether the vector belongs to the draft line (`ahp` is
-    /// [`DRAFT_LINE`]): its replies are judged by the draft's rules
-    /// ([`crate::draft`]).
+    /// The line the vector names in `ahp` ([`Self::lint`] refuses any
+    /// other text, so a loaded vector always has one).
+    pub fn line(&self) -> Option<AhpLine> {
+        AhpLine::from_revision(&self.ahp)
+    }
+
+    /// Whether the vector belongs to the draft line: its replies are judged
+    /// by the draft's rules ([`crate::draft`]).
     pub fn is_draft(&self) -> bool {
-        self.ahp == DRAFT_LINE
+        self.line() == Some(AhpLine::Draft)
     }
 
     /// The wire `protocolVersion` a valid result must carry: `"0.1"`, or
     /// `"draft"` for a draft-line vector.
     pub fn wire_version(&self) -> &'static str {
-        if self.is_draft() {
-            DRAFT_LINE
-        } else {
-            ctk_ahp_wire::version::WIRE_VERSION
-        }
+        self.line().unwrap_or(AhpLine::V0_1).wire_version()
     }
 
     /// The rules the schema cannot state; each broken rule is one message.
@@ -325,10 +322,12 @@ impl Vector {
         if !id_ok {
             problems.push(format!("id {:?} is not {prefix}nnnn", self.id));
         }
-        if self.ahp != AHP_REVISION && !self.is_draft() {
+        if self.line().is_none() {
             problems.push(format!(
-                "ahp is {:?}, not {AHP_REVISION:?} (or {DRAFT_LINE:?})",
-                self.ahp
+                "ahp is {:?}, not {:?} (or {:?})",
+                self.ahp,
+                AhpLine::V0_1.revision(),
+                AhpLine::Draft.revision()
             ));
         }
         if self.role != Role::Backend {

@@ -10,8 +10,12 @@
 //! - [`validate`]: the project's schemas plus the rules JSON Schema cannot
 //!   express (id echo, unique backend ids, stdio framing, ...), each
 //!   reported as a [`validate::Finding`] with a JSON pointer and a rule id;
-//! - [`version`]: the wire version `"0.1"` and revision `0.1.0-draft.1`.
+//! - [`version`]: the one line type ([`version::AhpLine`]), the wire
+//!   version `"0.1"` and revision `0.1.0-draft.1`;
+//! - [`draft`]: the mutable draft line's differences as data (its schemas
+//!   under `schemas/ahp/draft/` and the tables read from them).
 
+pub mod draft;
 pub mod json;
 pub mod registration;
 pub mod schema;

@@ -1,5 +1,6 @@
-//! The project's AHP 0.1 JSON Schemas (`schemas/ahp/0.1/`), compiled into
-//! the crate, and one validator per kind of document.
+//! The project's AHP JSON Schemas, compiled into the crate: the 0.1 line's
+//! (`schemas/ahp/0.1/`, one validator per [`SchemaKind`]) and the draft
+//! line's differences (`schemas/ahp/draft/`, read by [`crate::draft`]).
 
 use std::sync::OnceLock;
 
@@ -42,6 +43,30 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "registration",
         include_str!("../../../schemas/ahp/0.1/registration.json"),
+    ),
+];
+
+/// Base of every project schema `$id` of the draft line.
+pub const DRAFT_ID_BASE: &str = "tag:agent-hooks-ctk,2026:ahp/draft/";
+
+/// The draft line's schema files: (name, text), as [`FILES`]. They refer
+/// to the 0.1 definitions for what the draft leaves unchanged.
+pub const DRAFT_FILES: &[(&str, &str)] = &[
+    (
+        "definitions",
+        include_str!("../../../schemas/ahp/draft/definitions.json"),
+    ),
+    (
+        "tool-before",
+        include_str!("../../../schemas/ahp/draft/tool-before.json"),
+    ),
+    (
+        "intercept-request",
+        include_str!("../../../schemas/ahp/draft/intercept-request.json"),
+    ),
+    (
+        "intercept-response",
+        include_str!("../../../schemas/ahp/draft/intercept-response.json"),
     ),
 ];
 
@@ -126,30 +151,41 @@ impl SchemaKind {
 
 /// Parse one embedded file; the files are part of the crate, so a parse
 /// failure is a build defect, caught by this crate's tests.
-fn file_value(text: &str) -> Value {
+pub(crate) fn file_value(text: &str) -> Value {
     serde_json::from_str(text).expect("the embedded AHP schemas are JSON")
 }
 
 fn compile_all() -> Vec<jsonschema::Validator> {
+    compile(
+        SchemaKind::ALL
+            .iter()
+            .map(|kind| format!("{ID_BASE}{}", kind.schema_ref())),
+    )
+}
+
+/// One validator per absolute schema reference, over a registry of both
+/// lines' files (format assertions on, as for every AHP document).
+pub(crate) fn compile(references: impl Iterator<Item = String>) -> Vec<jsonschema::Validator> {
     let mut builder = jsonschema::Registry::new();
-    for (name, text) in FILES {
-        builder = builder
-            .add(format!("{ID_BASE}{name}"), file_value(text))
-            .expect("schema ids are valid URIs");
+    for (base, files) in [(ID_BASE, FILES), (DRAFT_ID_BASE, DRAFT_FILES)] {
+        for (name, text) in files {
+            builder = builder
+                .add(format!("{base}{name}"), file_value(text))
+                .expect("schema ids are valid URIs");
+        }
     }
     let registry = builder.prepare().expect("the AHP schemas resolve");
-    SchemaKind::ALL
-        .iter()
-        .map(|kind| {
+    references
+        .map(|reference| {
             let root = serde_json::json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "$ref": format!("{ID_BASE}{}", kind.schema_ref()),
+                "$ref": reference,
             });
             jsonschema::options()
                 .with_registry(&registry)
                 .should_validate_formats(true)
                 .build(&root)
-                .expect("every AHP schema kind compiles")
+                .unwrap_or_else(|e| panic!("AHP schema {reference} compiles: {e}"))
         })
         .collect()
 }
@@ -160,9 +196,13 @@ mod tests {
 
     #[test]
     fn every_file_declares_its_id_and_the_2020_12_dialect() {
-        for (name, text) in FILES {
+        let files = FILES
+            .iter()
+            .map(|f| (ID_BASE, f))
+            .chain(DRAFT_FILES.iter().map(|f| (DRAFT_ID_BASE, f)));
+        for (base, (name, text)) in files {
             let v = file_value(text);
-            assert_eq!(v["$id"], format!("{ID_BASE}{name}"), "{name}");
+            assert_eq!(v["$id"], format!("{base}{name}"), "{name}");
             assert_eq!(
                 v["$schema"], "https://json-schema.org/draft/2020-12/schema",
                 "{name}"

@@ -494,7 +494,8 @@ pub fn check_schema(kind: SchemaKind, value: &Value) -> Vec<Finding> {
         .collect()
 }
 
-fn clip(text: &str) -> String {
+/// `text` cut to [`MAX_DETAIL`] bytes (at a character boundary).
+pub(crate) fn clip(text: &str) -> String {
     if text.len() <= MAX_DETAIL {
         return text.to_owned();
     }

@@ -23,6 +23,21 @@ pub const METHOD_OBSERVE: &str = "hooks/observe";
 /// The only effect of AHP 0.1.
 pub const EFFECT_DENY: &str = "deny";
 
+/// Whether `name` is a reverse-DNS name as AHP uses them (extension keys,
+/// deny codes, extension effects): two or more dot-separated labels, each a
+/// letter followed by letters, digits, `_` or `-`. The schemas' pattern
+/// (`definitions#/$defs/reverseDnsName`) says the same; a test holds them
+/// together, and this is the one copy code calls.
+pub fn is_reverse_dns(name: &str) -> bool {
+    let labels: Vec<&str> = name.split('.').collect();
+    labels.len() >= 2
+        && labels.iter().all(|l| {
+            let mut chars = l.chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        })
+}
+
 /// A JSON-RPC request id as AHP allows it: a non-empty string or an
 /// integer. An intercept id equals the string event id, so it is a string
 /// in practice.
@@ -712,6 +727,37 @@ impl Message {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn reverse_dns_names_agree_with_the_schemas_pattern() {
+        let pattern = crate::schema::compile(std::iter::once(format!(
+            "{}definitions#/$defs/reverseDnsName",
+            crate::schema::ID_BASE
+        )))
+        .remove(0);
+        for name in [
+            "com.example.policy",
+            "org.example.a-b_c",
+            "a.b",
+            "A1.b2",
+            "force_push",
+            "",
+            ".a",
+            "a.",
+            "a..b",
+            "1a.b",
+            "a.-b",
+            "com.exämple.x",
+            "a.b c",
+            "_a.b",
+        ] {
+            assert_eq!(
+                is_reverse_dns(name),
+                pattern.is_valid(&Value::from(name)),
+                "{name:?}"
+            );
+        }
+    }
+
     use super::*;
     use serde_json::json;
 

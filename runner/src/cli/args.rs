@@ -292,6 +292,17 @@ pub enum SpecArg {
     Draft,
 }
 
+impl SpecArg {
+    /// The AHP line this `--spec` selects (its values are the lines' wire
+    /// `protocolVersion`s).
+    pub fn ahp_line(self) -> crate::suite::AhpLine {
+        match self {
+            SpecArg::V0_1 => crate::suite::AhpLine::V0_1,
+            SpecArg::Draft => crate::suite::AhpLine::Draft,
+        }
+    }
+}
+
 /// What `--no-tests` does with a run in which no vector runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum NoTests {

@@ -193,10 +193,7 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
     let spec = plan::spec(args.spec);
     let suite = match args.protocol {
         ProtocolArg::AgentHooks => Suite::AgentHooks(spec),
-        ProtocolArg::Ahp => Suite::Ahp(match args.spec {
-            SpecArg::V0_1 => AhpLine::V0_1,
-            SpecArg::Draft => AhpLine::Draft,
-        }),
+        ProtocolArg::Ahp => Suite::Ahp(args.spec.ahp_line()),
     };
     let (catalog, catalog_source) = match &args.clauses {
         Some(path) => (catalog::load_file(path)?, path.display().to_string()),

@@ -258,20 +258,10 @@ fn vectors(
     Ok((loaded, source))
 }
 
-/// The `--spec` value that makes a bundled reference speak `line`.
+/// The `--spec` value that makes a bundled reference speak `line`: the
+/// references take the line's wire `protocolVersion`.
 fn spec_flag(line: AhpLine) -> &'static str {
-    match line {
-        AhpLine::V0_1 => "0.1",
-        AhpLine::Draft => "draft",
-    }
-}
-
-/// The line a bundled reference speaks for `--spec`.
-fn protocol_line(spec: SpecArg) -> ctk_ahp_reference_backend::ProtocolLine {
-    match spec {
-        SpecArg::V0_1 => ctk_ahp_reference_backend::ProtocolLine::V0_1,
-        SpecArg::Draft => ctk_ahp_reference_backend::ProtocolLine::Draft,
-    }
+    line.wire_version()
 }
 
 /// The target, and how the report names it. The bundled reference backend
@@ -395,13 +385,6 @@ fn outcome(o: &Outcome, duration: Duration) -> VectorOutcome {
     }
 }
 
-fn line_of(spec: SpecArg) -> AhpLine {
-    match spec {
-        SpecArg::V0_1 => AhpLine::V0_1,
-        SpecArg::Draft => AhpLine::Draft,
-    }
-}
-
 /// `ctk list --protocol ahp`: `requirement::id  [role, line]  title` for each
 /// selected vector of the role (of both roles without `--role`), through the
 /// same loader as a run, so a vector that would not run is an error here too.
@@ -412,7 +395,7 @@ pub fn list(args: &ListArgs) -> Result<u8, CliError> {
         )
         .into());
     }
-    let line = line_of(args.select.spec);
+    let line = args.select.spec.ahp_line();
     let roles = match args.role {
         Some(role) => vec![role],
         None => vec![RoleArg::Backend, RoleArg::Harness],
@@ -473,7 +456,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     }
     let vector_timeout = plan::vector_timeout(args.vector_timeout_ms)?;
     let jobs = plan::jobs(args.jobs)?;
-    let line = line_of(args.select.spec);
+    let line = args.select.spec.ahp_line();
     let suite = Suite::Ahp(line);
     let (runner, subject) = match role {
         RoleArg::Backend => {
@@ -680,7 +663,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
 pub fn backend_command(per_event: bool, spec: SpecArg) -> u8 {
     let backend = ctk_ahp_reference_backend::Backend::with_line(
         ctk_ahp_reference_backend::policy::Policy::builtin(),
-        protocol_line(spec),
+        spec.ahp_line(),
     );
     let log = ctk_ahp_reference_backend::log::Logger { quiet: true };
     let input = std::io::stdin().lock();
@@ -720,7 +703,7 @@ pub fn harness_command(spec: SpecArg) -> u8 {
     runtime.block_on(ctk_ahp_reference_harness::adapter::serve_line(
         tokio::io::stdin(),
         tokio::io::stdout(),
-        protocol_line(spec),
+        spec.ahp_line(),
     ));
     ctk_ahp_reference_harness::process::kill_all();
     exit_code::SUCCESS

@@ -15,25 +15,25 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::builder::TypedValueParser as _;
+use clap::{Parser, Subcommand};
 use ctk_ahp_reference_backend::backend::Respond;
 use ctk_ahp_reference_backend::freedoms::{self, Freedom, FreedomBackend, FreedomWriter, Freedoms};
 use ctk_ahp_reference_backend::http::{self, HttpOptions};
 use ctk_ahp_reference_backend::log::Logger;
 use ctk_ahp_reference_backend::policy::{Policy, DEFAULT_POLICY_JSON};
 use ctk_ahp_reference_backend::stdio::{self, DEFAULT_MAX_FRAME_BYTES};
-use ctk_ahp_reference_backend::{Backend, ProtocolLine};
+use ctk_ahp_reference_backend::{AhpLine, Backend};
 
-/// The protocol line the backend speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Spec {
-    /// The released line: wire protocolVersion "0.1".
-    #[value(name = "0.1")]
-    V0_1,
-    /// The upstream mutable draft: wire protocolVersion "draft", the draft
-    /// tool.before shape; every other version gets -32001 (never
-    /// claimable).
-    Draft,
+/// `--spec`: a line named by its wire protocolVersion ("0.1" or "draft";
+/// a draft backend gives every other version -32001).
+fn spec_parser() -> impl clap::builder::TypedValueParser<Value = AhpLine> {
+    // clap lists these values in --help and refuses any other.
+    clap::builder::PossibleValuesParser::new(AhpLine::ALL.map(AhpLine::wire_version)).map(
+        |wire: String| {
+            AhpLine::from_wire(&wire).expect("the possible values are the lines' wire versions")
+        },
+    )
 }
 
 /// The reference AHP 0.1 backend: denies tool calls by a small rule set
@@ -48,11 +48,11 @@ struct Cli {
     #[arg(
         long,
         global = true,
-        value_enum,
+        value_parser = spec_parser(),
         default_value = "0.1",
         value_name = "LINE"
     )]
-    spec: Spec,
+    spec: AhpLine,
     /// A policy file (JSON, format in ahp/reference-backend/README.md); the
     /// built-in default policy when absent.
     #[arg(long, global = true, value_name = "FILE")]
@@ -123,10 +123,7 @@ fn main() -> ExitCode {
         },
         None => Policy::builtin(),
     };
-    let line = match cli.spec {
-        Spec::V0_1 => ProtocolLine::V0_1,
-        Spec::Draft => ProtocolLine::Draft,
-    };
+    let line = cli.spec;
     let freedoms = match Freedoms::parse(&cli.freedoms, line) {
         Ok(f) => f,
         Err(e) => {

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use ctk_ahp_wire::version::{ProtocolLine, WIRE_VERSION};
+use ctk_ahp_wire::version::{AhpLine, WIRE_VERSION};
 use http_body_util::{BodyExt, Full};
 use hyper::header::{HeaderName, HeaderValue, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Response, StatusCode};
@@ -98,7 +98,7 @@ impl FreedomBackend {
         let mut v = request.clone();
         let mut changed = false;
         let mut released = false;
-        let draft = self.backend.line() == ProtocolLine::Draft;
+        let draft = self.backend.line() == AhpLine::Draft;
         let version = obj
             .get("params")
             .and_then(|p| p.get("protocolVersion"))
@@ -131,10 +131,10 @@ impl FreedomBackend {
                 .and_then(|p| p.get_mut("event"))
                 .and_then(Value::as_object_mut)
             {
-                for (name, members) in crate::draft::CLOSED_OBJECTS.iter().copied() {
+                for (name, members) in &ctk_ahp_wire::draft::tables().closed {
                     if let Some(Value::Object(o)) = event.get_mut(name) {
                         let before = o.len();
-                        o.retain(|k, _| members.contains(&k.as_str()));
+                        o.retain(|k, _| ctk_ahp_wire::draft::holds(members, k));
                         changed |= o.len() != before;
                     }
                 }
@@ -157,7 +157,7 @@ impl FreedomBackend {
     /// The error `extension-effect-advertised` answers, when it applies.
     fn refuse_extension_effect(&self, request: &Value) -> Option<Handled> {
         if !self.has(Freedom::ExtensionEffectAdvertised)
-            || self.backend.line() != ProtocolLine::V0_1
+            || self.backend.line() != AhpLine::V0_1
             || request.get("method").and_then(Value::as_str) != Some("hooks/intercept")
         {
             return None;
@@ -410,7 +410,7 @@ mod tests {
     use super::*;
     use crate::Policy;
 
-    fn edge(ids: &str, line: ProtocolLine) -> FreedomBackend {
+    fn edge(ids: &str, line: AhpLine) -> FreedomBackend {
         FreedomBackend::new(
             Backend::with_line(Policy::builtin(), line),
             Freedoms::parse(ids, line).unwrap(),
@@ -447,7 +447,7 @@ mod tests {
 
     #[test]
     fn decisions_change_only_where_no_declared_policy_covers_the_request() {
-        let v = ProtocolLine::V0_1;
+        let v = AhpLine::V0_1;
         let policy = edge("decision-policy", v);
         assert_eq!(
             effects(&policy.respond_to(&intercept(
@@ -497,7 +497,7 @@ mod tests {
 
     #[test]
     fn only_an_undefined_event_type_loses_minus_32002() {
-        let e = edge("unsupported-request-error-code", ProtocolLine::V0_1);
+        let e = edge("unsupported-request-error-code", AhpLine::V0_1);
         let after = e.respond_to(&intercept("e1", "0.1", "tool.after", "shell", "x"));
         assert_eq!(code(&after), -32002);
         let unknown = e.respond_to(&intercept("e2", "0.1", "tool.sideways", "shell", "x"));
@@ -512,7 +512,7 @@ mod tests {
 
     #[test]
     fn a_mismatched_id_is_decided_and_echoed() {
-        let e = edge("id-mismatch-handling", ProtocolLine::V0_1);
+        let e = edge("id-mismatch-handling", AhpLine::V0_1);
         let mut frame: Value =
             serde_json::from_slice(&intercept("e1", "0.1", "tool.before", "shell", "x")).unwrap();
         frame["id"] = json!(42);
@@ -520,14 +520,13 @@ mod tests {
         let reply = h.reply.unwrap();
         assert_eq!(reply["id"], 42);
         assert!(reply["result"]["effects"].is_array(), "{reply}");
-        let plain =
-            edge("none", ProtocolLine::V0_1).respond_to(&serde_json::to_vec(&frame).unwrap());
+        let plain = edge("none", AhpLine::V0_1).respond_to(&serde_json::to_vec(&frame).unwrap());
         assert_eq!(code(&plain), -32602);
     }
 
     #[test]
     fn the_draft_freedoms_accept_what_the_draft_reference_refuses() {
-        let d = ProtocolLine::Draft;
+        let d = AhpLine::Draft;
         let mut frame = json!({
             "jsonrpc": "2.0", "id": "e1", "method": "hooks/intercept",
             "params": {
@@ -562,7 +561,7 @@ mod tests {
     fn http_finishing_sets_status_media_type_and_body() {
         let e = Arc::new(edge(
             "http-error-status,http-content-type-parameters,http-body-layout",
-            ProtocolLine::V0_1,
+            AhpLine::V0_1,
         ));
         let handled = e.respond_to(br#"{"jsonrpc":"2.0","id":1,"method":"no/such"}"#);
         let finished = e.finish_http(&handled, Response::new(Full::new(Bytes::new()).boxed()));

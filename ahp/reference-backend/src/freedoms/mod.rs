@@ -23,7 +23,7 @@ pub mod stdio;
 
 use std::collections::BTreeSet;
 
-use ctk_ahp_wire::version::ProtocolLine;
+use ctk_ahp_wire::version::AhpLine;
 use serde_json::Value;
 
 pub use edge::FreedomBackend;
@@ -204,10 +204,10 @@ impl Freedom {
     }
 
     /// The freedoms a backend of `line` takes under `all`.
-    pub fn of_line(line: ProtocolLine) -> Vec<Freedom> {
+    pub fn of_line(line: AhpLine) -> Vec<Freedom> {
         match line {
-            ProtocolLine::V0_1 => Freedom::RELEASED.to_vec(),
-            ProtocolLine::Draft => Freedom::RELEASED
+            AhpLine::V0_1 => Freedom::RELEASED.to_vec(),
+            AhpLine::Draft => Freedom::RELEASED
                 .into_iter()
                 .filter(|f| !Freedom::SUPERSEDED_BY_DRAFT.contains(f))
                 .chain(Freedom::DRAFT_ONLY)
@@ -235,9 +235,9 @@ fn backend_ids(catalog: &str) -> Vec<String> {
 }
 
 /// The backend-role ids the catalogs of `line` know.
-fn catalog_ids(line: ProtocolLine) -> Vec<String> {
+fn catalog_ids(line: AhpLine) -> Vec<String> {
     let mut ids = backend_ids(CATALOG);
-    if line == ProtocolLine::Draft {
+    if line == AhpLine::Draft {
         ids.extend(backend_ids(DRAFT_CATALOG));
     }
     ids
@@ -248,7 +248,7 @@ fn catalog_ids(line: ProtocolLine) -> Vec<String> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Freedoms {
     taken: BTreeSet<Freedom>,
-    line: ProtocolLine,
+    line: AhpLine,
 }
 
 impl Default for Freedoms {
@@ -256,7 +256,7 @@ impl Default for Freedoms {
     fn default() -> Self {
         Self {
             taken: BTreeSet::new(),
-            line: ProtocolLine::V0_1,
+            line: AhpLine::V0_1,
         }
     }
 }
@@ -266,7 +266,7 @@ impl Freedoms {
     /// `none`, or ids separated by commas. An id the catalogs of `line` do
     /// not know, or one the reference backend of `line` does not take, is
     /// an error naming it.
-    pub fn parse(text: &str, line: ProtocolLine) -> Result<Self, String> {
+    pub fn parse(text: &str, line: AhpLine) -> Result<Self, String> {
         let takes = Freedom::of_line(line);
         match text.trim() {
             "all" => {
@@ -285,8 +285,8 @@ impl Freedoms {
         }
         let known = catalog_ids(line);
         let catalogs = match line {
-            ProtocolLine::V0_1 => "spec/ahp/0.1/freedoms.json",
-            ProtocolLine::Draft => "spec/ahp/0.1/freedoms.json and spec/ahp/draft/freedoms.json",
+            AhpLine::V0_1 => "spec/ahp/0.1/freedoms.json",
+            AhpLine::Draft => "spec/ahp/0.1/freedoms.json and spec/ahp/draft/freedoms.json",
         };
         let mut set = BTreeSet::new();
         for id in text.split(',').map(str::trim) {
@@ -312,7 +312,7 @@ impl Freedoms {
     }
 
     /// The line the backend speaks.
-    pub fn line(&self) -> ProtocolLine {
+    pub fn line(&self) -> AhpLine {
         self.line
     }
 
@@ -333,7 +333,7 @@ mod tests {
 
     #[test]
     fn ids_are_the_catalogs_and_unknown_or_unrealised_ones_are_named() {
-        let v01 = ProtocolLine::V0_1;
+        let v01 = AhpLine::V0_1;
         let known = catalog_ids(v01);
         for f in Freedom::RELEASED {
             assert!(
@@ -350,7 +350,7 @@ mod tests {
                 "{k} is not taken"
             );
         }
-        let draft_known = catalog_ids(ProtocolLine::Draft);
+        let draft_known = catalog_ids(AhpLine::Draft);
         for f in Freedom::DRAFT_ONLY {
             assert!(
                 draft_known.iter().any(|k| k == f.id()),
@@ -366,13 +366,13 @@ mod tests {
         // A draft freedom is unknown to the released line.
         let e = Freedoms::parse("several-effects", v01).unwrap_err();
         assert!(e.contains("unknown freedom"), "{e}");
-        let e = Freedoms::parse("extension-effect-advertised", ProtocolLine::Draft).unwrap_err();
+        let e = Freedoms::parse("extension-effect-advertised", AhpLine::Draft).unwrap_err();
         assert!(e.contains("does not take it"), "{e}");
         assert!(Freedoms::parse("none", v01).unwrap().is_empty());
         assert!(Freedoms::parse("stdio-blank-lines", v01)
             .unwrap()
             .has(Freedom::StdioBlankLines));
-        let draft_all = Freedoms::parse("all", ProtocolLine::Draft).unwrap();
+        let draft_all = Freedoms::parse("all", AhpLine::Draft).unwrap();
         assert!(draft_all.has(Freedom::SeveralEffects));
         assert!(!draft_all.has(Freedom::ExtensionEffectAdvertised));
     }

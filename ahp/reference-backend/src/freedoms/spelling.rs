@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Number, Value};
 
-use ctk_ahp_wire::version::ProtocolLine;
+use ctk_ahp_wire::version::AhpLine;
 
 use super::{Freedom, Freedoms};
 
@@ -64,7 +64,7 @@ impl Freedoms {
         if let Some(Value::Array(effects)) = result.get_mut("effects") {
             // The draft closes a deny effect (type, reason, code,
             // extensions): an unknown member there is not the draft's.
-            let open_effects = self.line() != ProtocolLine::Draft;
+            let open_effects = self.line() != AhpLine::Draft;
             for effect in effects.iter_mut().filter_map(Value::as_object_mut) {
                 if unknown && open_effects {
                     effect.insert("x-ctk-freedom".into(), Value::Bool(true));
@@ -236,7 +236,7 @@ mod tests {
     use serde_json::json;
 
     fn all() -> Freedoms {
-        Freedoms::parse("all", ProtocolLine::V0_1).expect("all")
+        Freedoms::parse("all", AhpLine::V0_1).expect("all")
     }
 
     #[test]
@@ -266,7 +266,7 @@ mod tests {
     fn the_writer_frames_by_line_with_the_line_end_and_blank_lines_asked() {
         let f = Freedoms::parse(
             "stdio-carriage-return,stdio-blank-lines,stdio-write-chunking",
-            ProtocolLine::V0_1,
+            AhpLine::V0_1,
         )
         .unwrap();
         let mut w = FreedomWriter::new(Vec::new(), f);

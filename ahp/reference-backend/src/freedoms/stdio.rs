@@ -97,7 +97,7 @@ mod tests {
     use super::*;
     use crate::backend::Backend;
     use crate::freedoms::Freedoms;
-    use ctk_ahp_wire::version::ProtocolLine;
+    use ctk_ahp_wire::version::AhpLine;
 
     const REQUEST: &str = r#"{"jsonrpc":"2.0","id":"e1","method":"nope"}"#;
     const NOTE: &str = r#"{"jsonrpc":"2.0","method":"hooks/observe","params":{}}"#;
@@ -105,7 +105,7 @@ mod tests {
     fn edge(ids: &str) -> FreedomBackend {
         FreedomBackend::new(
             Backend::default(),
-            Freedoms::parse(ids, ProtocolLine::V0_1).unwrap(),
+            Freedoms::parse(ids, AhpLine::V0_1).unwrap(),
             true,
         )
     }

@@ -1,10 +1,10 @@
-//! The draft line: a backend built for `ProtocolLine::Draft` (or run with
+//! The draft line: a backend built for `AhpLine::Draft` (or run with
 //! `--spec draft`) answers draft requests with draft replies, refuses every
 //! other version with -32001 `data.supported` ["draft"], and holds the
 //! draft's `tool.before` shape; the default backend is unchanged.
 
 use ctk_ahp_reference_backend::policy::Policy;
-use ctk_ahp_reference_backend::{Backend, ProtocolLine};
+use ctk_ahp_reference_backend::{AhpLine, Backend};
 use serde_json::{json, Value};
 
 use crate::support::{assert_error, line, StdioBackend};
@@ -24,7 +24,7 @@ fn draft_request(id: &str, command: &str) -> Value {
 }
 
 fn draft() -> Backend {
-    Backend::with_line(Policy::builtin(), ProtocolLine::Draft)
+    Backend::with_line(Policy::builtin(), AhpLine::Draft)
 }
 
 fn reply(backend: &Backend, request: &Value) -> Value {
@@ -37,7 +37,7 @@ fn reply(backend: &Backend, request: &Value) -> Value {
 #[test]
 fn a_draft_backend_answers_draft_requests_in_the_draft() {
     let b = draft();
-    assert_eq!(b.line(), ProtocolLine::Draft);
+    assert_eq!(b.line(), AhpLine::Draft);
     let ok = reply(&b, &draft_request("e1", "ls"));
     assert_eq!(
         ok,

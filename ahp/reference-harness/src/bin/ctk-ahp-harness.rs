@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use ctk_ahp_reference_harness::freedoms::{self, Freedoms};
 use ctk_ahp_reference_harness::{adapter, process, ADAPTER};
-use ctk_ahp_wire::version::ProtocolLine;
+use ctk_ahp_wire::version::AhpLine;
 
 // A current-thread runtime: backend processes are started from the main
 // thread, so the kernel's parent-death signal (see `process`) fires exactly
@@ -30,7 +30,7 @@ async fn main() -> ExitCode {
          spec/ahp/draft/freedoms.json, less the 0.1 ids it supersedes; issue 26)"
     );
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut line = ProtocolLine::V0_1;
+    let mut line = AhpLine::V0_1;
     let mut freedoms = None;
     let mut rest = args.iter().map(String::as_str);
     while let Some(arg) = rest.next() {
@@ -56,16 +56,12 @@ async fn main() -> ExitCode {
                     freedoms = Some(value.to_owned());
                     continue;
                 }
-                line = match value {
-                    "0.1" => ProtocolLine::V0_1,
-                    "draft" => ProtocolLine::Draft,
-                    _ => {
-                        eprintln!(
-                            "ctk-ahp-harness: --spec {value:?}: \"0.1\" or \"draft\"\n{usage}"
-                        );
-                        return ExitCode::from(2);
-                    }
+                // A line is named by its wire protocolVersion.
+                let Some(named) = AhpLine::from_wire(value) else {
+                    eprintln!("ctk-ahp-harness: --spec {value:?}: \"0.1\" or \"draft\"\n{usage}");
+                    return ExitCode::from(2);
                 };
+                line = named;
             }
             _ => {
                 eprintln!("ctk-ahp-harness: unexpected arguments {args:?}\n{usage}");

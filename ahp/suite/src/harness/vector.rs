@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::adapter::ToolOutcome;
 use super::script::{Action, Script, MAX_RAW_BYTES};
 use crate::error::VectorError;
-use crate::vector::{BindingSel, LifecycleSel, Role, AHP_REVISION, DRAFT_LINE};
+use crate::vector::{AhpLine, BindingSel, LifecycleSel, Role};
 
 /// A scripted backend's transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -299,7 +299,8 @@ pub struct HarnessVector {
     pub id: String,
     /// One sentence: what a passing harness does.
     pub title: String,
-    /// `0.1.0-draft.1`, or [`DRAFT_LINE`] for the draft line.
+    /// The [`AhpLine::revision`] of the line the vector tests:
+    /// `0.1.0-draft.1`, or `draft`.
     pub ahp: String,
     /// Always `harness`.
     pub role: Role,
@@ -397,22 +398,23 @@ impl HarnessVector {
         self.advisory.is_some()
     }
 
-    /// Whether the vector belongs to the mutable draft line (`ahp` is
-    /// [`DRAFT_LINE`]): its requests are held to the draft shape, its
-    /// replies judged by the draft's rules ([`crate::draft`]), and its
-    /// reports are never claimable.
+    /// The line the vector names in `ahp` ([`Self::lint`] refuses any
+    /// other text, so a loaded vector always has one).
+    pub fn line(&self) -> Option<AhpLine> {
+        AhpLine::from_revision(&self.ahp)
+    }
+
+    /// Whether the vector belongs to the mutable draft line: its requests
+    /// are held to the draft shape, its replies judged by the draft's rules
+    /// ([`crate::draft`]), and its reports are never claimable.
     pub fn is_draft(&self) -> bool {
-        self.ahp == DRAFT_LINE
+        self.line() == Some(AhpLine::Draft)
     }
 
     /// The wire `protocolVersion` of the vector's line: `"0.1"`, or
     /// `"draft"`.
     pub fn wire(&self) -> &'static str {
-        if self.is_draft() {
-            DRAFT_LINE
-        } else {
-            crate::WIRE_VERSION
-        }
+        self.line().unwrap_or(AhpLine::V0_1).wire_version()
     }
 
     /// Backend names the registration refers to.
@@ -435,10 +437,12 @@ impl HarnessVector {
         if !id_ok {
             p.push(format!("id {:?} is not {prefix}nnnn", self.id));
         }
-        if self.ahp != AHP_REVISION && !self.is_draft() {
+        if self.line().is_none() {
             p.push(format!(
-                "ahp is {:?}, not {AHP_REVISION:?} (or {DRAFT_LINE:?})",
-                self.ahp
+                "ahp is {:?}, not {:?} (or {:?})",
+                self.ahp,
+                AhpLine::V0_1.revision(),
+                AhpLine::Draft.revision()
             ));
         }
         if let Some(pv) = self.registration.get("protocolVersion") {
