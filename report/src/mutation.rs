@@ -15,12 +15,12 @@
 //! project suite): the page says "not run" for it rather than scoring it 0.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::html::{document, escape};
+use crate::html::{document, scroll};
+use maud::{html, Markup};
 
 /// What one suite did with one mutant, as render.py words it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -384,122 +384,133 @@ pub fn by_module(results: &Results, suite: Suite) -> Option<BTreeMap<String, Cou
     ran.then_some(rows)
 }
 
-fn num(s: &mut String, n: usize) {
-    let _ = write!(s, "<td class=\"n\">{n}</td>");
+/// A wide table in the report page's scrolling region.
+fn table(label: &str, inner: Markup) -> Markup {
+    scroll(label, html! { table { (inner) } })
 }
 
-fn table(s: &mut String, label: &str, inner: &str) {
-    let _ = write!(
-        s,
-        "<div class=\"scroll\" role=\"region\" aria-label=\"{}\" tabindex=\"0\">\n<table>\n{inner}</table>\n</div>\n",
-        escape(label)
-    );
-}
-
-fn scores(results: &Results) -> String {
-    let mut t = String::from(
-        "<caption>Mutation score per suite</caption>\n<thead><tr><th scope=\"col\">suite</th>\
-         <th scope=\"col\" class=\"n\">mutants</th><th scope=\"col\" class=\"n\">caught (timeouts included)</th>\
-         <th scope=\"col\" class=\"n\">of which timeout</th><th scope=\"col\" class=\"n\">missed</th>\
-         <th scope=\"col\" class=\"n\">equivalent</th><th scope=\"col\" class=\"n\">unviable</th>\
-         <th scope=\"col\" class=\"n\">score</th></tr></thead>\n<tbody>\n",
-    );
-    for suite in [Suite::Project, Suite::Upstream] {
-        let _ = write!(t, "<tr><th scope=\"row\">{}</th>", escape(suite.label()));
-        match totals(results, suite) {
-            Some(c) => {
-                for n in [
-                    c.total(),
-                    c.killed(),
-                    c.timeout,
-                    c.missed,
-                    c.equivalent,
-                    c.unviable,
-                ] {
-                    num(&mut t, n);
-                }
-                let _ = write!(t, "<td class=\"n\">{}</td>", c.score_text());
+fn scores(results: &Results) -> Markup {
+    let t = html! {
+        caption { "Mutation score per suite" }
+        thead {
+            tr {
+                th scope="col" { "suite" }
+                th scope="col" class="n" { "mutants" }
+                th scope="col" class="n" { "caught (timeouts included)" }
+                th scope="col" class="n" { "of which timeout" }
+                th scope="col" class="n" { "missed" }
+                th scope="col" class="n" { "equivalent" }
+                th scope="col" class="n" { "unviable" }
+                th scope="col" class="n" { "score" }
             }
-            None => t.push_str(
-                "<td colspan=\"7\" class=\"not-run\">not run (this results file has no outcome for this suite)</td>",
-            ),
         }
-        t.push_str("</tr>\n");
+        tbody {
+            @for suite in [Suite::Project, Suite::Upstream] {
+                tr {
+                    th scope="row" { (suite.label()) }
+                    @match totals(results, suite) {
+                        Some(c) => {
+                            @for n in [c.total(), c.killed(), c.timeout, c.missed, c.equivalent, c.unviable] {
+                                td.n { (n) }
+                            }
+                            td.n { (c.score_text()) }
+                        }
+                        None => {
+                            td colspan="7" class="not-run" {
+                                "not run (this results file has no outcome for this suite)"
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    html! {
+        section aria-labelledby="scores" {
+            h2 #scores { "Scores" }
+            (table("Mutation score per suite", t))
+            p.note {
+                "The score is killed (caught, timeouts included) over killed plus missed: \
+                 equivalent and unviable mutants are left out of both."
+            }
+        }
     }
-    t.push_str("</tbody>\n");
-    let mut s =
-        String::from("<section aria-labelledby=\"scores\">\n<h2 id=\"scores\">Scores</h2>\n");
-    table(&mut s, "Mutation score per suite", &t);
-    s.push_str(
-        "<p class=\"note\">The score is killed (caught, timeouts included) over killed plus missed: \
-         equivalent and unviable mutants are left out of both.</p>\n</section>\n",
-    );
-    s
 }
 
-fn modules(results: &Results) -> String {
+fn modules(results: &Results) -> Markup {
     let p = by_module(results, Suite::Project);
     let u = by_module(results, Suite::Upstream);
     let mut names: Vec<&str> = results.mutants.keys().map(|k| module_of(k)).collect();
     names.sort_unstable();
     names.dedup();
-    let mut t = String::from(
-        "<caption>Mutants per module of agent-hooks/reference-host/src</caption>\n<thead><tr><th scope=\"col\">module</th>\
-         <th scope=\"col\" class=\"n\">mutants</th><th scope=\"col\" class=\"n\">project: caught</th>\
-         <th scope=\"col\" class=\"n\">project: missed</th><th scope=\"col\" class=\"n\">upstream: caught</th>\
-         <th scope=\"col\" class=\"n\">upstream: missed</th><th scope=\"col\" class=\"n\">equivalent</th>\
-         <th scope=\"col\" class=\"n\">unviable</th></tr></thead>\n<tbody>\n",
-    );
-    for m in names {
-        let count = results.mutants.keys().filter(|k| module_of(k) == m).count();
-        let _ = write!(t, "<tr><th scope=\"row\"><code>{}</code></th>", escape(m));
-        num(&mut t, count);
-        for rows in [&p, &u] {
-            match rows {
-                Some(rows) => {
-                    let c = rows.get(m).copied().unwrap_or_default();
-                    num(&mut t, c.killed());
-                    num(&mut t, c.missed);
-                }
-                None => t.push_str("<td>not run</td><td>not run</td>"),
+    let t = html! {
+        caption { "Mutants per module of agent-hooks/reference-host/src" }
+        thead {
+            tr {
+                th scope="col" { "module" }
+                th scope="col" class="n" { "mutants" }
+                th scope="col" class="n" { "project: caught" }
+                th scope="col" class="n" { "project: missed" }
+                th scope="col" class="n" { "upstream: caught" }
+                th scope="col" class="n" { "upstream: missed" }
+                th scope="col" class="n" { "equivalent" }
+                th scope="col" class="n" { "unviable" }
             }
         }
-        // Equivalent and unviable as render.py counts them: from the
-        // project run (or the upstream one when only it ran).
-        let c = p
-            .as_ref()
-            .or(u.as_ref())
-            .and_then(|rows| rows.get(m).copied())
-            .unwrap_or_default();
-        num(&mut t, c.equivalent);
-        num(&mut t, c.unviable);
-        t.push_str("</tr>\n");
-    }
-    t.push_str("</tbody>\n");
-    let mut s =
-        String::from("<section aria-labelledby=\"modules\">\n<h2 id=\"modules\">By module</h2>\n");
-    table(&mut s, "Mutants per module", &t);
-    s.push_str(
-        "<p class=\"note\">Caught includes timeouts; a missed mutant listed as equivalent is counted \
-         as equivalent, not missed.</p>\n</section>\n",
-    );
-    s
-}
-
-fn outcome_cell(o: Option<Outcome>) -> String {
-    match o {
-        None => "<td>not run</td>".into(),
-        Some(Outcome::Missed) => {
-            "<td><span class=\"fail\"><span aria-hidden=\"true\">✗</span> missed</span></td>".into()
+        tbody {
+            @for m in names {
+                tr {
+                    th scope="row" { code { (m) } }
+                    td.n { (results.mutants.keys().filter(|k| module_of(k) == m).count()) }
+                    @for rows in [&p, &u] {
+                        @match rows {
+                            Some(rows) => {
+                                @let c = rows.get(m).copied().unwrap_or_default();
+                                td.n { (c.killed()) }
+                                td.n { (c.missed) }
+                            }
+                            None => { td { "not run" } td { "not run" } }
+                        }
+                    }
+                    // Equivalent and unviable as render.py counts them:
+                    // from the project run (or the upstream one when only
+                    // it ran).
+                    @let c = p
+                        .as_ref()
+                        .or(u.as_ref())
+                        .and_then(|rows| rows.get(m).copied())
+                        .unwrap_or_default();
+                    td.n { (c.equivalent) }
+                    td.n { (c.unviable) }
+                }
+            }
         }
-        Some(o) => format!("<td>{}</td>", o.as_str()),
+    };
+    html! {
+        section aria-labelledby="modules" {
+            h2 #modules { "By module" }
+            (table("Mutants per module", t))
+            p.note {
+                "Caught includes timeouts; a missed mutant listed as equivalent is counted \
+                 as equivalent, not missed."
+            }
+        }
     }
 }
 
-fn missed(results: &Results, survivors: &BTreeMap<String, String>) -> String {
-    let mut s = String::from(
-        "<section aria-labelledby=\"missed\">\n<h2 id=\"missed\">Missed mutants</h2>\n",
-    );
+fn outcome_cell(o: Option<Outcome>) -> Markup {
+    html! {
+        td {
+            @match o {
+                None => { "not run" }
+                Some(Outcome::Missed) => { span.fail { span aria-hidden="true" { "✗" } " missed" } }
+                Some(o) => { (o.as_str()) }
+            }
+        }
+    }
+}
+
+fn missed(results: &Results, survivors: &BTreeMap<String, String>) -> Markup {
     let rows: Vec<(&String, &Entry)> = results
         .mutants
         .iter()
@@ -508,37 +519,6 @@ fn missed(results: &Results, survivors: &BTreeMap<String, String>) -> String {
                 && (e.project == Some(Outcome::Missed) || e.upstream == Some(Outcome::Missed))
         })
         .collect();
-    if rows.is_empty() {
-        s.push_str("<p>None: every mutant that is not equivalent was caught.</p>\n");
-    } else {
-        let mut t = String::from(
-            "<caption>Mutants a suite missed that are not equivalent</caption>\n<thead><tr>\
-             <th scope=\"col\">mutant</th><th scope=\"col\">project</th><th scope=\"col\">upstream</th>\
-             <th scope=\"col\">survivors.txt</th></tr></thead>\n<tbody>\n",
-        );
-        for (key, e) in rows {
-            let _ = write!(t, "<tr><th scope=\"row\"><code>{}</code></th>", escape(key));
-            t.push_str(&outcome_cell(e.project));
-            t.push_str(&outcome_cell(e.upstream));
-            match survivors.get(key.as_str()) {
-                Some(reason) => {
-                    let _ = write!(
-                        t,
-                        "<td class=\"survivor\"><strong>known survivor</strong>: {}</td>",
-                        escape(reason)
-                    );
-                }
-                None if e.project == Some(Outcome::Missed) => t.push_str(
-                    "<td class=\"new-gap\"><span class=\"fail\"><span aria-hidden=\"true\">!</span> \
-                     not listed</span>: a gap in neither equivalents.txt nor survivors.txt</td>",
-                ),
-                None => t.push_str("<td>not listed (only the upstream suite missed it)</td>"),
-            }
-            t.push_str("</tr>\n");
-        }
-        t.push_str("</tbody>\n");
-        table(&mut s, "Missed mutants", &t);
-    }
     let caught: Vec<&String> = survivors
         .keys()
         .filter(|k| {
@@ -548,62 +528,98 @@ fn missed(results: &Results, survivors: &BTreeMap<String, String>) -> String {
                 .is_some_and(|e| matches!(e.project, Some(Outcome::Caught | Outcome::Timeout)))
         })
         .collect();
-    if !caught.is_empty() {
-        s.push_str("<p>Listed in survivors.txt but caught by the project suite (remove them from the list):</p>\n<ul class=\"stale-survivors\">\n");
-        for k in caught {
-            let _ = writeln!(s, "<li><code>{}</code></li>", escape(k));
+    let t = html! {
+        caption { "Mutants a suite missed that are not equivalent" }
+        thead {
+            tr {
+                th scope="col" { "mutant" }
+                th scope="col" { "project" }
+                th scope="col" { "upstream" }
+                th scope="col" { "survivors.txt" }
+            }
         }
-        s.push_str("</ul>\n");
+        tbody {
+            @for (key, e) in &rows {
+                tr {
+                    th scope="row" { code { (key) } }
+                    (outcome_cell(e.project))
+                    (outcome_cell(e.upstream))
+                    @match survivors.get(key.as_str()) {
+                        Some(reason) => {
+                            td.survivor { strong { "known survivor" } ": " (reason) }
+                        }
+                        None if e.project == Some(Outcome::Missed) => {
+                            td.new-gap {
+                                span.fail { span aria-hidden="true" { "!" } " not listed" }
+                                ": a gap in neither equivalents.txt nor survivors.txt"
+                            }
+                        }
+                        None => { td { "not listed (only the upstream suite missed it)" } }
+                    }
+                }
+            }
+        }
+    };
+    html! {
+        section aria-labelledby="missed" {
+            h2 #missed { "Missed mutants" }
+            @if rows.is_empty() {
+                p { "None: every mutant that is not equivalent was caught." }
+            } @else {
+                (table("Missed mutants", t))
+            }
+            @if !caught.is_empty() {
+                p {
+                    "Listed in survivors.txt but caught by the project suite (remove them from the list):"
+                }
+                ul.stale-survivors { @for k in caught { li { code { (k) } } } }
+            }
+        }
     }
-    s.push_str("</section>\n");
-    s
 }
 
-fn equivalents(results: &Results) -> String {
-    let mut s = String::from(
-        "<section aria-labelledby=\"equivalents\">\n<h2 id=\"equivalents\">Equivalent mutants</h2>\n",
-    );
+fn equivalents(results: &Results) -> Markup {
     let rows: Vec<(&String, &String)> = results
         .mutants
         .iter()
         .filter_map(|(k, e)| e.equivalent.as_ref().map(|r| (k, r)))
         .collect();
-    if rows.is_empty() {
-        s.push_str("<p>None listed.</p>\n");
-    } else {
-        let mut t = String::from(
-            "<caption>Mutants that change no observable behaviour (equivalents.txt)</caption>\n<thead><tr>\
-             <th scope=\"col\">mutant</th><th scope=\"col\">why it is equivalent</th></tr></thead>\n<tbody>\n",
-        );
-        for (k, r) in rows {
-            let _ = writeln!(
-                t,
-                "<tr><th scope=\"row\"><code>{}</code></th><td>{}</td></tr>",
-                escape(k),
-                escape(r)
-            );
+    let t = html! {
+        caption { "Mutants that change no observable behaviour (equivalents.txt)" }
+        thead { tr { th scope="col" { "mutant" } th scope="col" { "why it is equivalent" } } }
+        tbody {
+            @for (k, r) in &rows { tr { th scope="row" { code { (k) } } td { (r) } } }
         }
-        t.push_str("</tbody>\n");
-        table(&mut s, "Equivalent mutants", &t);
+    };
+    html! {
+        section aria-labelledby="equivalents" {
+            h2 #equivalents { "Equivalent mutants" }
+            @if rows.is_empty() {
+                p { "None listed." }
+            } @else {
+                (table("Equivalent mutants", t))
+            }
+        }
     }
-    s.push_str("</section>\n");
-    s
 }
 
 /// The page: scores of both suites, the per-module table, the missed mutants
 /// (each marked "known survivor" when `survivors` lists it) and the
 /// equivalents with their reasons.
 pub fn render(results: &Results, survivors: &BTreeMap<String, String>) -> String {
-    let mut body = String::from(
-        "<p>Mutants of <code>agent-hooks/reference-host/src</code> made by cargo-mutants, each judged by a vector \
-         suite alone. A mutant is <em>caught</em> when the suite fails on it (a timeout counts as \
-         caught), <em>missed</em> when every vector still passes; <em>unviable</em> ones do not build; \
-         <em>equivalent</em> ones change no observable behaviour.</p>\n",
-    );
-    body.push_str(&scores(results));
-    body.push_str(&modules(results));
-    body.push_str(&missed(results, survivors));
-    body.push_str(&equivalents(results));
+    let body = html! {
+        p {
+            "Mutants of " code { "agent-hooks/reference-host/src" } " made by cargo-mutants, each judged \
+             by a vector suite alone. A mutant is " em { "caught" } " when the suite fails on it (a \
+             timeout counts as caught), " em { "missed" } " when every vector still passes; "
+            em { "unviable" } " ones do not build; " em { "equivalent" } " ones change no observable \
+             behaviour."
+        }
+        (scores(results))
+        (modules(results))
+        (missed(results, survivors))
+        (equivalents(results))
+    };
     document(
         "ctk mutation report: reference host",
         &[
@@ -612,7 +628,7 @@ pub fn render(results: &Results, survivors: &BTreeMap<String, String>) -> String
             ("missed", "Missed mutants"),
             ("equivalents", "Equivalent mutants"),
         ],
-        &body,
+        body,
     )
 }
 
