@@ -427,14 +427,9 @@ pub fn list(args: &ListArgs) -> Result<u8, CliError> {
     Ok(exit_code::SUCCESS)
 }
 
-/// `ctk run --protocol ahp`.
-pub fn command(args: RunArgs) -> Result<u8, CliError> {
-    let Some(role) = args.role else {
-        return Err(UsageError(
-            "--protocol ahp needs --role backend|harness (the role under test)".into(),
-        )
-        .into());
-    };
+/// The flags that do not describe an AHP `role` under test: a usage error
+/// that names them, before anything starts.
+fn refuse_foreign_flags(args: &RunArgs, role: RoleArg) -> Result<(), CliError> {
     if role == RoleArg::Harness
         && (!args.policy.is_empty() || args.lifecycle != LifecycleArg::Persistent)
     {
@@ -454,6 +449,101 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
             return Err(UsageError(format!("--policy {policy}: no such policy")).into());
         }
     }
+    Ok(())
+}
+
+/// The named policies a backend run holds the backend to. The bundled
+/// backend's built-in policy is exactly the suite's named policies
+/// (ctk-ahp-reference-backend's README), so all of its vectors run.
+fn policies(args: &RunArgs, bundled: bool) -> std::collections::BTreeSet<String> {
+    if bundled && args.policy.is_empty() {
+        ctk_ahp_suite::policy::ALL
+            .iter()
+            .map(|(name, _)| (*name).to_owned())
+            .collect()
+    } else {
+        args.policy.iter().cloned().collect()
+    }
+}
+
+/// How the run reached the subject, for the report: (binding, lifecycle,
+/// the harness's own name and version when its adapter says them).
+fn described(
+    runtime: &tokio::runtime::Runtime,
+    runner: &Runner,
+    harness_config: &HarnessConfig,
+) -> (String, String, Option<(String, String)>) {
+    match runner {
+        Runner::Backend(target) => (
+            target.binding().to_owned(),
+            match target.lifecycle() {
+                None => "none",
+                Some(Lifecycle::PerEvent) => "per_event",
+                Some(Lifecycle::Persistent) => "persistent",
+            }
+            .to_owned(),
+            None,
+        ),
+        Runner::Harness(adapter) => {
+            // What the harness declares of itself, asked once more after
+            // the run: its name, version, bindings and lifecycles.
+            match runtime.block_on(ctk_ahp_suite::harness::probe_adapter(
+                adapter,
+                harness_config,
+            )) {
+                Ok(info) => (
+                    info.bindings.join("+"),
+                    info.lifecycles.join("+"),
+                    Some((info.name, info.version)),
+                ),
+                Err(e) => {
+                    terminal::err(&format!(
+                        "warning: the adapter did not answer initialize: {e}"
+                    ));
+                    ("stdio".to_owned(), "none".to_owned(), None)
+                }
+            }
+        }
+    }
+}
+
+/// The report's name and version of the subject: the flags, else what its
+/// adapter said, else the bundled reference's or "unknown".
+fn identity(
+    args: &RunArgs,
+    subject: String,
+    probed: Option<(String, String)>,
+    bundled: bool,
+    line: AhpLine,
+) -> HostIdentity {
+    HostIdentity {
+        name: args
+            .subject_name
+            .clone()
+            .or_else(|| probed.as_ref().map(|(n, _)| n.clone()))
+            .unwrap_or(subject),
+        version: args.subject_version.clone().unwrap_or_else(|| {
+            if let Some((_, version)) = &probed {
+                version.clone()
+            } else if bundled {
+                env!("CARGO_PKG_VERSION").to_owned()
+            } else {
+                "unknown".to_owned()
+            }
+        }),
+        spec_versions: vec![line.wire_version().to_owned()],
+    }
+}
+
+/// `ctk run --protocol ahp`.
+pub fn command(args: RunArgs) -> Result<u8, CliError> {
+    let Some(role) = args.role else {
+        return Err(UsageError(
+            "--protocol ahp needs --role backend|harness (the role under test)".into(),
+        )
+        .into());
+    };
+    refuse_foreign_flags(&args, role)?;
     let vector_timeout = plan::vector_timeout(args.vector_timeout_ms)?;
     let jobs = plan::jobs(args.jobs)?;
     let line = args.select.spec.ahp_line();
@@ -514,19 +604,9 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         c.vector_timeout = vector_timeout;
         c
     };
-    // The bundled backend's built-in policy is exactly the suite's named
-    // policies (ctk-ahp-reference-backend's README), so all of its vectors run.
-    let policies = if bundled && args.policy.is_empty() {
-        ctk_ahp_suite::policy::ALL
-            .iter()
-            .map(|(name, _)| (*name).to_owned())
-            .collect()
-    } else {
-        args.policy.iter().cloned().collect()
-    };
     let config = SuiteConfig {
         vector_timeout,
-        policies,
+        policies: policies(&args, bundled),
         ..SuiteConfig::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -577,38 +657,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         ..
     } = &*shared;
     view.finish();
-    let (binding, lifecycle, probed) = match runner {
-        Runner::Backend(target) => (
-            target.binding().to_owned(),
-            match target.lifecycle() {
-                None => "none",
-                Some(Lifecycle::PerEvent) => "per_event",
-                Some(Lifecycle::Persistent) => "persistent",
-            }
-            .to_owned(),
-            None,
-        ),
-        Runner::Harness(adapter) => {
-            // What the harness declares of itself, asked once more after
-            // the run: its name, version, bindings and lifecycles.
-            match runtime.block_on(ctk_ahp_suite::harness::probe_adapter(
-                adapter,
-                harness_config,
-            )) {
-                Ok(info) => (
-                    info.bindings.join("+"),
-                    info.lifecycles.join("+"),
-                    Some((info.name, info.version)),
-                ),
-                Err(e) => {
-                    terminal::err(&format!(
-                        "warning: the adapter did not answer initialize: {e}"
-                    ));
-                    ("stdio".to_owned(), "none".to_owned(), None)
-                }
-            }
-        }
-    };
+    let (binding, lifecycle, probed) = described(&runtime, runner, harness_config);
     let subject_doc = json!({
         "role": role_name(role),
         "binding": binding,
@@ -619,23 +668,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     });
     let ctx = RunContext {
         spec: suite.wire().to_owned(),
-        host: HostIdentity {
-            name: args
-                .subject_name
-                .clone()
-                .or_else(|| probed.as_ref().map(|(n, _)| n.clone()))
-                .unwrap_or(subject),
-            version: args.subject_version.clone().unwrap_or_else(|| {
-                if let Some((_, version)) = &probed {
-                    version.clone()
-                } else if bundled {
-                    env!("CARGO_PKG_VERSION").to_owned()
-                } else {
-                    "unknown".to_owned()
-                }
-            }),
-            spec_versions: vec![line.wire_version().to_owned()],
-        },
+        host: identity(&args, subject, probed, bundled, line),
         declaration_source: "command line (--role, --url or command, --lifecycle)".to_owned(),
         declaration: subject_doc.clone(),
         surface: subject_doc,

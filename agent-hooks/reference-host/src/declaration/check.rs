@@ -885,25 +885,27 @@ fn lifecycle(names: &[String]) -> Vec<Point> {
     set.into_iter().collect()
 }
 
-/// Steps 7 and 8: consistency, then the host code surface. Defaults are
-/// applied here; a finding on a member the document left to the host says so.
-pub fn resolve(
-    t: Typed,
-    version: DeclarationVersion,
-    spec: SpecVersion,
-    code: &HostSurface,
-    accepted: &[DeclarationVersion],
-) -> Result<Resolved, DeclarationError> {
-    let mut out: Vec<Finding> = Vec::new();
-    let filled = |stated: bool| {
-        if stated {
-            ""
-        } else {
-            " (the document does not state this member: it was taken from the host code surface)"
-        }
-    };
+/// The note a finding on a member adds when the document left that member
+/// to the host code.
+fn filled(stated: bool) -> &'static str {
+    if stated {
+        ""
+    } else {
+        " (the document does not state this member: it was taken from the host code surface)"
+    }
+}
 
-    // Composition and its knobs.
+/// The composition a document configures: its profile, the knob that
+/// profile consults (and the value it takes), and a finding for each knob
+/// the profile does not consult.
+struct ChosenComposition {
+    profile: &'static str,
+    consulted: Option<&'static str>,
+    knob_value: Option<String>,
+    composition: Composition,
+}
+
+fn composition(t: &Typed, out: &mut Vec<Finding>) -> ChosenComposition {
     let profile = t.profile.unwrap_or("sequential/first_deny");
     let (consulted, _, default_knob) =
         profile_knob(profile).unwrap_or((Some("on_approval"), &[], "stop"));
@@ -941,19 +943,34 @@ pub fn resolve(
             },
         },
     };
+    ChosenComposition {
+        profile,
+        consulted,
+        knob_value,
+        composition,
+    }
+}
 
-    // The surface: stated members, the rest from the host code.
-    let points_stated = t.points.is_some();
-    let points: Vec<Point> = match &t.points {
+/// The surface a document resolves to (its stated members, the rest from
+/// the host code), and which members it stated, for the findings' notes.
+struct FilledSurface {
+    surface: ResolvedSurface,
+    points_stated: bool,
+    caps_stated: bool,
+    profiles_stated: bool,
+    buffered_stated: bool,
+    versions_stated: bool,
+}
+
+fn fill_surface(t: &Typed, code: &HostSurface, accepted: &[DeclarationVersion]) -> FilledSurface {
+    let interception_points: Vec<Point> = match &t.points {
         Some(p) => lifecycle(p),
         None => code.interception_points.iter().copied().collect(),
     };
-    let caps_stated = t.capabilities.is_some();
     let capabilities: BTreeSet<String> = match &t.capabilities {
         Some(c) => c.iter().cloned().collect(),
         None => code.capabilities.clone(),
     };
-    let profiles_stated = t.profiles.is_some();
     let profiles: BTreeMap<String, BTreeSet<String>> = match &t.profiles {
         Some(p) => p
             .iter()
@@ -975,7 +992,6 @@ pub fn resolve(
     // default `true` (and so no exposure bound), not the host's own output
     // mode; §13.1: `false` MUST be declared explicitly. Only an absent surface
     // carries the host's streaming posture verbatim.
-    let buffered_stated = !t.surface_stated || t.buffered_output.is_some();
     let (buffered_output, exposure_bound) = if t.surface_stated {
         match t.buffered_output {
             Some(b) => (b, t.exposure_bound.clone()),
@@ -984,14 +1000,39 @@ pub fn resolve(
     } else {
         (code.buffered_output, code.exposure_bound.clone())
     };
-    let versions_stated = t.declaration_versions.is_some();
     let declaration_versions: BTreeSet<String> = match &t.declaration_versions {
         Some(v) => v.iter().cloned().collect(),
         None => accepted.iter().map(|v| v.as_str().to_owned()).collect(),
     };
+    FilledSurface {
+        surface: ResolvedSurface {
+            interception_points,
+            capabilities,
+            profiles,
+            buffered_output,
+            exposure_bound,
+            declaration_versions,
+        },
+        points_stated: t.points.is_some(),
+        caps_stated: t.capabilities.is_some(),
+        profiles_stated: t.profiles.is_some(),
+        buffered_stated: !t.surface_stated || t.buffered_output.is_some(),
+        versions_stated: t.declaration_versions.is_some(),
+    }
+}
 
-    // Floor and pairs.
-    let has = |p: Point| points.contains(&p);
+/// Step 7: what makes a document contradict itself (the floor, the pairs,
+/// the composition against the surface, the version, the bindings).
+fn inconsistencies(
+    t: &Typed,
+    version: DeclarationVersion,
+    chosen: &ChosenComposition,
+    filled_surface: &FilledSurface,
+    out: &mut Vec<Finding>,
+) {
+    let f = filled_surface;
+    let s = &f.surface;
+    let has = |p: Point| s.interception_points.contains(&p);
     for p in FLOOR {
         if !has(p) {
             out.push(Finding::new(
@@ -1010,25 +1051,25 @@ pub fn resolve(
                 format!("{} and {} come as a pair", a.as_str(), b.as_str()),
             ));
         }
-        if capabilities.contains(cap) != (has(a) && has(b)) {
+        if s.capabilities.contains(cap) != (has(a) && has(b)) {
             out.push(Finding::new(
                 "/surface/capabilities",
                 format!(
                     "{cap} is listed exactly when {} and {} are surface points{}",
                     a.as_str(),
                     b.as_str(),
-                    filled(caps_stated && points_stated)
+                    filled(f.caps_stated && f.points_stated)
                 ),
             ));
         }
     }
-    if capabilities.contains("incremental_output") && buffered_output {
+    if s.capabilities.contains("incremental_output") && s.buffered_output {
         out.push(Finding::new(
             "/surface/capabilities",
             format!(
                 "incremental_output requires buffered_output false{}{}",
-                filled(caps_stated),
-                if buffered_stated {
+                filled(f.caps_stated),
+                if f.buffered_stated {
                     ""
                 } else {
                     " (the document does not state buffered_output: it takes its default true)"
@@ -1036,35 +1077,36 @@ pub fn resolve(
             ),
         ));
     }
-    match profiles.get(profile) {
+    let profile = chosen.profile;
+    match s.profiles.get(profile) {
         None => out.push(Finding::new(
             "/configuration/composition/profile",
             format!(
                 "{profile} is not among surface.profiles{}",
-                filled(profiles_stated)
+                filled(f.profiles_stated)
             ),
         )),
         Some(values) => {
-            if let (Some(knob), Some(value)) = (consulted, &knob_value) {
+            if let (Some(knob), Some(value)) = (chosen.consulted, &chosen.knob_value) {
                 if !values.contains(value) {
                     out.push(Finding::new(
                         at("/configuration/composition", knob),
                         format!(
                             "{knob}: {value} is not among the values surface.profiles lists for {profile}{}",
-                            filled(profiles_stated)
+                            filled(f.profiles_stated)
                         ),
                     ));
                 }
             }
         }
     }
-    if !declaration_versions.contains(version.as_str()) {
+    if !s.declaration_versions.contains(version.as_str()) {
         out.push(Finding::new(
             "/surface/declaration_versions",
             format!(
                 "does not list the document's own version {}{}",
                 version.as_str(),
-                filled(versions_stated)
+                filled(f.versions_stated)
             ),
         ));
     }
@@ -1081,17 +1123,24 @@ pub fn resolve(
                 if Point::parse(name).is_some_and(|p| !has(p)) {
                     out.push(Finding::new(
                         format!("/bindings/{i}/at/{j}"),
-                        format!("{name} is not a surface point{}", filled(points_stated)),
+                        format!("{name} is not a surface point{}", filled(f.points_stated)),
                     ));
                 }
             }
         }
     }
-    refuse(RefusalClass::Inconsistent, out)?;
+}
 
-    // Step 8: nothing beyond the host code.
+/// Step 8: what the document asks beyond the host code (points,
+/// capabilities, profiles and knob values, versions, output mode, posture).
+fn beyond_the_code(
+    s: &ResolvedSurface,
+    posture: ToolSeamPosture,
+    code: &HostSurface,
+    accepted: &[DeclarationVersion],
+) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
-    for p in &points {
+    for p in &s.interception_points {
         if !code.interception_points.contains(p) {
             out.push(Finding::new(
                 "/surface/interception_points",
@@ -1099,7 +1148,7 @@ pub fn resolve(
             ));
         }
     }
-    for c in &capabilities {
+    for c in &s.capabilities {
         if !code.capabilities.contains(c) {
             out.push(Finding::new(
                 "/surface/capabilities",
@@ -1107,7 +1156,7 @@ pub fn resolve(
             ));
         }
     }
-    for (name, values) in &profiles {
+    for (name, values) in &s.profiles {
         match code.profiles.get(name) {
             None => out.push(Finding::new(
                 at("/surface/profiles", name),
@@ -1123,7 +1172,7 @@ pub fn resolve(
             }
         }
     }
-    for v in &declaration_versions {
+    for v in &s.declaration_versions {
         if !accepted.iter().any(|a| a.as_str() == v) {
             out.push(Finding::new(
                 "/surface/declaration_versions",
@@ -1135,13 +1184,12 @@ pub fn resolve(
     // resolves to buffered_output false, so a code whose own surface buffers
     // (the reference host running as a buffered host) cannot release output
     // unbuffered.
-    if !buffered_output && code.buffered_output {
+    if !s.buffered_output && code.buffered_output {
         out.push(Finding::new(
             "/surface/buffered_output",
             "the host code only buffers output",
         ));
     }
-    let posture = t.posture.unwrap_or(ToolSeamPosture::Continue);
     if posture != code.posture {
         out.push(Finding::new(
             "/configuration/posture/tool_seam_host_error",
@@ -1151,17 +1199,40 @@ pub fn resolve(
             ),
         ));
     }
+    out
+}
+
+/// Steps 7 and 8: consistency, then the host code surface. Defaults are
+/// applied here; a finding on a member the document left to the host says so.
+pub fn resolve(
+    t: Typed,
+    version: DeclarationVersion,
+    spec: SpecVersion,
+    code: &HostSurface,
+    accepted: &[DeclarationVersion],
+) -> Result<Resolved, DeclarationError> {
+    let mut out: Vec<Finding> = Vec::new();
+    let chosen = composition(&t, &mut out);
+    let filled_surface = fill_surface(&t, code, accepted);
+    inconsistencies(&t, version, &chosen, &filled_surface, &mut out);
+    refuse(RefusalClass::Inconsistent, out)?;
+
+    let surface = filled_surface.surface;
+    let posture = t.posture.unwrap_or(ToolSeamPosture::Continue);
+    refuse(
+        RefusalClass::SurfaceUnsupported,
+        beyond_the_code(&surface, posture, code, accepted),
+    )?;
+
     let interceptor_ms = t.interceptor_ms.unwrap_or(Some(DEFAULT_TIMEOUT_MS));
     let approval_resolver_ms = t.approval_resolver_ms.unwrap_or(interceptor_ms);
-    refuse(RefusalClass::SurfaceUnsupported, out)?;
-
     let bindings = t
         .bindings
         .into_iter()
         .map(|b| ResolvedBinding {
             at: match &b.at {
                 Some(names) => lifecycle(names),
-                None => points.clone(),
+                None => surface.interception_points.clone(),
             },
             timeout_ms: b.timeout_ms.unwrap_or(interceptor_ms),
             on_error: match version {
@@ -1179,7 +1250,7 @@ pub fn resolve(
         id: t.id,
         host: t.host,
         mode: t.mode.unwrap_or_default(),
-        composition,
+        composition: chosen.composition,
         identity_provider: t
             .identity_provider
             .unwrap_or_else(|| Some(JCS_SHA256.to_owned())),
@@ -1189,14 +1260,7 @@ pub fn resolve(
         interceptor_ms,
         approval_resolver_ms,
         max_buffered: t.max_buffered.flatten(),
-        surface: ResolvedSurface {
-            interception_points: points,
-            capabilities,
-            profiles,
-            buffered_output,
-            exposure_bound,
-            declaration_versions,
-        },
+        surface,
         bindings,
         extensions: t.extensions.unwrap_or_else(|| Value::Object(Map::new())),
     })
