@@ -235,6 +235,34 @@ pub struct RunExpect {
     pub canary: Option<CanaryScope>,
 }
 
+/// The lint rules every AHP vector's head shares: `ahp` names a line, and
+/// the id is the role's prefix for that line (`prefixes`: released, draft)
+/// and four digits, so a draft vector can never be mistaken for (or filed
+/// among) the released ones.
+pub(crate) fn id_and_line_problems(id: &str, ahp: &str, prefixes: [&str; 2]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let line = AhpLine::from_revision(ahp);
+    let prefix = if line == Some(AhpLine::Draft) {
+        prefixes[1]
+    } else {
+        prefixes[0]
+    };
+    let id_ok = id
+        .strip_prefix(prefix)
+        .is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()));
+    if !id_ok {
+        problems.push(format!("id {id:?} is not {prefix}nnnn"));
+    }
+    if line.is_none() {
+        problems.push(format!(
+            "ahp is {ahp:?}, not {:?} (or {:?})",
+            AhpLine::V0_1.revision(),
+            AhpLine::Draft.revision()
+        ));
+    }
+    problems
+}
+
 /// One backend-role vector.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -311,25 +339,7 @@ impl Vector {
 
     /// The rules the schema cannot state; each broken rule is one message.
     pub fn lint(&self) -> Vec<String> {
-        let mut problems = Vec::new();
-        // The id prefix names the line, so a draft vector can never be
-        // mistaken for (or filed among) the released ones.
-        let prefix = if self.is_draft() { "AHP-DB-" } else { "AHP-B-" };
-        let id_ok = self
-            .id
-            .strip_prefix(prefix)
-            .is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()));
-        if !id_ok {
-            problems.push(format!("id {:?} is not {prefix}nnnn", self.id));
-        }
-        if self.line().is_none() {
-            problems.push(format!(
-                "ahp is {:?}, not {:?} (or {:?})",
-                self.ahp,
-                AhpLine::V0_1.revision(),
-                AhpLine::Draft.revision()
-            ));
-        }
+        let mut problems = id_and_line_problems(&self.id, &self.ahp, ["AHP-B-", "AHP-DB-"]);
         if self.role != Role::Backend {
             problems.push("role is not backend".to_owned());
         }

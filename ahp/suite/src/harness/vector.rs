@@ -426,25 +426,7 @@ impl HarnessVector {
 
     /// Rules the schema cannot state.
     pub fn lint(&self) -> Vec<String> {
-        let mut p = Vec::new();
-        // The id prefix names the line, so a draft vector can never be
-        // mistaken for a released one in a report.
-        let prefix = if self.is_draft() { "AHP-DH-" } else { "AHP-H-" };
-        let id_ok = self
-            .id
-            .strip_prefix(prefix)
-            .is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()));
-        if !id_ok {
-            p.push(format!("id {:?} is not {prefix}nnnn", self.id));
-        }
-        if self.line().is_none() {
-            p.push(format!(
-                "ahp is {:?}, not {:?} (or {:?})",
-                self.ahp,
-                AhpLine::V0_1.revision(),
-                AhpLine::Draft.revision()
-            ));
-        }
+        let mut p = crate::vector::id_and_line_problems(&self.id, &self.ahp, ["AHP-H-", "AHP-DH-"]);
         if let Some(pv) = self.registration.get("protocolVersion") {
             if self.expect.load != LoadExpect::Refused && pv != self.wire() {
                 p.push(format!(
