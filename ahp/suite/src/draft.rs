@@ -63,12 +63,15 @@ pub fn decision(v: &Value, request: Option<&Value>) -> Result<Decision, Vec<Stri
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
-    let kinds: Vec<&str> = effects
+    // (index in `effects`, type) of every effect with a string type; the
+    // schema reports the others.
+    let kinds: Vec<(usize, &str)> = effects
         .iter()
-        .filter_map(|e| e.get("type").and_then(Value::as_str))
+        .enumerate()
+        .filter_map(|(k, e)| Some((k, e.get("type").and_then(Value::as_str)?)))
         .collect();
-    for (k, kind) in kinds.iter().enumerate() {
-        if !advertised.contains(kind) {
+    for &(k, kind) in &kinds {
+        if !advertised.contains(&kind) {
             p.push(format!(
                 "effects[{k}].type {kind:?} was not advertised (the request offered {advertised:?}); \
                  one unadvertised effect rejects the whole response"
@@ -80,7 +83,7 @@ pub fn decision(v: &Value, request: Option<&Value>) -> Result<Decision, Vec<Stri
     }
     // Effects apply in order and atomically: a deny among them makes the
     // decision a deny.
-    Ok(if kinds.contains(&"deny") {
+    Ok(if kinds.iter().any(|&(_, kind)| kind == "deny") {
         Decision::Deny
     } else if kinds.is_empty() {
         Decision::NoEffect
@@ -178,6 +181,16 @@ mod tests {
         assert!(
             decision(&mixed, Some(&request)).is_err(),
             "one unadvertised effect rejects the whole response"
+        );
+        // The message names the effect's place in the array, whatever
+        // comes before it.
+        let late = ok(json!({"protocolVersion": "draft", "effects": [1, {"type": "ask"}]}));
+        let problems = decision(&late, Some(&request)).unwrap_err();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("effects[1].type \"ask\"")),
+            "{problems:?}"
         );
     }
 }
