@@ -23,7 +23,7 @@ pub enum Status {
     Error,
     /// A failure that a `--baseline` entry (still in date) names: it does
     /// not fail the run, yet counts as a failure for a claim, so a report
-    /// holding one is never claimable. Set by [`crate::report::baseline`]
+    /// holding one is never claimable. Set by `ctk_report::baseline`
     /// on a report, never by the engine.
     #[serde(rename = "expected-fail")]
     ExpectedFail,

@@ -14,7 +14,7 @@
 //! * [`depth`]: the kit's nesting bound on any JSON text it reads, checked
 //!   without recursion before serde_json parses;
 //! * [`lines`]: capped line framing, without I/O;
-//! * [`pointer`]: JSON pointers (RFC 6901) naming where an input problem
+//! * [`mod@pointer`]: JSON pointers (RFC 6901) naming where an input problem
 //!   sits;
 //! * [`process`]: ending a child process with its group and every process
 //!   it left behind, even one that called `setsid`.

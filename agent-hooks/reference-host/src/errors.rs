@@ -12,10 +12,10 @@ pub enum DomainError {
     /// An integer beyond ±(2^53 − 1).
     #[error("integer exceeds 2^53-1; string-encode 64-bit identifiers (spec 4.4)")]
     UnsafeInteger,
-    /// Nesting deeper than [`MAX_DEPTH`](crate::context::domain::MAX_DEPTH).
+    /// Nesting deeper than [`MAX_DEPTH`].
     #[error("context nesting exceeds {MAX_DEPTH} levels (spec 12.3)")]
     TooDeep,
-    /// Serialized size beyond [`MAX_CONTEXT_BYTES`](crate::context::domain::MAX_CONTEXT_BYTES).
+    /// Serialized size beyond [`MAX_CONTEXT_BYTES`].
     #[error("context exceeds {MAX_CONTEXT_BYTES} bytes (spec 12.3)")]
     TooLarge,
 }

@@ -7,8 +7,8 @@
 //! a reply the project's schemas refuse is never applied.
 //!
 //! Which rules judge the result is the harness's own line ([`Sent::line`]),
-//! never read back from the message: 0.1's ([`released_result`]) or the
-//! draft's ([`draft_result`], whose member lists are the draft schemas'
+//! never read back from the message: 0.1's (`released_result`) or the
+//! draft's (`draft_result`, whose member lists are the draft schemas'
 //! through [`ctk_ahp_wire::draft`]). The envelope rules are shared.
 
 use ctk_ahp_wire::draft::{holds, tables};

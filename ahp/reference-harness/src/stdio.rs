@@ -67,7 +67,7 @@ pub enum Outstanding {
     /// The `persistent-outstanding-limit` reading: the requests of
     /// concurrent events are written at once, and a task reading the
     /// backend's stdout hands each reply to the request whose id it
-    /// carries ([`Demux`]).
+    /// carries (`Demux`).
     Many,
 }
 

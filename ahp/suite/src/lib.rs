@@ -11,7 +11,7 @@
 //! - the driver (private): sends a vector's steps to a stdio command
 //!   (persistent or per_event) or an HTTP URL, bounded in time and bytes,
 //!   and writes a [`record::RunRecord`];
-//! - [`assert`]: run record + expectations → failures;
+//! - [`mod@assert`]: run record + expectations → failures;
 //! - [`draft`]: how replies to draft-line vectors (`"ahp": "draft"`,
 //!   `vectors/ahp/draft/AHP-DB-*.json`, never claimable) are judged;
 //! - [`suite`]: [`run_suite`], the entry point, and [`Outcome`].

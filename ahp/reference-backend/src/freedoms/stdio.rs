@@ -25,7 +25,7 @@ const BATCH_LIMIT: Duration = Duration::from_millis(250);
 /// The persistent lifecycle, answering only once the lines that wait on
 /// stdin are read: a reader thread hands over frames as they come, and
 /// after each one the backend takes every frame that follows within
-/// [`WAITING`] before it writes any answer, in arrival order.
+/// `WAITING` before it writes any answer, in arrival order.
 pub fn serve_persistent_batched<R, W>(
     backend: &dyn Respond,
     mut input: R,

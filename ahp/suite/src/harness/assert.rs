@@ -187,7 +187,7 @@ fn plain_decision(v: &HarnessVector, backend: &str, request: Option<&Value>) -> 
 
 /// Judge `rec` against `v`: what the vector expects of the load, of each
 /// call and of what the backends received, then the rules every run is
-/// held to ([`global`]).
+/// held to (`global`).
 pub fn check(v: &HarnessVector, rec: &HarnessRecord, cfg: &HarnessConfig) -> Vec<AssertionFailure> {
     let mut f = Vec::new();
     let meta = metas(v);

@@ -8,7 +8,7 @@
 //! - [`adapter`]: the client of the vendor's adapter (`ctk-ahp-adapter/1`,
 //!   ahp/adapter/ADAPTER.md);
 //! - [`engine`]: vector + adapter → run record → [`crate::Outcome`];
-//! - [`assert`]: the judgement;
+//! - [`mod@assert`]: the judgement;
 //! - [`matrix`]: which failure classes run where, and the holes.
 
 pub mod adapter;

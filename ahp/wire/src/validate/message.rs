@@ -29,7 +29,7 @@ pub(super) fn intercept_id_rule(value: &Value) -> Option<Finding> {
 /// is echoed exactly (spec 14.1 "mismatched JSON-RPC request and response
 /// IDs" is a failure; a `null` id matches nothing), and a success returns
 /// only effects the request advertised (spec 11). The reply's own shape is
-/// [`check_message`]'s business.
+/// [`super::check_message`]'s business.
 pub fn check_reply(request: &Value, reply: &Value) -> Vec<Finding> {
     let mut findings = Vec::new();
     let request_id = request.get("id");

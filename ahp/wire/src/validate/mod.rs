@@ -10,9 +10,9 @@
 //! the id echo between a request and its reply. Every problem is a
 //! [`Finding`]: the rule, the JSON pointer, and what is wrong.
 //!
-//! The rules live by topic: [`schema`] (schema errors under their rules),
-//! [`message`] (the message rules beyond the schemas), [`stdio`] (framing
-//! and transcripts) and [`registration`] (the registration rules beyond the
+//! The rules live by topic: `schema` (schema errors under their rules),
+//! `message` (the message rules beyond the schemas), `stdio` (framing
+//! and transcripts) and `registration` (the registration rules beyond the
 //! schema); this module holds the findings and the entry points.
 
 mod message;

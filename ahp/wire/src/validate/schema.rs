@@ -77,7 +77,7 @@ const SCHEMA_RULES: &[(&str, Rule)] = &[
 const MAX_DETAIL: usize = 240;
 
 /// The schema layer alone: `value` checked against `kind`'s project
-/// schema, each error under its rule ([`check_as`] adds the code rules).
+/// schema, each error under its rule ([`super::check_as`] adds the code rules).
 pub fn check_schema(kind: SchemaKind, value: &Value) -> Vec<Finding> {
     kind.validator()
         .iter_errors(value)
