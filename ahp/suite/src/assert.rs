@@ -26,7 +26,7 @@ pub enum Decision {
     Other,
 }
 
-pub use ctk_ahp_wire::wire::is_reverse_dns;
+use ctk_ahp_wire::wire::is_reverse_dns;
 
 /// Reverse-DNS key problems of an `extensions` object at `at`.
 pub(crate) fn check_extensions(v: Option<&Value>, at: &str, problems: &mut Vec<String>) {

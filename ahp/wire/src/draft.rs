@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::schema::{compile, file_value, DRAFT_FILES, DRAFT_ID_BASE};
+use crate::schema::{compile, file_value, keyword_location, DRAFT_FILES, DRAFT_ID_BASE};
 use crate::validate::clip;
 
 /// What a draft document, or one part of it, is checked as: each is one
@@ -105,12 +105,7 @@ impl DraftSchema {
                     }
                     _ => clip(&e.to_string()),
                 };
-                let rule = e
-                    .absolute_keyword_location()
-                    .map(|u| {
-                        let u = u.as_str();
-                        u.strip_prefix(DRAFT_ID_BASE).unwrap_or(u).to_owned()
-                    })
+                let rule = keyword_location(&e, DRAFT_ID_BASE)
                     .unwrap_or_else(|| self.schema_ref().to_owned());
                 DraftProblem {
                     pointer,

@@ -149,6 +149,16 @@ impl SchemaKind {
     }
 }
 
+/// Where a schema error's keyword sits, relative to `base` when it is in
+/// one of the files under it (`intercept-request#/properties/...`); the
+/// absolute location otherwise, `None` when the validator gives none.
+pub(crate) fn keyword_location(e: &jsonschema::ValidationError<'_>, base: &str) -> Option<String> {
+    e.absolute_keyword_location().map(|u| {
+        let u = u.as_str();
+        u.strip_prefix(base).unwrap_or(u).to_owned()
+    })
+}
+
 /// Parse one embedded file; the files are part of the crate, so a parse
 /// failure is a build defect, caught by this crate's tests.
 pub(crate) fn file_value(text: &str) -> Value {

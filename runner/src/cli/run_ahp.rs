@@ -258,12 +258,6 @@ fn vectors(
     Ok((loaded, source))
 }
 
-/// The `--spec` value that makes a bundled reference speak `line`: the
-/// references take the line's wire `protocolVersion`.
-fn spec_flag(line: AhpLine) -> &'static str {
-    line.wire_version()
-}
-
 /// The target, and how the report names it. The bundled reference backend
 /// speaks the run's `line`.
 fn target(args: &RunArgs, line: AhpLine) -> Result<(Target, String), CliError> {
@@ -306,7 +300,10 @@ fn target(args: &RunArgs, line: AhpLine) -> Result<(Target, String), CliError> {
                 backend_args.push(OsString::from("--per-event"));
             }
             if line == AhpLine::Draft {
-                backend_args.extend([OsString::from("--spec"), OsString::from(spec_flag(line))]);
+                backend_args.extend([
+                    OsString::from("--spec"),
+                    OsString::from(line.wire_version()),
+                ]);
             }
             Ok((
                 Target::Stdio(StdioCommand {
@@ -338,7 +335,7 @@ fn adapter(args: &RunArgs, line: AhpLine) -> Result<(AdapterCommand, String), Cl
             match line {
                 AhpLine::V0_1 => AdapterCommand::new(me()?, ["ahp-harness"]),
                 AhpLine::Draft => {
-                    AdapterCommand::new(me()?, ["ahp-harness", "--spec", spec_flag(line)])
+                    AdapterCommand::new(me()?, ["ahp-harness", "--spec", line.wire_version()])
                 }
             },
             "ctk-ahp-reference-harness".to_owned(),

@@ -5,7 +5,7 @@ use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
 use super::{Finding, Rule};
-use crate::schema::{SchemaKind, ID_BASE};
+use crate::schema::{keyword_location, SchemaKind, ID_BASE};
 
 /// (schema location, rule): a schema error whose keyword location is this
 /// location or below it is reported under the rule. More specific
@@ -82,14 +82,7 @@ pub fn check_schema(kind: SchemaKind, value: &Value) -> Vec<Finding> {
     kind.validator()
         .iter_errors(value)
         .map(|e| {
-            let location = e
-                .absolute_keyword_location()
-                .map(|u| {
-                    u.as_str()
-                        .strip_prefix(ID_BASE)
-                        .unwrap_or(u.as_str())
-                        .to_owned()
-                })
+            let location = keyword_location(&e, ID_BASE)
                 .unwrap_or_else(|| format!("{}#{}", kind.schema_ref(), e.schema_path().as_str()));
             let rule = SCHEMA_RULES
                 .iter()
