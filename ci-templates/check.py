@@ -21,6 +21,9 @@ Run by .ci/run with the venv of ci-templates/requirements.txt:
    report.html and badge.svg where the artifacts expect them; a run with a
    failing vector must end red, with the reports still there; the advisory
    draft job must never turn a run red.
+5. With --wheel, the install option `wheel` of both templates: each installs
+   that agent-hooks-ctk wheel into a venv of its own, with no other ctk on
+   PATH, and its passing run ends green with that ctk.
 """
 
 import argparse
@@ -259,9 +262,36 @@ def dry_runs(scratch, ctk_dir):
             fail("the GitLab %s job left no report.html" % job)
 
 
+def wheel_runs(scratch, wheel):
+    """Both templates' `wheel` install, from an empty PATH directory: the ctk the
+    passing run uses can only be the wheel's."""
+    empty = tempfile.mkdtemp(dir=scratch)
+    code, work, ctx = dry_run_action(scratch, empty, {
+        "host-command": HOST, "declaration": DECLARATION, "install": "wheel", "wheel": wheel,
+        "args": "--part verdict/warnings"})
+    if code != 0 or ctx["steps"].get("gating", {}).get("exit-code") != "0":
+        fail("the action's passing run with install: wheel ended with exit %s" % code)
+    if not os.path.isfile(os.path.join(ctx["temp"], "ctk", "venv", "bin", "ctk")):
+        fail("the action's install: wheel put no ctk in its venv")
+    doc = load(GITLAB)
+    work = tempfile.mkdtemp(dir=scratch)
+    variables = {k: str(v) for k, v in doc["variables"].items()}
+    variables.update(CTK_HOST_COMMAND=HOST, CTK_DECLARATION=DECLARATION, CTK_INSTALL="wheel",
+                     CTK_WHEEL=wheel, CTK_ARGS="--part verdict/warnings", CI_PROJECT_DIR=work)
+    env = dict(os.environ, PATH=empty + os.pathsep + os.environ["PATH"], **variables)
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-c", gitlab_scripts(doc, "ctk:gating")],
+                          cwd=work, env=env)
+    print("[gitlab ctk:gating CTK_INSTALL=wheel] exit %d" % done.returncode)
+    if done.returncode != 0:
+        fail("the GitLab ctk:gating job with CTK_INSTALL=wheel ended with exit %d" % done.returncode)
+    if not os.path.isfile(os.path.join(work, ".ctk", "venv", "bin", "ctk")):
+        fail("the GitLab CTK_INSTALL=wheel put no ctk in its venv")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ctk", required=True, help="the ctk binary the dry runs use")
+    parser.add_argument("--wheel", help="an agent-hooks-ctk wheel: dry-run both templates' install option wheel with it")
     args = parser.parse_args()
     ctk = os.path.abspath(args.ctk)
     if not os.access(ctk, os.X_OK) or os.path.basename(ctk) != "ctk":
@@ -272,6 +302,8 @@ def main():
         actionlint(scratch)
         shellcheck_gitlab(scratch)
         dry_runs(scratch, os.path.dirname(ctk))
+        if args.wheel:
+            wheel_runs(scratch, os.path.abspath(args.wheel))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if failures:

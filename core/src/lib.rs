@@ -11,7 +11,8 @@
 //!   vectors that run alone, `--fail-fast`, Ctrl-C, panics);
 //! * [`digest`] and [`diff`]: RFC 8785 digests and the expected-against-actual
 //!   diff every report shows;
-//! * [`errors`]: where an input problem sits.
+//! * [`errors`]: where an input problem sits;
+//! * [`features`]: the adapter contracts' features, as data.
 //!
 //! Nothing here knows a protocol's messages: a suite turns its own vectors
 //! and run records into these types, and the runner turns them into reports.
@@ -21,6 +22,7 @@ pub mod diff;
 pub mod digest;
 pub mod errors;
 pub mod event;
+pub mod features;
 pub mod number;
 pub mod outcome;
 pub mod set;

@@ -91,6 +91,10 @@ pub struct VectorOutcome {
     pub failures: Vec<AssertionFailure>,
     /// Wall time spent on the vector.
     pub duration: Duration,
+    /// The adapter feature whose absence skipped the vector
+    /// ([`crate::features`]); `None` for every other outcome. A report
+    /// holding one is never claimable: a partial adapter must not claim.
+    pub adapter_feature: Option<String>,
 }
 
 impl VectorOutcome {
@@ -110,6 +114,7 @@ impl VectorOutcome {
             reason,
             failures,
             duration,
+            adapter_feature: None,
         }
     }
 
@@ -121,6 +126,16 @@ impl VectorOutcome {
             reason,
             failures: Vec::new(),
             duration: Duration::ZERO,
+            adapter_feature: None,
+        }
+    }
+
+    /// A vector skipped because the subject's adapter lacks `feature`;
+    /// `reason` names it ([`crate::features::Feature::skip_reason`]).
+    pub fn lacks_feature(id: &str, feature: &str, reason: String) -> Self {
+        Self {
+            adapter_feature: Some(feature.to_owned()),
+            ..Self::skip(id, reason)
         }
     }
 
@@ -132,8 +147,23 @@ impl VectorOutcome {
             reason,
             failures: Vec::new(),
             duration,
+            adapter_feature: None,
         }
     }
+}
+
+/// What the text outputs show of a failure's values: the diff when both
+/// values are there, else each value there is, with an expected value
+/// whose actual is missing shown against `(absent)`, so that no output
+/// drops the expected value of a path that does not resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shown {
+    /// A unified diff of expected against actual.
+    Diff(String),
+    /// `expected: ...` and `actual: ...` lines, pretty-printed JSON.
+    Values(String),
+    /// No value to show.
+    Nothing,
 }
 
 /// One failed expectation: which key, what went wrong, expected against actual.
@@ -155,6 +185,28 @@ pub struct AssertionFailure {
 }
 
 impl AssertionFailure {
+    /// What a text output shows of this failure's values ([`Shown`]).
+    pub fn shown(&self) -> Shown {
+        if let Some(d) = &self.diff {
+            return Shown::Diff(d.clone());
+        }
+        let mut text = String::new();
+        if let Some(e) = &self.expected {
+            text.push_str(&format!("expected: {}\n", diff::pretty(e)));
+            if self.actual.is_none() {
+                text.push_str("actual: (absent)\n");
+            }
+        }
+        if let Some(a) = &self.actual {
+            text.push_str(&format!("actual: {}\n", diff::pretty(a)));
+        }
+        if text.is_empty() {
+            Shown::Nothing
+        } else {
+            Shown::Values(text)
+        }
+    }
+
     /// A failure without values.
     pub fn message(key: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
@@ -187,6 +239,7 @@ impl AssertionFailure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_stderr_tail_splits_back_into_the_lines_it_was_joined_from() {
@@ -201,6 +254,18 @@ mod tests {
         );
         assert_eq!(with_stderr_tail("plain", &[]), "plain");
         assert_eq!(split_stderr_tail("plain"), ("plain", None));
+    }
+
+    #[test]
+    fn an_expected_value_with_nothing_there_is_shown_against_absent() {
+        let f = AssertionFailure::mismatch("k", "path does not resolve", &json!({"a": 1}), None);
+        assert_eq!(
+            f.shown(),
+            Shown::Values("expected: {\n  \"a\": 1\n}\nactual: (absent)\n".into())
+        );
+        let both = AssertionFailure::mismatch("k", "differs", &json!(1), Some(&json!(2)));
+        assert!(matches!(both.shown(), Shown::Diff(_)));
+        assert_eq!(AssertionFailure::message("k", "m").shown(), Shown::Nothing);
     }
 
     #[test]

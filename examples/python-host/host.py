@@ -38,6 +38,11 @@ import declaration
 
 PROTOCOL = "ctk-harness/1"
 SPEC = "agent-hooks/0.1"
+# The ctk-harness/1 adapter features this host implements, announced in initialize
+# (agent-hooks/adapter/PROTOCOL.md section 7). `--features LIST` announces LIST instead
+# (comma-separated; empty: a base adapter, as CI's compatibility gate runs it).
+FEATURES = ["generated-values", "persisted-state", "load-detail", "released-output-absent",
+            "deep-lines", "context-sized-fills", "declaration-path-classes", "agent-steps"]
 POINTS = [
     "agent_startup", "input", "pre_model_call", "post_model_call",
     "pre_tool_call", "post_tool_call", "output", "agent_shutdown",
@@ -1037,16 +1042,17 @@ def blocked_message(reason):
 # ---------------------------------------------------------------- serving
 
 class Host:
-    def __init__(self, link):
+    def __init__(self, link, features):
         self.link = link
         self.setup = None
         self.sessions = itertools.count(1)
+        self.features = features
 
     def info(self):
         with open(HOST_DECLARATION, encoding="utf-8") as f:
             declaration = json.load(f)
         return {"name": "python-example-host", "version": "0.1.0", "spec_versions": [SPEC],
-                "declaration": declaration}
+                "declaration": declaration, "features": self.features}
 
     def handle(self, method, params):
         if method == "initialize":
@@ -1232,9 +1238,15 @@ class RpcError(Exception):
         self.code, self.message, self.phase = code, message, phase
 
 
-def main():
+def main(argv):
+    features = FEATURES
+    if argv[:1] == ["--features"] and len(argv) == 2:
+        features = [f for f in argv[1].split(",") if f]
+    elif argv:
+        log("usage: host.py [--features NAME,NAME,...]")
+        return 2
     link = Link()
-    host = Host(link)
+    host = Host(link, features)
     while True:
         msg = link.requests.get()
         if msg is None:
@@ -1259,4 +1271,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

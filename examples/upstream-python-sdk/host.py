@@ -715,7 +715,12 @@ class Host:
                 raise RpcError(-32001, f"this host speaks {PROTOCOL}")
             return {"protocol": PROTOCOL, "host": {
                 "name": NAME, "version": f"{VERSION} ({SDK_DISTRIBUTION} {sdk_version()})",
-                "spec_versions": [SPEC_VERSION], "declaration": self.declaration}}
+                "spec_versions": [SPEC_VERSION], "declaration": self.declaration,
+                # Every ctk-harness/1 feature of ctk 0.2.0 (PROTOCOL.md section 7): this adapter
+                # was written against that contract.
+                "features": ["generated-values", "persisted-state", "load-detail",
+                             "released-output-absent", "deep-lines", "context-sized-fills",
+                             "declaration-path-classes", "agent-steps"]}}
         if method == "vector/setup":
             if params.get("spec") != SPEC_VERSION:
                 raise RpcError(-32000, f"the SDK emits {SPEC_VERSION} only", "setup")

@@ -152,11 +152,12 @@ pub fn build<'a>(
             reason: o.reason.clone(),
             failures: o.failures.clone(),
             baseline: None,
-            clauses: if o.status == ctk_core::outcome::Status::Fail {
+            clauses: if o.status == ctk_core::outcome::Status::Fail || o.adapter_feature.is_some() {
                 cited(&catalogs, &v.covers)
             } else {
                 Vec::new()
             },
+            adapter_feature: o.adapter_feature.clone(),
         });
     }
     let mut report = Report {
@@ -396,6 +397,7 @@ mod tests {
                 name: "h".into(),
                 version: "1".into(),
                 spec_versions: vec!["agent-hooks/0.1".into()],
+                features: Vec::new(),
             },
             declaration_source: "d.json".into(),
             declaration: json!({"spec": "agent-hooks/0.1", "n": 1.5, "big": 9007199254740991u64}),

@@ -149,6 +149,7 @@ pub fn refusals_against(
             report.totals.error
         ));
     }
+    out.extend(feature_gaps(report));
     if report.totals.pass == 0 {
         out.push("no vector passed".to_owned());
     }
@@ -176,6 +177,27 @@ pub fn refusals_against(
         out.push("the declaration does not state its surface explicitly".to_owned());
     }
     out
+}
+
+/// One refusal per adapter feature whose absence skipped vectors: a
+/// partial adapter may run vectors but must not claim (Agent Hooks §13.1:
+/// "Partial adapters under development can run vector subsets locally but
+/// MUST NOT claim conformance"), advisory vectors included, since the
+/// adapter is partial whichever vectors need the feature.
+fn feature_gaps(report: &Report) -> Vec<String> {
+    report
+        .feature_gaps()
+        .into_iter()
+        .map(|gap| {
+            format!(
+                "{} vector(s) were skipped because the adapter does not implement {} ({}); \
+                 a partial adapter must not claim (§13.1): implement it and announce it in the handshake",
+                gap.vectors.len(),
+                gap.feature,
+                first_few(&gap.vectors)
+            )
+        })
+        .collect()
 }
 
 /// The first [`NAMED`] items, then how many more there are.

@@ -383,6 +383,9 @@ fn failure_article(index: usize, v: &VectorEntry) -> Markup {
                                         }
                                     }
                                 }
+                                @if f.expected.is_some() && f.actual.is_none() {
+                                    p { "actual: (absent)" }
+                                }
                             }
                         }
                     }
@@ -556,6 +559,31 @@ fn skips_section(report: &Report) -> Markup {
                         }
                     }
                 }))
+            }
+        }
+    }
+}
+
+/// The adapter features the subject lacks: the vectors each skipped and
+/// the clauses they left unchecked.
+fn features_section(report: &Report) -> Markup {
+    let gaps = report.feature_gaps();
+    html! {
+        @if !gaps.is_empty() {
+            section aria-labelledby="features" {
+                h2 #features { "Adapter features not implemented" }
+                p {
+                    "The subject's adapter does not announce these features, so the vectors "
+                    "needing them were skipped, not failed (the exit code counts only the vectors "
+                    "that ran). A partial adapter must not claim conformance (§13.1)."
+                }
+                @for g in &gaps {
+                    article {
+                        h3 { code { (g.feature) } ": " (g.vectors.len()) " vector(s) skipped" }
+                        p { (g.vectors.join(", ")) }
+                        (clauses_block(&g.clauses))
+                    }
+                }
             }
         }
     }
@@ -775,6 +803,7 @@ pub fn render(
         (baseline_section(report))
         (matrix_section(report))
         (skips_section(report))
+        (features_section(report))
         (surface_section(report))
         (claim_section(report, &refusals))
         (digests_section(report, verify_problems))

@@ -5,8 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::model::Report;
-use ctk_core::diff;
-use ctk_core::outcome::{Status, VectorOutcome};
+use ctk_core::outcome::{Shown, Status, VectorOutcome};
 
 /// Whether terminal text carries ANSI colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -98,12 +97,13 @@ pub fn summary(report: &Report, style: Style) -> String {
         );
         for f in &v.failures {
             let _ = writeln!(s, "  {}: {}", f.key, f.message);
-            if let Some(d) = &f.diff {
-                for line in d.lines() {
-                    let _ = writeln!(s, "    {line}");
+            match f.shown() {
+                Shown::Diff(text) | Shown::Values(text) => {
+                    for line in text.lines() {
+                        let _ = writeln!(s, "    {line}");
+                    }
                 }
-            } else if let Some(a) = &f.actual {
-                let _ = writeln!(s, "    actual: {}", diff::pretty(a));
+                Shown::Nothing => {}
             }
         }
         for c in &v.clauses {
@@ -176,6 +176,32 @@ pub fn summary(report: &Report, style: Style) -> String {
         let _ = writeln!(s, "skipped {}, by reason:", t.skip + a.skip);
         for (reason, n) in skips {
             let _ = writeln!(s, "  {n:>4}  {reason}");
+        }
+    }
+    let gaps = report.feature_gaps();
+    if !gaps.is_empty() {
+        let _ = writeln!(
+            s,
+            "{}",
+            style.paint(
+                "33",
+                "adapter features the subject does not announce (a partial adapter must not \
+                 claim, §13.1; the exit code counts only the vectors that ran):"
+            )
+        );
+        for g in gaps {
+            let ids: Vec<&str> = g.clauses.iter().map(|c| c.id.as_str()).collect();
+            let _ = writeln!(
+                s,
+                "  {}: {} vector(s) skipped; clauses they left unchecked: {}",
+                g.feature,
+                g.vectors.len(),
+                if ids.is_empty() {
+                    "none".to_owned()
+                } else {
+                    ids.join(", ")
+                }
+            );
         }
     }
     s

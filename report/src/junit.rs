@@ -26,18 +26,15 @@ use quick_xml::Writer;
 
 use crate::model::{Report, Totals, VectorEntry};
 use crate::ReportError;
-use ctk_core::diff;
-use ctk_core::outcome::Status;
+use ctk_core::outcome::{Shown, Status};
 
 fn failure_text(failures: &[ctk_core::outcome::AssertionFailure]) -> String {
     let mut out = String::new();
     for f in failures {
         out.push_str(&format!("{}: {}\n", f.key, f.message));
-        match (&f.diff, &f.expected, &f.actual) {
-            (Some(d), _, _) => out.push_str(d),
-            (None, Some(e), None) => out.push_str(&format!("expected: {}\n", diff::pretty(e))),
-            (None, None, Some(a)) => out.push_str(&format!("actual: {}\n", diff::pretty(a))),
-            _ => {}
+        match f.shown() {
+            Shown::Diff(text) | Shown::Values(text) => out.push_str(&text),
+            Shown::Nothing => {}
         }
     }
     out

@@ -8,8 +8,7 @@ use std::fmt::Write as _;
 
 use crate::claim;
 use crate::model::{PartTotals, Report, Totals};
-use ctk_core::diff;
-use ctk_core::outcome::{AssertionFailure, Status};
+use ctk_core::outcome::{AssertionFailure, Shown, Status};
 
 /// Render the Markdown report.
 pub fn render(report: &Report, released: claim::ReleasedSets) -> String {
@@ -61,6 +60,30 @@ pub fn render(report: &Report, released: claim::ReleasedSets) -> String {
             );
             for c in &g.clauses {
                 let _ = writeln!(s, "  - {}", c.line());
+            }
+        }
+        s.push('\n');
+    }
+    let gaps = report.feature_gaps();
+    if !gaps.is_empty() {
+        let _ = writeln!(
+            s,
+            "## Adapter features not implemented\n\n\
+             The subject's adapter does not announce these features, so the vectors needing \
+             them were skipped, not failed (the exit code counts only the vectors that ran). A \
+             partial adapter must not claim conformance (§13.1), so no claim can be made from \
+             this report.\n"
+        );
+        for g in &gaps {
+            let _ = writeln!(
+                s,
+                "- **{}**: {} vector(s) skipped ({})",
+                g.feature,
+                g.vectors.len(),
+                g.vectors.join(", ")
+            );
+            for c in &g.clauses {
+                let _ = writeln!(s, "  - left unchecked: {}", c.line());
             }
         }
         s.push('\n');
@@ -205,11 +228,10 @@ fn table(s: &mut String, report: &Report, counts: impl Fn(&PartTotals) -> Totals
 fn failures_block(s: &mut String, failures: &[AssertionFailure]) {
     for f in failures {
         let _ = writeln!(s, "  - `{}`: {}", f.key.replace('`', "'"), f.message);
-        let (language, body) = match (&f.diff, &f.expected, &f.actual) {
-            (Some(d), _, _) => ("diff", d.clone()),
-            (None, Some(e), None) => ("json", format!("expected: {}\n", diff::pretty(e))),
-            (None, None, Some(a)) => ("json", format!("actual: {}\n", diff::pretty(a))),
-            _ => continue,
+        let (language, body) = match f.shown() {
+            Shown::Diff(d) => ("diff", d),
+            Shown::Values(text) => ("json", text),
+            Shown::Nothing => continue,
         };
         // A fence longer than any backtick run inside, so a value holding
         // backticks cannot close the block early.
@@ -267,6 +289,7 @@ mod tests {
                     name: "h".into(),
                     version: "1".into(),
                     spec_versions: vec!["0.1".into()],
+                    features: Vec::new(),
                 },
                 declaration_source: "command line".into(),
                 declaration: json!({}),

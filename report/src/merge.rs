@@ -486,6 +486,7 @@ mod tests {
                     name: "h".into(),
                     version: "1".into(),
                     spec_versions: vec!["agent-hooks/0.1".into()],
+                    features: Vec::new(),
                 },
                 declaration_source: "host".into(),
                 declaration: json!({}),

@@ -29,6 +29,11 @@ pub struct HostIdentity {
     pub version: String,
     /// Wire spec versions it emits.
     pub spec_versions: Vec<String>,
+    /// The adapter features it announced in its handshake (absent from
+    /// report.json when it announced none: a base adapter, or a subject
+    /// without an adapter contract, such as an AHP backend).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
 }
 
 /// The declaration the surface came from.
@@ -89,9 +94,15 @@ pub struct VectorEntry {
     pub baseline: Option<BaselineNote>,
     /// The clauses a failed vector covers, each with the sentence of the
     /// text it rests on, so a vendor sees the rule they are said to break
-    /// and can dispute it; empty for a vector that did not fail.
+    /// and can dispute it; for a vector skipped for an adapter feature, the
+    /// clauses the skip left unchecked by it; empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clauses: Vec<ClauseQuote>,
+    /// The adapter feature whose absence skipped the vector (status
+    /// `skip`); absent otherwise. A report holding one is never claimable:
+    /// a partial adapter must not claim (Agent Hooks §13.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adapter_feature: Option<String>,
 }
 
 /// A clause as a failed vector's entry cites it.
@@ -131,6 +142,18 @@ impl ClauseQuote {
             ),
         }
     }
+}
+
+/// The vectors one missing adapter feature skipped, and the clauses they
+/// left unchecked: what [`Report::feature_gaps`] groups for every output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureGap {
+    /// The feature's name.
+    pub feature: String,
+    /// The skipped vectors' ids, in run order.
+    pub vectors: Vec<String>,
+    /// The clauses those vectors cover, once each, by id.
+    pub clauses: Vec<ClauseQuote>,
 }
 
 /// A baseline entry as a report carries it beside the failure it excuses.
@@ -304,4 +327,30 @@ pub struct Report {
     pub results_digest: String,
     /// Digest over everything except `digest`.
     pub digest: String,
+}
+
+impl Report {
+    /// The vectors skipped because the subject's adapter lacks a feature,
+    /// grouped by feature (in name order) with the clauses they left
+    /// unchecked; empty when there are none. Such a report is never
+    /// claimable.
+    pub fn feature_gaps(&self) -> Vec<FeatureGap> {
+        let mut by: BTreeMap<&str, (Vec<String>, BTreeMap<&str, &ClauseQuote>)> = BTreeMap::new();
+        for v in &self.vectors {
+            if let Some(f) = &v.adapter_feature {
+                let (ids, clauses) = by.entry(f).or_default();
+                ids.push(v.id.clone());
+                for c in &v.clauses {
+                    clauses.insert(&c.id, c);
+                }
+            }
+        }
+        by.into_iter()
+            .map(|(feature, (vectors, clauses))| FeatureGap {
+                feature: feature.to_owned(),
+                vectors,
+                clauses: clauses.into_values().cloned().collect(),
+            })
+            .collect()
+    }
 }

@@ -109,6 +109,7 @@ mod tests {
                     quote: Some("a sentence".into()),
                 })
                 .collect(),
+            adapter_feature: None,
         }
     }
 

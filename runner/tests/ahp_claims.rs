@@ -92,6 +92,7 @@ fn report(role: &str, subject: Value, end: impl Fn(&VectorMeta) -> End) -> Repor
                 name: "acme-hooks".into(),
                 version: "1.2.0".into(),
                 spec_versions: vec!["0.1".into()],
+                features: Vec::new(),
             },
             declaration_source: "command line".into(),
             declaration: subject.clone(),

@@ -31,6 +31,7 @@ import v_records_numbers  # noqa: E402,F401  (issue 27: the Python host's other 
 import v_adapter  # noqa: E402,F401  (issue 27: checks of the kit's own loop, HOSTS.md section 4)
 import v_surfaces  # noqa: E402,F401  (last: it restates vectors of the modules above)
 import spec_data  # noqa: E402
+import features  # noqa: E402  (the adapter features each vector lists)
 
 RAW = re.compile(r'"@@RAW:((?:[^"\\]|\\.)*)@@"')
 
@@ -40,10 +41,23 @@ def dump(obj):
     return RAW.sub(lambda m: json.loads('"' + m.group(1) + '"'), text) + "\n"
 
 
+def check_listed_features(path, text):
+    """A vector written by hand lists exactly the adapter features it needs (features.py);
+    the generator copies such files as they are, so it can only name the difference."""
+    v = json.loads(text)
+    listed = v.get("adapter_features", [])
+    needed = features.derive(v)
+    if listed != needed:
+        MISLISTED.append("%s: adapter_features is %s, the vector needs %s (edit the file)" % (path, listed, needed))
+
+
 # --check: compare with what is on disk and write nothing; the files that
 # would change (or go) are collected here.
 CHECK = "--check" in sys.argv[1:]
 OUT_OF_DATE = []
+# Vectors written by hand whose feature lists are wrong: an error with or
+# without --check, since the generator never rewrites them.
+MISLISTED = []
 
 
 def write(path, text):
@@ -110,7 +124,7 @@ def main():
             elif old not in written:
                 OUT_OF_DATE.append(os.path.join("vectors", "0.1", old) + " (stale)")
     for name, v in lib.VECTORS:
-        write(os.path.join("vectors", "0.1", name), dump(v))
+        write(os.path.join("vectors", "0.1", name), dump(features.with_features(v)))
     # Vectors written by hand rather than by a generator module are copied as
     # they are; their ids must not collide with generated ones.
     handwritten = os.path.join(HERE, "handwritten")
@@ -120,7 +134,18 @@ def main():
         if name in generated:
             sys.exit("handwritten vector %s collides with a generated one" % name)
         with open(os.path.join(handwritten, name), encoding="utf-8") as f:
-            write(os.path.join("vectors", "0.1", name), f.read())
+            text = f.read()
+        check_listed_features(os.path.join("vectors", "gen", "handwritten", name), text)
+        write(os.path.join("vectors", "0.1", name), text)
+    # The draft line's vectors are written by hand in place; their feature
+    # lists are held to the same derivation.
+    draft = os.path.join(ROOT, "vectors", "draft")
+    for name in sorted(n for n in os.listdir(draft) if n.endswith(".json")):
+        with open(os.path.join(draft, name), encoding="utf-8") as f:
+            check_listed_features(os.path.join("vectors", "draft", name), f.read())
+    if MISLISTED:
+        print("\n".join(MISLISTED), file=sys.stderr)
+        return 1
     if CHECK and OUT_OF_DATE:
         print("out of date: " + ", ".join(OUT_OF_DATE), file=sys.stderr)
         return 1

@@ -69,3 +69,20 @@ pub use model::setup::{
     VectorSetup, JCS_SHA256_PROVIDER, MAX_DECLARATION_BYTES,
 };
 pub use server::{serve, serve_stdio, serve_with, ServeError, ServeOptions};
+
+use std::sync::OnceLock;
+
+use ctk_core::features::FeatureCatalog;
+
+/// The features `ctk-harness/1` gained after its base (`features.json`
+/// beside `PROTOCOL.md`, whose §7 is their changelog): what a host may
+/// announce in `initialize` and a vector may list in `adapter_features`.
+pub fn features() -> &'static FeatureCatalog {
+    static CATALOG: OnceLock<FeatureCatalog> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        // The file is the crate's own, checked by a test: a broken one is a
+        // bug of this build, not an input a user could fix.
+        FeatureCatalog::parse(include_str!("../features.json"))
+            .expect("agent-hooks/adapter/features.json is a valid feature catalog")
+    })
+}

@@ -36,6 +36,21 @@ use crate::spec_version::{SpecVersion, SPEC_VERSION_0_1, SPEC_VERSION_DRAFT};
 pub const HOST_DECLARATION: &str = include_str!("../host.json");
 /// `agent.id` of every context the reference host emits.
 pub const AGENT_ID: &str = "ref-agent";
+
+/// The `ctk-harness/1` adapter features this host implements, announced in
+/// `initialize` (`agent-hooks/adapter/PROTOCOL.md` §7). Listed by hand, not
+/// taken from the kit's catalog: a feature the catalog gains is announced
+/// only once this host implements it (a test holds the list to the catalog).
+pub const FEATURES: [&str; 8] = [
+    "generated-values",
+    "persisted-state",
+    "load-detail",
+    "released-output-absent",
+    "deep-lines",
+    "context-sized-fills",
+    "declaration-path-classes",
+    "agent-steps",
+];
 /// `agent.framework` of every context the reference host emits.
 pub const FRAMEWORK: &str = "reference-agent";
 
@@ -624,7 +639,8 @@ impl HostAdapter for ReferenceHost {
             env!("CARGO_PKG_VERSION"),
             vec![SPEC_VERSION_0_1.into(), SPEC_VERSION_DRAFT.into()],
         )
-        .with_declaration(declaration))
+        .with_declaration(declaration)
+        .with_features(FEATURES.map(str::to_owned).to_vec()))
     }
 
     async fn setup(&mut self, setup: VectorSetup) -> Result<(), AdapterError> {

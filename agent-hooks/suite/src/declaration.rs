@@ -87,6 +87,12 @@ pub struct Surface {
     /// which the declared surface alone never says. Kept out of reports.
     #[serde(skip)]
     pub own_buffered_output: Option<bool>,
+    /// The adapter features the host announced in `initialize`
+    /// (`agent-hooks/adapter/features.json`); `None` before a handshake
+    /// (coverage, `ctk list`), where every feature counts as present. Kept
+    /// out of reports, which name the host's features beside its identity.
+    #[serde(skip)]
+    pub adapter_features: Option<BTreeSet<String>>,
 }
 
 impl Surface {
@@ -493,6 +499,7 @@ pub fn surface(document: &Value) -> Surface {
         explicit: stated.is_some(),
         declaration_versions: declaration_versions(document),
         own_buffered_output: None,
+        adapter_features: None,
     }
 }
 

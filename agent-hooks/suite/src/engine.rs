@@ -87,8 +87,12 @@ pub async fn run_vector<H: HostAdapter>(
     options: &EngineOptions,
 ) -> VectorOutcome {
     let vector = &loaded.vector;
-    if let Applicability::Skip(reason) = applicability(vector, &options.surface, options.spec) {
-        return VectorOutcome::skip(&vector.id, reason);
+    match applicability(vector, &options.surface, options.spec) {
+        Applicability::Applies => {}
+        Applicability::Skip(reason) => return VectorOutcome::skip(&vector.id, reason),
+        Applicability::LacksFeature { feature, reason } => {
+            return VectorOutcome::lacks_feature(&vector.id, &feature, reason)
+        }
     }
     let start = Instant::now();
     let limit = options.vector_timeout;

@@ -14,7 +14,12 @@
 //!    `jcs-sha256`; a `null` vector needs `jcs-sha256` or `null`; a `ctk-fault`
 //!    vector needs a non-null provider;
 //! 7. posture: a vector with `run_outcome_by_posture` must name an outcome for
-//!    the declared posture.
+//!    the declared posture;
+//! 8. adapter features: the host's adapter announced every feature in the
+//!    vector's `adapter_features` (a feature needed only without a capability
+//!    is not needed where the surface declares it). Last, so that a vector the
+//!    surface rules out anyway is skipped for that, and only a vector the
+//!    host would otherwise run is a feature skip, which refuses a claim.
 
 use std::collections::BTreeSet;
 
@@ -30,6 +35,14 @@ pub enum Applicability {
     Applies,
     /// The vector is skipped for this reason.
     Skip(String),
+    /// The vector would run, but the host's adapter lacks `feature`, which it
+    /// needs; `reason` is the skip reason naming it and its version.
+    LacksFeature {
+        /// The missing feature's name.
+        feature: String,
+        /// `adapter does not implement FEATURE (added in ctk X)`.
+        reason: String,
+    },
 }
 
 fn knob_value(vector: &Vector) -> Option<(&'static str, &'static str)> {
@@ -201,6 +214,17 @@ pub fn applicability(vector: &Vector, surface: &Surface, spec: SpecVersion) -> A
             ));
         }
     }
+    if let Some(announced) = &surface.adapter_features {
+        let catalog = ctk_agent_hooks_adapter::features();
+        if let Some(f) = catalog.first_missing(&vector.adapter_features, announced, |c| {
+            surface.capabilities.contains(c)
+        }) {
+            return Applicability::LacksFeature {
+                feature: f.name.clone(),
+                reason: f.skip_reason(),
+            };
+        }
+    }
     Applicability::Applies
 }
 
@@ -234,7 +258,7 @@ mod tests {
 
     fn skip(v: &Vector, s: &Surface) -> String {
         match applicability(v, s, SpecVersion::V0_1) {
-            Applicability::Skip(reason) => reason,
+            Applicability::Skip(reason) | Applicability::LacksFeature { reason, .. } => reason,
             Applicability::Applies => String::from("applies"),
         }
     }

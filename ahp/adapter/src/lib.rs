@@ -27,3 +27,21 @@ pub use messages::{
     ToolOutcome, ADAPTER_CONTRACT, FEATURE_PARALLEL_TOOL_CALLS,
 };
 pub use server::{serve, HarnessAdapter};
+
+use std::sync::OnceLock;
+
+use ctk_core::features::FeatureCatalog;
+
+/// The features `ctk-ahp-adapter/1` gained after its base (`features.json`
+/// beside `ADAPTER.md`, whose "Changes" section is their changelog): what
+/// an adapter may announce in `initialize` and a harness vector may list in
+/// `adapter_features`.
+pub fn features() -> &'static FeatureCatalog {
+    static CATALOG: OnceLock<FeatureCatalog> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        // The file is the crate's own, checked by a test: a broken one is a
+        // bug of this build, not an input a user could fix.
+        FeatureCatalog::parse(include_str!("../features.json"))
+            .expect("ahp/adapter/features.json is a valid feature catalog")
+    })
+}

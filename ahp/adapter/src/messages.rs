@@ -26,9 +26,10 @@ pub struct AdapterInfo {
     pub lifecycles: Vec<String>,
     /// Conformance profiles claimed.
     pub profiles: Vec<String>,
-    /// Optional parts of the adapter contract the adapter offers (added
-    /// to `ctk-ahp-adapter/1` without a new contract id: an adapter that
-    /// omits it offers none, and vectors needing one are skipped). Known:
+    /// The adapter features ([`crate::features`]) the adapter implements,
+    /// added to `ctk-ahp-adapter/1` after its base without a new contract
+    /// id: an adapter that omits it is a base adapter, and each vector
+    /// listing a feature it lacks is skipped, naming it. Known:
     /// [`FEATURE_PARALLEL_TOOL_CALLS`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub features: Vec<String>,

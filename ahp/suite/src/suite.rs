@@ -202,6 +202,10 @@ pub struct Outcome {
     pub record: Option<RunRecord>,
     /// Wall time in milliseconds.
     pub elapsed_ms: u64,
+    /// The adapter feature whose absence skipped the vector (harness role
+    /// only); `None` otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adapter_feature: Option<String>,
 }
 
 impl Outcome {
@@ -218,6 +222,7 @@ impl Outcome {
             reason: None,
             record: None,
             elapsed_ms: 0,
+            adapter_feature: None,
         }
     }
 }

@@ -353,7 +353,7 @@ for line in sys.stdin:
             "no features",
             python(""),
             Verdict::Skip,
-            "does not offer the parallel-tool-calls feature",
+            "adapter does not implement parallel-tool-calls (added in ctk 0.2.0)",
         ),
         (
             "an unknown feature only",
@@ -379,6 +379,10 @@ for line in sys.stdin:
         let got = format!("{:?} {:?}", o.reason, o.failures);
         assert_eq!(o.verdict, want, "{what}: {got}");
         assert!(got.contains(text), "{what}: {got}");
+        // A skip for the feature says so apart from its text, so that the
+        // report can refuse the claim for it.
+        let feature = (want == Verdict::Skip).then_some("parallel-tool-calls");
+        assert_eq!(o.adapter_feature.as_deref(), feature, "{what}");
     }
     // The same adapter passes when it carries the ids: the error above is
     // the gap, not the vector.
@@ -442,6 +446,20 @@ fn a_malformed_parallel_trigger_is_refused_naming_it() {
                     d["triggers"][0]["parallel"][0]["tool_call"].clone();
             }),
             "exactly one of tool_call, session, parallel",
+        ),
+        (
+            "no adapter_features",
+            Box::new(|d| {
+                d.as_object_mut().unwrap().remove("adapter_features");
+            }),
+            "a parallel trigger needs adapter_features [\"parallel-tool-calls\"]",
+        ),
+        (
+            "an unknown feature",
+            Box::new(|d| {
+                d["adapter_features"] = serde_json::json!(["parallel-tool-calls", "teleport"]);
+            }),
+            "adapter_features[1]: \"teleport\" is no feature of ctk-ahp-adapter/1",
         ),
         (
             "an unknown backend in a call's expectation",

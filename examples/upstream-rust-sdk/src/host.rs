@@ -98,7 +98,23 @@ impl HostAdapter for UpstreamSdkHost {
             concat!(env!("CARGO_PKG_VERSION"), " (agent-hooks-sdk 0.1.0-beta.3)"),
             vec![SPEC_VERSION.to_owned()],
         )
-        .with_declaration(declaration))
+        .with_declaration(declaration)
+        // Every ctk-harness/1 feature of ctk 0.2.0 (agent-hooks/adapter/PROTOCOL.md §7):
+        // this adapter was written against that contract.
+        .with_features(
+            [
+                "generated-values",
+                "persisted-state",
+                "load-detail",
+                "released-output-absent",
+                "deep-lines",
+                "context-sized-fills",
+                "declaration-path-classes",
+                "agent-steps",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+        ))
     }
 
     async fn setup(&mut self, setup: VectorSetup) -> Result<(), AdapterError> {

@@ -114,6 +114,7 @@ where
         .declaration
         .as_ref()
         .map(|own| declaration::surface(own).buffered_output);
+    surface.adapter_features = Some(announced_features(&info.features));
     let options = EngineOptions {
         spec: job.spec,
         surface: surface.clone(),
@@ -132,6 +133,7 @@ where
             name: info.name.clone(),
             version: info.version.clone(),
             spec_versions: info.spec_versions.clone(),
+            features: info.features.clone(),
         },
         declaration_source: source,
         declaration: document,
@@ -144,6 +146,21 @@ where
     Ok(RunResult {
         report: build::build(ctx, job.vectors.iter().map(|v| &v.meta), &outcomes),
     })
+}
+
+/// The features a host announced, as the surface holds them; a name the
+/// contract does not know is warned about (an adapter written for a newer
+/// ctk, or a typo) and otherwise ignored: no vector lists it.
+fn announced_features(announced: &[String]) -> BTreeSet<String> {
+    let catalog = ctk_agent_hooks_adapter::features();
+    for name in catalog.unknown(announced.iter().map(String::as_str)) {
+        terminal::err(&format!(
+            "warning: the host announces the adapter feature {name:?}, which {} does not know \
+             (agent-hooks/adapter/PROTOCOL.md §7 lists the known ones); it is ignored",
+            catalog.contract
+        ));
+    }
+    announced.iter().cloned().collect()
 }
 
 /// The exit code a report earns: gating vectors only (advisory ones, in
@@ -194,6 +211,7 @@ pub fn unstarted_report(job: &Job, host_label: &str, reason: &str) -> Report {
             name: host_label.to_owned(),
             version: "unknown (no handshake)".to_owned(),
             spec_versions: Vec::new(),
+            features: Vec::new(),
         },
         declaration_source: source,
         declaration: document,

@@ -371,7 +371,12 @@ fn outcome(o: &Outcome, duration: Duration) -> VectorOutcome {
         Verdict::Pass | Verdict::Fail => {
             VectorOutcome::from_failures(&o.id, o.failures.clone(), duration)
         }
-        Verdict::Skip => VectorOutcome::skip(&o.id, o.reason.clone().unwrap_or_default()),
+        Verdict::Skip => match &o.adapter_feature {
+            Some(feature) => {
+                VectorOutcome::lacks_feature(&o.id, feature, o.reason.clone().unwrap_or_default())
+            }
+            None => VectorOutcome::skip(&o.id, o.reason.clone().unwrap_or_default()),
+        },
         Verdict::Error => VectorOutcome::error(
             &o.id,
             o.reason
@@ -464,12 +469,12 @@ fn policies(args: &RunArgs, bundled: bool) -> std::collections::BTreeSet<String>
 }
 
 /// How the run reached the subject, for the report: (binding, lifecycle,
-/// the harness's own name and version when its adapter says them).
+/// what the harness's adapter says of itself when it answers).
 fn described(
     runtime: &tokio::runtime::Runtime,
     runner: &Runner,
     harness_config: &HarnessConfig,
-) -> (String, String, Option<(String, String)>) {
+) -> (String, String, Option<ctk_ahp_adapter::AdapterInfo>) {
     match runner {
         Runner::Backend(target) => (
             target.binding().to_owned(),
@@ -488,11 +493,22 @@ fn described(
                 adapter,
                 harness_config,
             )) {
-                Ok(info) => (
-                    info.bindings.join("+"),
-                    info.lifecycles.join("+"),
-                    Some((info.name, info.version)),
-                ),
+                Ok(info) => {
+                    let catalog = ctk_ahp_adapter::features();
+                    for name in catalog.unknown(info.features.iter().map(String::as_str)) {
+                        terminal::err(&format!(
+                            "warning: the adapter announces the feature {name:?}, which {} does \
+                             not know (ahp/adapter/ADAPTER.md, \"Changes\", lists the known \
+                             ones); it was ignored",
+                            catalog.contract
+                        ));
+                    }
+                    (
+                        info.bindings.join("+"),
+                        info.lifecycles.join("+"),
+                        Some(info),
+                    )
+                }
                 Err(e) => {
                     terminal::err(&format!(
                         "warning: the adapter did not answer initialize: {e}"
@@ -509,7 +525,7 @@ fn described(
 fn identity(
     args: &RunArgs,
     subject: String,
-    probed: Option<(String, String)>,
+    probed: Option<ctk_ahp_adapter::AdapterInfo>,
     bundled: bool,
     line: AhpLine,
 ) -> HostIdentity {
@@ -517,11 +533,11 @@ fn identity(
         name: args
             .subject_name
             .clone()
-            .or_else(|| probed.as_ref().map(|(n, _)| n.clone()))
+            .or_else(|| probed.as_ref().map(|p| p.name.clone()))
             .unwrap_or(subject),
         version: args.subject_version.clone().unwrap_or_else(|| {
-            if let Some((_, version)) = &probed {
-                version.clone()
+            if let Some(p) = &probed {
+                p.version.clone()
             } else if bundled {
                 env!("CARGO_PKG_VERSION").to_owned()
             } else {
@@ -529,6 +545,7 @@ fn identity(
             }
         }),
         spec_versions: vec![line.wire_version().to_owned()],
+        features: probed.map(|p| p.features).unwrap_or_default(),
     }
 }
 

@@ -22,17 +22,29 @@ fn report(spec: &str, fail: bool, document: Value) -> Report {
         .iter()
         .position(|v| v.advisory.is_none())
         .expect("a gating vector");
+    report_of(spec, document, |i, id| {
+        let failures = if fail && i == first_gating {
+            vec![AssertionFailure::message("run_outcome", "differs")]
+        } else {
+            Vec::new()
+        };
+        VectorOutcome::from_failures(id, failures, Duration::from_millis(1))
+    })
+}
+
+/// A report over the released suite whose `i`-th vector (id `id`) came to
+/// `outcome(i, id)`.
+fn report_of(
+    spec: &str,
+    document: Value,
+    outcome: impl Fn(usize, &str) -> VectorOutcome,
+) -> Report {
+    let vectors =
+        ctk::set::released(Suite::AgentHooks(SpecVersion::V0_1)).expect("the released suite");
     let outcomes: Vec<VectorOutcome> = vectors
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            let failures = if fail && i == first_gating {
-                vec![AssertionFailure::message("run_outcome", "differs")]
-            } else {
-                Vec::new()
-            };
-            VectorOutcome::from_failures(&v.id, failures, Duration::from_millis(1))
-        })
+        .map(|(i, v)| outcome(i, &v.id))
         .collect();
     let surface = ctk_agent_hooks_suite::declaration::surface(&document);
     build(
@@ -42,6 +54,7 @@ fn report(spec: &str, fail: bool, document: Value) -> Report {
                 name: "acme-agents".into(),
                 version: "2.4.0".into(),
                 spec_versions: vec![spec.into()],
+                features: Vec::new(),
             },
             declaration_source: "host".into(),
             declaration: document,
@@ -204,4 +217,39 @@ fn draft_report_refused() {
     );
     let md = ctk::report::markdown::render(&r, ctk::set::released);
     assert!(!md.contains(CLAIM_HEADER), "{md}");
+}
+
+#[test]
+fn a_run_with_feature_skips_keeps_its_exit_code_and_cannot_claim() {
+    let r = report_of("agent-hooks/0.1", reference(), |i, id| {
+        if i < 3 {
+            VectorOutcome::lacks_feature(
+                id,
+                "persisted-state",
+                "adapter does not implement persisted-state (added in ctk 0.2.0)".into(),
+            )
+        } else {
+            VectorOutcome::from_failures(id, Vec::new(), Duration::from_millis(1))
+        }
+    });
+    assert_eq!(r.totals.fail + r.totals.error, 0);
+    assert_eq!(ctk::cli::run::exit_code_for(&r), ctk::exit_code::SUCCESS);
+    let skipped: Vec<&str> = r.vectors[..3].iter().map(|v| v.id.as_str()).collect();
+    assert_eq!(
+        refusals(&r, &[], ctk::set::released),
+        [format!(
+            "3 vector(s) were skipped because the adapter does not implement persisted-state \
+             ({}); a partial adapter must not claim (§13.1): implement it and announce it in \
+             the handshake",
+            skipped.join(", ")
+        )]
+    );
+    // Each such skip names the clauses it left unchecked, with their text.
+    for v in &r.vectors[..3] {
+        assert_eq!(v.adapter_feature.as_deref(), Some("persisted-state"));
+        assert!(!v.clauses.is_empty(), "{} lists no clause", v.id);
+    }
+    assert!(r.vectors[3..]
+        .iter()
+        .all(|v| v.adapter_feature.is_none() && v.clauses.is_empty()));
 }

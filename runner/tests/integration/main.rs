@@ -1,5 +1,6 @@
 //! Integration tests of the ctk runner and binary.
 
+mod adapter_features;
 mod ahp_validate;
 mod baseline;
 mod claim_rows;

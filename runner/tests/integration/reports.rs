@@ -107,6 +107,7 @@ fn build_from(
             name: "fake".into(),
             version: "1.2.3".into(),
             spec_versions: vec![spec.into()],
+            features: Vec::new(),
         },
         declaration_source: "host".into(),
         declaration: doc,
@@ -148,7 +149,7 @@ fn markdown_is_rendered_whole() {
     let r = report("agent-hooks/0.1", false);
     let want = "# ctk report: fake 1.2.3 against agent-hooks/0.1
 
-Runner ctk 0.1.0; vectors tests/data/engine (6, `{SET}`); declaration host (`{DECL}`).
+Runner ctk {VERSION}; vectors tests/data/engine (6, `{SET}`); declaration host (`{DECL}`).
 
 | part | pass | fail | skip | error |
 | --- | ---: | ---: | ---: | ---: |
@@ -198,7 +199,8 @@ Report digest `{DIGEST}`; results digest `{RESULTS}`.
     let missing = format!("{} and {} more", ids[..3].join(", "), ids.len() - 3);
     let want = want
         .replace("{N}", &suite.len().to_string())
-        .replace("{MISSING}", &missing);
+        .replace("{MISSING}", &missing)
+        .replace("{VERSION}", env!("CARGO_PKG_VERSION"));
     assert_eq!(
         placeholders(&markdown::render(&r, ctk::set::released), &r),
         want

@@ -9,9 +9,31 @@ import os
 import sys
 
 
+def adapter_features(vector):
+    """The adapter features (ahp/adapter/features.json) a harness vector needs: the kit sends
+    parallel tool calls only through harness/tool_calls, feature parallel-tool-calls."""
+    if any("parallel" in t for t in vector.get("triggers", [])):
+        return ["parallel-tool-calls"]
+    return []
+
+
+def with_features(vector):
+    """vector listing the features it needs in adapter_features, before backends (absent when
+    it needs none)."""
+    needed = adapter_features(vector)
+    out = {}
+    for key, value in vector.items():
+        if key == "adapter_features":
+            continue
+        if key == "backends" and needed:
+            out["adapter_features"] = needed
+        out[key] = value
+    return out
+
+
 def render(vector):
     """The one on-disk form of a vector: two-space JSON, UTF-8, final newline."""
-    return json.dumps(vector, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(with_features(vector), indent=2, ensure_ascii=False) + "\n"
 
 
 def write_or_check(out, prefix, vectors, label, check):

@@ -18,6 +18,11 @@ pub struct HostInfo {
     /// the host leaves the surface to `ctk run --declaration`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub declaration: Option<Value>,
+    /// The adapter features the host implements ([`crate::features`]), by
+    /// name. Empty (or absent on the wire) is a base `ctk-harness/1`
+    /// adapter: every vector needing a feature is skipped, naming it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
 }
 
 impl HostInfo {
@@ -32,7 +37,15 @@ impl HostInfo {
             version: version.into(),
             spec_versions,
             declaration: None,
+            features: Vec::new(),
         }
+    }
+
+    /// The same identity, announcing `features`.
+    #[must_use]
+    pub fn with_features(mut self, features: Vec<String>) -> Self {
+        self.features = features;
+        self
     }
 
     /// The same identity, carrying the host's declaration document.

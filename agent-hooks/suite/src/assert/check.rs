@@ -86,7 +86,12 @@ pub fn assert_vector(expect: &Expect, observed: Observed<'_>) -> Vec<AssertionFa
     if load::check(expect, observed, &mut failures) == load::Continue::Stop {
         return failures;
     }
-    interceptions::check(expect, observed.recorded, &mut failures);
+    interceptions::check(
+        expect,
+        observed.recorded,
+        Some(observed.record.records.as_slice()),
+        &mut failures,
+    );
     run::check(expect, observed, &mut failures);
     run::check_notices(expect, observed.record, &mut failures);
     records::check_records(expect, observed.record, &mut failures);

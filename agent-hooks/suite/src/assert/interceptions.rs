@@ -12,8 +12,33 @@ use crate::assert::AssertionFailure;
 use crate::script::redactor::write_back_field;
 use crate::vector::model::{Expect, ExpectedInterception};
 
-/// Check the expected interceptions against the recorded contexts.
-pub fn check(expect: &Expect, recorded: &[Value], failures: &mut Vec<AssertionFailure>) {
+/// Where a run that missed an expected context diverged first, when the
+/// host's records say: its first own deny (`host_error:*`), which stops
+/// dispatch, so the missing context is a symptom of it.
+fn first_host_deny(records: &[Value]) -> Option<String> {
+    records.iter().enumerate().find_map(|(n, r)| {
+        let verdict = r.get("verdict")?;
+        let reason = verdict.get("reason")?.as_str()?;
+        (verdict.get("decision")?.as_str()? == "deny" && reason.starts_with("host_error:")).then(
+            || {
+                format!(
+                    "; the run diverged earlier: records[{n}] ({}) is the host's own deny {reason}",
+                    point(r)
+                )
+            },
+        )
+    })
+}
+
+/// Check the expected interceptions against the recorded contexts;
+/// `records` (the host's interception records, when it reported them) name
+/// where a run diverged when an expected context never came.
+pub fn check(
+    expect: &Expect,
+    recorded: &[Value],
+    records: Option<&[Value]>,
+    failures: &mut Vec<AssertionFailure>,
+) {
     let expected = expect.interceptions.as_deref().unwrap_or_default();
     let pairs: Vec<(usize, &ExpectedInterception, &Value)> = if expect.sequence_strict {
         let want: Vec<&str> = expected
@@ -46,8 +71,9 @@ pub fn check(expect: &Expect, recorded: &[Value], failures: &mut Vec<AssertionFa
             failures.push(AssertionFailure::mismatch(
                 format!("interceptions[{i}]"),
                 format!(
-                    "no {} context recorded after the previous match",
-                    e.interception_point
+                    "no {} context recorded after the previous match{}",
+                    e.interception_point,
+                    records.and_then(first_host_deny).unwrap_or_default()
                 ),
                 &json!(e.interception_point),
                 Some(&json!(got)),
@@ -280,6 +306,39 @@ mod tests {
             "timestamp": timestamp, "sequence": 0,
             "agent": {"id": "a", "framework": "f"}, "session": {"id": "s"},
             "target": {"tools_registered": []}, "agent_init": {"tools_registered": []}})
+    }
+
+    #[test]
+    fn a_missing_context_names_the_hosts_own_deny_that_came_first() {
+        let expect: Expect = serde_json::from_value(json!({
+            "interceptions": [{"interception_point": "input"}, {"interception_point": "pre_tool_call"}],
+            "sequence_strict": false
+        }))
+        .expect("expect");
+        let recorded = [json!({"interception_point": "input"})];
+        let records = [
+            json!({"interception_point": "input", "verdict": {"decision": "allow"}}),
+            json!({"interception_point": "pre_model_call",
+                   "verdict": {"decision": "deny", "reason": "host_error:context_invalid"}}),
+        ];
+        let mut failures = Vec::new();
+        check(&expect, &recorded, Some(&records), &mut failures);
+        // (The bare contexts above also fail the §4 envelope check; only
+        // the missing one's failure is about order.)
+        failures.retain(|f| f.key == "interceptions[1]");
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert_eq!(
+            failures[0].message,
+            "no pre_tool_call context recorded after the previous match; the run diverged \
+             earlier: records[1] (pre_model_call) is the host's own deny host_error:context_invalid"
+        );
+        let mut plain = Vec::new();
+        check(&expect, &recorded, Some(&records[..1]), &mut plain);
+        plain.retain(|f| f.key == "interceptions[1]");
+        assert_eq!(
+            plain[0].message,
+            "no pre_tool_call context recorded after the previous match"
+        );
     }
 
     #[test]

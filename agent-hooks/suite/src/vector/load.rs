@@ -321,7 +321,8 @@ fn duplicate_ids<'a>(
 /// known parts, clause ids of the form `<section>-<letter>` that exist in the
 /// catalog of each of the vector's spec versions, a `host_declaration` that
 /// passes the declaration schema unless the vector marks it
-/// `host_declaration_invalid`, no dependence on wall-clock time or
+/// `host_declaration_invalid`, adapter features the contract knows, no
+/// dependence on wall-clock time or
 /// randomness ([`nondeterminism`]), and the consistency rules of
 /// [`rules::check`].
 pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
@@ -356,6 +357,21 @@ pub fn lint(vectors: &[LoadedVector], catalogs: &Catalogs) -> Vec<LoadError> {
                  and covers no clause"
                     .into(),
             ));
+        }
+        // A feature the contract does not know could never be announced, so
+        // the vector would be skipped for every host.
+        let catalog = ctk_agent_hooks_adapter::features();
+        for (i, name) in v.vector.adapter_features.iter().enumerate() {
+            if catalog.get(name).is_none() {
+                errors.push(at(
+                    &format!("/adapter_features/{i}"),
+                    format!(
+                        "unknown adapter feature {name:?}: {} has {} (agent-hooks/adapter/features.json)",
+                        catalog.contract,
+                        catalog.names().join(", ")
+                    ),
+                ));
+            }
         }
         // A draft vector may say which text it cites: "draft 6.3.1, 7.7.5".
         let sections = match v.vector.spec_clause.strip_prefix("draft ") {
@@ -928,6 +944,32 @@ mod tests {
         );
         let marked = parse_vector(Path::new("d.json"), &text(true)).expect("vector");
         assert!(lint(&[marked], &Catalogs::default()).is_empty());
+    }
+
+    #[test]
+    fn lint_refuses_an_adapter_feature_the_contract_does_not_know() {
+        let text = |features: &str| {
+            format!(
+                r#"{{"id":"CTK-9993","title":"t","spec_clause":"4.2","part":"verdict/warnings",
+            "adapter_features":{features},"scenario":{{"input":{{"content":"x","role":"user"}}}},"interceptor_script":[],
+            "expect":{{"interceptions":[],"run_outcome":"completed"}}}}"#
+            )
+        };
+        let unknown = parse_vector(
+            Path::new("f.json"),
+            &text(r#"["persisted-state","telepathy"]"#),
+        )
+        .expect("vector");
+        let errors = lint(&[unknown], &Catalogs::default());
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let e = errors[0].to_string();
+        assert!(
+            e.contains("f.json at /adapter_features/1") && e.contains("\"telepathy\""),
+            "{e}"
+        );
+        let known =
+            parse_vector(Path::new("f.json"), &text(r#"["persisted-state"]"#)).expect("vector");
+        assert!(lint(&[known], &Catalogs::default()).is_empty());
     }
 
     #[test]

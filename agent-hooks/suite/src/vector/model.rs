@@ -362,6 +362,12 @@ pub struct Vector {
     /// output exceeds it (step 8).
     #[serde(default)]
     pub host_buffers_only: bool,
+    /// The adapter features (`agent-hooks/adapter/features.json`) the
+    /// vector needs of the host's adapter (project extension, vector grammar
+    /// 1.4): a host that does not announce one skips the vector with a
+    /// reason naming it, and its run cannot back a claim.
+    #[serde(default)]
+    pub adapter_features: Vec<String>,
     /// Spec versions (project extension; default `["0.1"]`).
     #[serde(default)]
     pub spec_versions: Option<Vec<SpecVersion>>,

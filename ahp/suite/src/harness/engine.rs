@@ -14,7 +14,6 @@ use serde_json::{json, Map, Value};
 
 use super::adapter::{
     AdapterClient, AdapterCommand, AdapterError, AdapterInfo, LoadResult, ToolCallResult,
-    FEATURE_PARALLEL_TOOL_CALLS,
 };
 use super::assert::check;
 use super::clock::now_ms;
@@ -83,7 +82,9 @@ impl HarnessConfig {
 }
 
 enum End {
-    Skip(String),
+    /// Skipped, with the reason and, when the adapter lacks a feature the
+    /// vector needs, the feature.
+    Skip(String, Option<String>),
     Error(String, Option<HarnessRecord>),
     Done(HarnessRecord),
 }
@@ -101,6 +102,7 @@ fn base_outcome(v: &HarnessVector, verdict: Verdict) -> Outcome {
         reason: None,
         record: None,
         elapsed_ms: 0,
+        adapter_feature: None,
     }
 }
 
@@ -132,9 +134,10 @@ pub async fn run_harness_vector_recorded(
         ),
     };
     let (mut o, rec) = match end {
-        End::Skip(why) => {
+        End::Skip(why, feature) => {
             let mut o = base_outcome(v, Verdict::Skip);
             o.reason = Some(why);
+            o.adapter_feature = feature;
             (o, None)
         }
         End::Error(why, rec) => {
@@ -398,9 +401,9 @@ async fn start_adapter(
             return Err(End::Error(e.to_string(), None));
         }
     };
-    if let Some(why) = not_applicable(v, &info) {
+    if let Some((why, feature)) = not_applicable(v, &info) {
         client.close(Duration::from_secs(2)).await;
-        return Err(End::Skip(why));
+        return Err(End::Skip(why, feature));
     }
     let load = client
         .call(
@@ -798,7 +801,25 @@ fn line_script(v: &HarnessVector, script: &super::script::Script) -> super::scri
     s
 }
 
-fn not_applicable(v: &HarnessVector, info: &super::adapter::AdapterInfo) -> Option<String> {
+/// Why the vector does not run against this adapter, and the adapter
+/// feature it lacks when that is why; `None`: it runs. The surface's rules
+/// come first, so that only a vector the harness would otherwise run is a
+/// feature skip (which refuses a claim).
+fn not_applicable(
+    v: &HarnessVector,
+    info: &super::adapter::AdapterInfo,
+) -> Option<(String, Option<String>)> {
+    not_supported(v, info).map(|why| (why, None)).or_else(|| {
+        let announced = info.features.iter().cloned().collect();
+        ctk_ahp_adapter::features()
+            .first_missing(&v.adapter_features, &announced, |_| false)
+            .map(|f| (f.skip_reason(), Some(f.name.clone())))
+    })
+}
+
+/// Why the harness's stated support rules the vector out (line, bindings,
+/// lifecycles, profiles).
+fn not_supported(v: &HarnessVector, info: &super::adapter::AdapterInfo) -> Option<String> {
     if !info.protocol_versions.iter().any(|p| p == v.wire()) {
         return Some(format!(
             "the harness does not support protocolVersion {}",
@@ -840,17 +861,6 @@ fn not_applicable(v: &HarnessVector, info: &super::adapter::AdapterInfo) -> Opti
         if !info.profiles.iter().any(|x| x == p) {
             return Some(format!("the harness does not claim the {p} profile"));
         }
-    }
-    if v.triggers.iter().any(|t| !t.parallel.is_empty())
-        && !info
-            .features
-            .iter()
-            .any(|f| f == FEATURE_PARALLEL_TOOL_CALLS)
-    {
-        return Some(format!(
-            "the adapter does not offer the {FEATURE_PARALLEL_TOOL_CALLS} feature \
-             (harness/tool_calls, ADAPTER.md)"
-        ));
     }
     None
 }

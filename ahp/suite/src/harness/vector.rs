@@ -338,6 +338,11 @@ pub struct HarnessVector {
     /// Environment handed over in `harness/load` (`{{canary}}` expands).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub load_env: BTreeMap<String, String>,
+    /// The adapter features (`ahp/adapter/features.json`) the vector needs:
+    /// an adapter that does not announce one skips it with a reason naming
+    /// it, and the run cannot back a claim.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adapter_features: Vec<String>,
     /// The scripted backends by name.
     pub backends: BTreeMap<String, BackendSpec>,
     /// What the adapter is asked to do, in order.
@@ -437,6 +442,28 @@ impl HarnessVector {
         }
         if self.role != Role::Harness {
             p.push("role is not harness".into());
+        }
+        let catalog = ctk_ahp_adapter::features();
+        for (i, name) in self.adapter_features.iter().enumerate() {
+            if catalog.get(name).is_none() {
+                p.push(format!(
+                    "adapter_features[{i}]: {name:?} is no feature of {} (ahp/adapter/features.json)",
+                    catalog.contract
+                ));
+            }
+        }
+        // The kit can send parallel calls only through the feature's method,
+        // so a vector making them must say it needs it.
+        if self.triggers.iter().any(|t| !t.parallel.is_empty())
+            && !self
+                .adapter_features
+                .iter()
+                .any(|f| f == ctk_ahp_adapter::FEATURE_PARALLEL_TOOL_CALLS)
+        {
+            p.push(format!(
+                "a parallel trigger needs adapter_features [\"{}\"]",
+                ctk_ahp_adapter::FEATURE_PARALLEL_TOOL_CALLS
+            ));
         }
         // Reports group AHP vectors by their first requirement.
         if self.requirements.is_empty() {
@@ -712,6 +739,7 @@ const MEMBERS: &[&str] = &[
     "notes",
     "registration",
     "load_env",
+    "adapter_features",
     "backends",
     "triggers",
     "expect",
@@ -746,7 +774,13 @@ pub fn shape_pointer(v: &Value) -> String {
             return format!("/{}", escape(k));
         }
     }
-    for k in ["requirements", "covers", "sections", "profiles"] {
+    for k in [
+        "requirements",
+        "covers",
+        "sections",
+        "profiles",
+        "adapter_features",
+    ] {
         if strings(k) {
             return format!("/{k}");
         }
