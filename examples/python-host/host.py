@@ -1238,13 +1238,18 @@ class RpcError(Exception):
         self.code, self.message, self.phase = code, message, phase
 
 
-def main(argv):
-    features = FEATURES
+def features_from(argv):
+    """The features to announce: FEATURES, or `--features LIST`'s (comma-separated; empty: a
+    base adapter). Anything else on the command line is a usage error, exit 2."""
     if argv[:1] == ["--features"] and len(argv) == 2:
-        features = [f for f in argv[1].split(",") if f]
-    elif argv:
+        return [f for f in argv[1].split(",") if f]
+    if argv:
         log("usage: host.py [--features NAME,NAME,...]")
-        return 2
+        sys.exit(2)
+    return FEATURES
+
+
+def main(features):
     link = Link()
     host = Host(link, features)
     while True:
@@ -1271,4 +1276,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main(features_from(sys.argv[1:])))
