@@ -27,13 +27,17 @@ Diagnostics go to stderr; stdout carries adapter frames only.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
 import uuid
 from datetime import datetime, timezone
 
-CONTRACT = "ctk-ahp-adapter/1"
+# The kit (kits/python/ctk_kit): the adapter contract's link, request loop and answers.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kits", "python"))
+from ctk_kit import ahp as kit  # noqa: E402
+
 INSTALL = (
     "python3 -m venv target/ahp-venv && target/ahp-venv/bin/pip install -r "
     "examples/ahp-python-harness/requirements.txt"
@@ -90,13 +94,37 @@ def capabilities():
     )
 
 
-class Adapter:
-    def __init__(self, tasks) -> None:
+class Adapter(kit.Harness):
+    """The SDK's `Hooks` behind ctk-ahp-adapter/1; the kit serves it, running its coroutines on
+    one asyncio loop for the whole process."""
+
+    def __init__(self) -> None:
         self.hooks = None
         self.set_env: list[str] = []
         # tool.after goes out after the answer (the tool has run by then),
         # so a slow observer of it delays nothing the kit measures.
-        self.tasks = tasks
+        self.tasks: set = set()
+
+    def info(self) -> dict:
+        return {
+            "name": NAME, "version": SDK_VERSION,
+            "protocolVersions": ["draft"], "bindings": ["stdio", "http"],
+            "lifecycles": ["persistent", "per_event"],
+            "profiles": ["base", "tool-interception", "lifecycle-observation", "stdio", "http"],
+        }
+
+    def session(self, event) -> None:
+        """This host emits no session events (see README)."""
+
+    async def shutdown(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        await self.close_hooks()
+
+    def start_soon(self, coro) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
     async def close_hooks(self) -> None:
         if self.hooks is not None:
@@ -107,12 +135,12 @@ class Adapter:
             except Exception as e:  # the SDK's close failing is not the kit's business
                 log("closing Hooks:", type(e).__name__, e)
 
-    async def load(self, params: dict) -> dict:
+    async def load(self, registration, env, cwd) -> dict:
         await self.close_hooks()
-        for name, value in (params.get("env") or {}).items():
+        for name, value in (env or {}).items():
             os.environ[name] = value
             self.set_env.append(name)
-        doc = params.get("registration")
+        doc = registration
         try:
             hooks = ahp.Hooks(
                 doc,
@@ -129,9 +157,9 @@ class Adapter:
                 pointer = "".join("/" + str(p) for p in path)
             reason = "%s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else "")
             log("registration refused:", reason)
-            return {"loaded": False, "refused": [{"pointer": pointer, "reason": reason[:500]}]}
+            return kit.refused([(pointer, reason[:500])])
         self.hooks = hooks
-        return {"loaded": True}
+        return kit.loaded()
 
     async def tool_call(self, params: dict) -> dict:
         if self.hooks is None:
@@ -160,14 +188,14 @@ class Adapter:
             if synthetic:
                 d = next(d for d in result.diagnostics if d.get("synthetic_denial"))
                 reason = "fail-closed: backend %s failed (%s, %s)" % (d.get("backend"), d.get("code"), d.get("error"))
-            self.tasks.start_soon(self.after, event, "denied")
-            return {"outcome": "denied", "synthetic": bool(synthetic), "reason": reason or "denied", "code": code}
+            self.start_soon(self.after(event, "denied"))
+            return kit.denied(reason or "denied", code=code, synthetic=bool(synthetic))
         for d in result.diagnostics:
             log("diagnostic:", json.dumps(d, default=str))
-        self.tasks.start_soon(self.after, event, "ok")
+        self.start_soon(self.after(event, "ok"))
         if params.get("hostPermission") == "prompt" and str(getattr(result.permission, "value", result.permission)) != "allow":
-            return {"outcome": "prompted"}
-        return {"outcome": "executed"}
+            return kit.prompted()
+        return kit.executed()
 
     async def after(self, before: dict, outcome: str) -> None:
         """tool.after to observers (denials too, in the draft), when any subscribes."""
@@ -205,58 +233,5 @@ def _get(obj, key):
         return getattr(obj, key, None)
 
 
-def write(msg: dict) -> None:
-    sys.stdout.write(json.dumps(msg) + "\n")
-    sys.stdout.flush()
-
-
-async def main() -> None:
-    async with anyio.create_task_group() as tasks:
-        await serve(Adapter(tasks))
-        tasks.cancel_scope.cancel()
-
-
-async def serve(a: Adapter) -> None:
-    while True:
-        line = await anyio.to_thread.run_sync(sys.stdin.readline)
-        if not line:
-            break
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            log("not JSON:", line[:200])
-            continue
-        mid, method, params = msg.get("id"), msg.get("method"), msg.get("params") or {}
-        try:
-            if method == "initialize":
-                res = {
-                    "adapter": CONTRACT, "name": NAME, "version": SDK_VERSION,
-                    "protocolVersions": ["draft"], "bindings": ["stdio", "http"],
-                    "lifecycles": ["persistent", "per_event"],
-                    "profiles": ["base", "tool-interception", "lifecycle-observation", "stdio", "http"],
-                }
-            elif method == "harness/load":
-                res = await a.load(params)
-            elif method == "harness/tool_call":
-                res = await a.tool_call(params)
-            elif method == "harness/session":
-                res = {}  # this host emits no session events (see README)
-            elif method == "shutdown":
-                await a.close_hooks()
-                write({"jsonrpc": "2.0", "id": mid, "result": {}})
-                return
-            else:
-                write({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "unknown method"}})
-                continue
-            write({"jsonrpc": "2.0", "id": mid, "result": res})
-        except Exception as e:
-            log("%s failed: %s: %s" % (method, type(e).__name__, e))
-            write({"jsonrpc": "2.0", "id": mid, "error": {"code": -32000, "message": "%s: %s" % (type(e).__name__, e)}})
-    await a.close_hooks()
-
-
 if __name__ == "__main__":
-    try:
-        anyio.run(main)
-    except KeyboardInterrupt:
-        pass
+    sys.exit(kit.serve(Adapter()))

@@ -27,15 +27,12 @@ stdout carries only protocol messages; stderr is this host's log.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import copy
 import itertools
 import json
 import os
-import queue
 import sys
 import tempfile
-import threading
 import traceback
 
 PROTOCOL = "ctk-harness/1"
@@ -151,86 +148,11 @@ def own_declaration():
 
 
 # ---------------------------------------------------------------- the link
+# The kit's (kits/python/ctk_kit): the line link, its callbacks and the request loop.
 
-
-class Link:
-    """Both directions of the stdio link. Requests from the runner are queued
-    for the main thread; answers to this host's callbacks complete their
-    future (a late answer to an abandoned callback is ignored)."""
-
-    def __init__(self):
-        self.out_lock = threading.Lock()
-        self.pending = {}
-        self.pending_lock = threading.Lock()
-        self.ids = itertools.count(1)
-        self.requests = queue.Queue()
-        threading.Thread(target=self._read, name="stdin-reader", daemon=True).start()
-
-    def write(self, message):
-        # ASCII escapes: a lone surrogate the SDK lets through can still be written.
-        line = json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-        with self.out_lock:
-            sys.stdout.write(line + "\n")
-            sys.stdout.flush()
-
-    def _read(self):
-        for line in sys.stdin:
-            try:
-                msg = json.loads(line)
-            except ValueError as e:
-                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": str(e)}})
-                continue
-            if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
-                self.write({"jsonrpc": "2.0", "id": None,
-                            "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}})
-                continue
-            if "method" in msg:
-                self.requests.put(msg)
-                continue
-            with self.pending_lock:
-                future = self.pending.pop(json.dumps(msg.get("id")), None)
-            if future is not None and not future.done():
-                future.set_result(msg)
-        self.requests.put(None)
-
-    def _send(self, method, params):
-        rid = next(self.ids)
-        future = concurrent.futures.Future()
-        with self.pending_lock:
-            self.pending[json.dumps(rid)] = future
-        self.write({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        return rid, future
-
-    def _forget(self, rid):
-        with self.pending_lock:
-            self.pending.pop(json.dumps(rid), None)
-
-    @staticmethod
-    def _result(method, msg):
-        if "result" not in msg or not isinstance(msg["result"], dict):
-            raise RuntimeError(f"{method}: the runner answered with an error: {msg.get('error')}")
-        return msg["result"]
-
-    async def call(self, method, params):
-        """A callback awaited on the event loop. It has no timeout of its own:
-        the SDK bounds it (asyncio.wait_for) and cancels it when it expires."""
-        rid, future = self._send(method, params)
-        try:
-            return self._result(method, await asyncio.wrap_future(future))
-        finally:
-            self._forget(rid)
-
-    def call_blocking(self, method, params, timeout_s):
-        """A callback for a synchronous seam (the SDK calls its approval
-        redactor synchronously and does not bound it): the transport waits at
-        most `timeout_s` (None: unbounded) and raises TimeoutError."""
-        rid, future = self._send(method, params)
-        try:
-            return self._result(method, future.result(timeout=timeout_s))
-        except concurrent.futures.TimeoutError:
-            raise TimeoutError(f"{method}: no answer within {timeout_s} s") from None
-        finally:
-            self._forget(rid)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "kits", "python"))
+from ctk_kit.agent_hooks import ScenarioError, Script, Tools, blocked  # noqa: E402
+from ctk_kit.link import Link, RpcError  # noqa: E402
 
 
 # ---------------------------------------------------------------- the seams
@@ -272,7 +194,7 @@ class CallbackInterceptor:
 
     async def intercept(self, context):
         # `context` is already the SDK's own deep copy for this interceptor.
-        result = await self.link.call("callback/intercept", {"index": self.index, "context": context})
+        result = await self.link.call_async("callback/intercept", {"index": self.index, "context": context})
         if result.get("outcome") == "raised":
             raise RuntimeError("the scripted interceptor raised")
         if "context" in result:
@@ -306,7 +228,7 @@ class CallbackResolver:
         self.link = link
 
     async def resolve(self, request):
-        result = await self.link.call("callback/resolve_approval", {"request": {
+        result = await self.link.call_async("callback/resolve_approval", {"request": {
             "context_identity": request.context_identity,
             "interception_point": request.interception_point.value,
             "verdict": request.verdict.to_wire(),
@@ -334,7 +256,7 @@ class CallbackRedactor:
         self.timeout_s = timeout_s
 
     def __call__(self, context):
-        result = self.link.call_blocking("callback/redact", {"context": context}, self.timeout_s)
+        result = self.link.call("callback/redact", {"context": context}, self.timeout_s)
         if result.get("outcome") != "redacted":
             raise RuntimeError("the scripted redactor raised")
         return result.get("context")
@@ -352,10 +274,6 @@ def fault_provider():
 # ---------------------------------------------------------------- the loop
 
 
-class ScenarioError(Exception):
-    """The script cannot go on (HOSTS.md §4): the run ends with outcome `error`."""
-
-
 class Run:
     """One vector's agent loop (HOSTS.md §4) over an SDK emitter."""
 
@@ -363,9 +281,9 @@ class Run:
         self.em = emitter
         self.scenario = scenario
         self.b = AgentContextBuilder(agent_id="sdk-agent", framework="upstream-python-sdk", session_id=session)
-        self.tools = {t["name"]: t for t in scenario.get("tools", []) if isinstance(t, dict)}
-        self.script = iter(scenario.get("model_script", []))
-        self.invocations = []
+        # The kit's scenario model: the mock tools (and every invocation) and the scripted model.
+        self.tools = Tools(scenario)
+        self.script = Script(scenario)
         self.messages = []
 
     async def permitted(self, ctx):
@@ -384,7 +302,7 @@ class Run:
         except ScenarioError as e:
             outcome, final, error = "error", None, str(e)
         await self.em.emit_unchecked(self.b.agent_shutdown(reason="completed" if outcome == "completed" else "error"))
-        run = {"outcome": outcome, "final_output": final, "tool_invocations": self.invocations,
+        run = {"outcome": outcome, "final_output": final, "tool_invocations": self.tools.invocations,
                "records": [r.to_wire() for r in self.em.results], "persisted": self.persisted()}
         if error is not None:
             run["error"] = error
@@ -399,7 +317,7 @@ class Run:
         return {"messages": self.messages, "labels": labels}
 
     async def turns(self):
-        ok, _ = await self.permitted(self.b.agent_startup(tools_registered=sorted(self.tools)))
+        ok, _ = await self.permitted(self.b.agent_startup(tools_registered=self.tools.registered()))
         if not ok:
             return "blocked", None
         inputs = [self.scenario["input"]] + [t.get("input") for t in self.scenario.get("turns", [])]
@@ -428,12 +346,8 @@ class Run:
             if not isinstance(target, list):
                 raise ScenarioError("the permitted messages are not an array")
             self.messages[:] = target
-            entry = next(self.script, None)
-            if entry is None:
-                raise ScenarioError("the model script has no response left")
-            scripted = entry.get("respond") or {}
-            if scripted.get("error") is not None:
-                raise ScenarioError("the model call failed")  # not mediated (§12.1)
+            # No response left, or a failing call (not mediated, §12.1): ScenarioError.
+            scripted = self.script.next_response()
             content = scripted.get("content")
             if scripted.get("stream") is not None:
                 if scripted.get("stream_truncated"):
@@ -481,15 +395,8 @@ class Run:
         ok, args = await self.permitted(self.b.pre_tool_call(call_id=cid, name=name, args=copy.deepcopy(call.get("args"))))
         if not ok:
             return blocked(args)
-        tool = self.tools.get(name) if isinstance(name, str) else None
-        if tool is None:  # not registered: an error result, not an invocation
-            value, is_error = "unknown tool", True
-        else:
-            self.invocations.append({"name": name, "args": copy.deepcopy(args)})
-            clause = next((c for c in tool.get("behavior", []) if "when_args" not in c or c["when_args"] == args), None)
-            if clause is None:
-                raise ScenarioError(f"no behaviour of tool {name!r} matches its arguments")
-            value, is_error = copy.deepcopy(clause.get("return")), bool(clause.get("is_error", False))
+        # An unknown tool is an error result and no invocation; no matching clause ends the run.
+        value, is_error = self.tools.invoke(name, args)
         ok, value = await self.permitted(self.b.post_tool_call(
             call_id=cid, name=name, args=copy.deepcopy(args), value=value, is_error=is_error))
         if not ok:
@@ -498,19 +405,7 @@ class Run:
 
 
 
-def blocked(reason):
-    """What the model is given in place of a denied tool call or a discarded
-    result (HOSTS.md §4.2), never the withheld arguments or value."""
-    return {"role": "tool", "content": f"blocked: {reason if reason is not None else 'denied'}"}
-
-
 # ---------------------------------------------------------------- emitters
-
-
-class RpcError(Exception):
-    def __init__(self, code, message, phase=None):
-        super().__init__(message)
-        self.code, self.message, self.phase = code, message, phase
 
 
 def field_emitter(link, setup):
@@ -751,7 +646,7 @@ class Host:
             record = await run.main()
         except Exception as e:  # noqa: BLE001 - the host itself failed; say so in the record
             log("the run failed:", "".join(traceback.format_exception(e)))
-            record = {"outcome": "error", "final_output": None, "tool_invocations": run.invocations,
+            record = {"outcome": "error", "final_output": None, "tool_invocations": run.tools.invocations,
                       "records": [r.to_wire() for r in emitter.results], "persisted": run.persisted(),
                       "error": f"{type(e).__name__}: {e}"}
         if load is not None:
@@ -779,28 +674,7 @@ def main():
     if sdk_version() != SDK_PINNED:
         log(f"warning: {SDK_DISTRIBUTION} {sdk_version()} is installed; this host was checked against {SDK_PINNED}")
     link = Link()
-    host = Host(link)
-    while True:
-        msg = link.requests.get()
-        if msg is None:
-            return 0
-        rid, method = msg.get("id"), msg.get("method")
-        if rid is None:
-            continue  # notifications: none are defined
-        if method == "shutdown":
-            link.write({"jsonrpc": "2.0", "id": rid, "result": {}})
-            return 0
-        try:
-            result = host.handle(method, msg.get("params") or {})
-            link.write({"jsonrpc": "2.0", "id": rid, "result": result})
-        except RpcError as e:
-            error = {"code": e.code, "message": e.message}
-            if e.phase:
-                error["data"] = {"phase": e.phase}
-            link.write({"jsonrpc": "2.0", "id": rid, "error": error})
-        except Exception as e:  # noqa: BLE001 - a harness error, logged
-            log(f"{method} failed:", "".join(traceback.format_exception(e)))
-            link.write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": f"{type(e).__name__}: {e}"}})
+    return link.serve(Host(link).handle)
 
 
 if __name__ == "__main__":
