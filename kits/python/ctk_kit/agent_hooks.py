@@ -15,11 +15,6 @@ from .link import CallbackError, Link, RpcError, log
 
 PROTOCOL = "ctk-harness/1"
 
-# The ctk-harness/1 adapter features this kit's plumbing implements on a host's behalf
-# (PROTOCOL.md section 7). A host announces them only when its own code does the rest
-# (`persisted-state` needs the host to report what it persisted, say).
-KIT_FEATURES = ("generated-values", "deep-lines", "context-sized-fills")
-
 
 class ScenarioError(Exception):
     """The script cannot go on (no model response left, no behaviour clause of a mock tool
@@ -209,6 +204,6 @@ def serve(host, link=None):
     return link.serve(handle)
 
 
-__all__ = ["PROTOCOL", "KIT_FEATURES", "CallbackError", "Callbacks", "Host", "RpcError", "Script",
+__all__ = ["PROTOCOL", "CallbackError", "Callbacks", "Host", "RpcError", "Script",
            "ScenarioError", "Tools", "blocked", "inputs", "json_equal", "log", "response_of",
            "run_record", "serve"]
