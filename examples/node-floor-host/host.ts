@@ -8,13 +8,13 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Json, JsonObject, Link, RpcError, CallbackTimeout } from "../../kits/typescript/src/link.js";
-import { Callbacks, ScenarioError, Script, inputs, responseOf, serve } from "../../kits/typescript/src/agentHooks.js";
+import { Json, JsonObject, Link, RpcError, CallbackTimeout } from "@agent-hooks-ctk/adapter-kit/link";
+import { Callbacks, ScenarioError, Script, inputs, responseOf, serve } from "@agent-hooks-ctk/adapter-kit/agent-hooks";
 
 const SPEC = "agent-hooks/0.1";
 const HERE = dirname(fileURLToPath(import.meta.url));
-// The compiled host runs from dist/examples/node-floor-host/; its declaration sits beside host.ts.
-const DECLARATION = JSON.parse(readFileSync(join(HERE, "..", "..", "..", "host.json"), "utf8")) as JsonObject;
+// The compiled host runs from dist/; its declaration sits beside host.ts.
+const DECLARATION = JSON.parse(readFileSync(join(HERE, "..", "host.json"), "utf8")) as JsonObject;
 // The ctk-harness/1 features this host implements (agent-hooks/adapter/PROTOCOL.md §7); the
 // declaration features (load-detail, declaration-path-classes) are for hosts that load documents.
 const FEATURES = ["generated-values", "persisted-state", "released-output-absent", "deep-lines",

@@ -15,7 +15,11 @@ writes one payload-free interception record per emission. Declaration
 vectors build the emitter from a document through declaration.py.
 
 Written from agent-hooks/adapter/PROTOCOL.md and agent-hooks/adapter/HOSTS.md.
-stdout carries only protocol messages; stderr is this host's log.
+What every host adapter needs and is not the host's own (the line link, the
+request loop, the callbacks, the scripted model, the mock tools and the run
+record) comes from the Python adapter kit, kits/python/ctk_kit; this file is
+the host's emitter and its agent loop. stdout carries only protocol messages;
+stderr is this host's log.
 """
 
 from __future__ import annotations
@@ -28,7 +32,6 @@ import itertools
 import json
 import math
 import os
-import queue
 import re
 import sys
 import tempfile
@@ -36,7 +39,11 @@ import threading
 
 import declaration
 
-PROTOCOL = "ctk-harness/1"
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "kits", "python"))
+from ctk_kit import agent_hooks as kit  # noqa: E402
+from ctk_kit.link import CallbackError, RpcError  # noqa: E402
+
 SPEC = "agent-hooks/0.1"
 # The ctk-harness/1 adapter features this host implements, announced in initialize
 # (agent-hooks/adapter/PROTOCOL.md section 7). `--features LIST` announces LIST instead
@@ -68,7 +75,7 @@ MAX_SAFE_INTEGER = 2**53 - 1
 EVIDENCE_MAX_BYTES = 10240
 MAX_CONTEXT_BYTES = 5 * 1024 * 1024
 DEFAULT_TIMEOUT_MS = 5000
-HOST_DECLARATION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "host.json")
+HOST_DECLARATION = os.path.join(HERE, "host.json")
 
 
 def log(*parts):
@@ -417,63 +424,9 @@ def project_verdict(v):
     return out
 
 
-# ---------------------------------------------------------------- the link
-
-class Link:
-    """Both directions of the stdio link: requests from the runner are queued
-    for the main thread; answers to this host's callbacks wake their waiter."""
-
-    def __init__(self):
-        self.out_lock = threading.Lock()
-        self.pending = {}
-        self.pending_lock = threading.Lock()
-        self.ids = itertools.count(1)
-        self.requests = queue.Queue()
-        threading.Thread(target=self._read, name="stdin-reader", daemon=True).start()
-
-    def write(self, message):
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        with self.out_lock:
-            sys.stdout.write(line + "\n")
-            sys.stdout.flush()
-
-    def _read(self):
-        for line in sys.stdin:
-            try:
-                msg = json.loads(line)
-            except ValueError as e:
-                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": str(e)}})
-                continue
-            if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
-                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "not a JSON-RPC 2.0 message"}})
-                continue
-            if "method" in msg:
-                self.requests.put(msg)
-                continue
-            with self.pending_lock:
-                waiter = self.pending.pop(json.dumps(msg.get("id")), None)
-            if waiter is not None:  # otherwise: a late answer, ignored
-                waiter["message"] = msg
-                waiter["event"].set()
-        self.requests.put(None)
-
-    def call(self, method, params, timeout_ms):
-        """Send a callback; its result, or None on timeout / error / close."""
-        rid = next(self.ids)
-        waiter = {"event": threading.Event(), "message": None}
-        with self.pending_lock:
-            self.pending[json.dumps(rid)] = waiter
-        self.write({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
-        answered = waiter["event"].wait(None if timeout_ms is None else timeout_ms / 1000)
-        if not answered:
-            with self.pending_lock:
-                self.pending.pop(json.dumps(rid), None)
-            return None
-        msg = waiter["message"]
-        if "result" not in msg or not isinstance(msg["result"], dict):
-            log(f"{method}: the runner answered with an error: {msg.get('error')}")
-            return None
-        return msg["result"]
+def timeout_s(ms):
+    """A timeout in milliseconds as the kit's seconds; None (unbounded) stays None."""
+    return None if ms is None else ms / 1000
 
 
 # ---------------------------------------------------------------- emitter
@@ -489,8 +442,8 @@ class Emitter:
     `resolver` and `redactor` (bools), `approval_timeout_ms`, and
     `declaration` (the document's version when built from one, else None)."""
 
-    def __init__(self, link, config, session_n):
-        self.link = link
+    def __init__(self, callbacks, config, session_n):
+        self.callbacks = callbacks
         self.config = config
         self.mode = config["mode"]
         self.provider = config["provider"]
@@ -527,16 +480,19 @@ class Emitter:
 
     def intercept(self, binding, ctx):
         """A binding's interceptor on its own copy: the verdict after the gate."""
-        result = self.link.call("callback/intercept", {"index": binding["index"], "context": copy.deepcopy(ctx)},
-                                binding["timeout_ms"])
-        if result is None:
-            return host_deny("host_error:interceptor_timeout", "the interceptor did not answer in time")
-        if result.get("outcome") == "raised":
-            return host_deny("host_error:interceptor_failed", "the interceptor raised")
-        # A changed copy (`context` in the result) belonged to the interceptor
-        # alone: the live context is never shared, so it changes nothing here.
         try:
-            return gate(result.get("response"))
+            # A changed copy (the third member) belonged to the interceptor
+            # alone: the live context is never shared, so it changes nothing here.
+            outcome, answer, _ = self.callbacks.intercept(binding["index"], copy.deepcopy(ctx),
+                                                          timeout_s(binding["timeout_ms"]))
+        except TimeoutError:
+            return host_deny("host_error:interceptor_timeout", "the interceptor did not answer in time")
+        except CallbackError:
+            return host_deny("host_error:interceptor_failed", "the interceptor could not be called")
+        if outcome == "raised":
+            return host_deny("host_error:interceptor_failed", "the interceptor raised")
+        try:
+            return gate(answer)
         except GateError as e:
             return host_deny(e.reason, e.message)
 
@@ -565,21 +521,27 @@ class Emitter:
     def consult(self, ctx, point, deny):
         """The approval seam (§9): ('approval', permit) or ('rejection', deny)."""
         request_ctx = copy.deepcopy(ctx)
+        wait = timeout_s(self.approval_timeout_ms)
         if self.config["redactor"]:
-            redacted = self.link.call("callback/redact", {"context": request_ctx}, self.approval_timeout_ms)
-            if redacted is None or redacted.get("outcome") != "redacted":
+            try:
+                outcome, redacted = self.callbacks.redact(request_ctx, wait)
+            except (TimeoutError, CallbackError):
+                outcome = "failed"
+            if outcome != "redacted":
                 return "rejection", host_deny("host_error:approval_resolver_failed", "the redactor failed")
-            request_ctx = redacted["context"]
+            request_ctx = redacted
         try:
             request_identity = identity(self.provider, request_ctx) if isinstance(request_ctx, dict) else None
         except DomainError:
             return "rejection", host_deny("host_error:context_invalid", "the approval context cannot be identified")
         request = {"context_identity": request_identity, "interception_point": point,
                    "verdict": deny, "context": request_ctx}
-        reply = self.link.call("callback/resolve_approval", {"request": request}, self.approval_timeout_ms)
-        if reply is None or reply.get("outcome") != "resolution":
+        try:
+            outcome, res = self.callbacks.resolve_approval(request, wait)
+        except (TimeoutError, CallbackError):
+            outcome = "failed"
+        if outcome != "resolution":
             return "rejection", host_deny("host_error:approval_resolver_failed", "the approval resolver failed")
-        res = reply.get("resolution")
         if not isinstance(res, dict):
             return "rejection", host_deny("host_error:approval_resolver_failed", "the resolution is not an object")
         if "context_identity" not in res or res["context_identity"] != request_identity:
@@ -897,40 +859,28 @@ class Emitter:
 
 # ---------------------------------------------------------------- agent loop
 
-class ScenarioError(Exception):
-    """The script cannot go on (no model response left, or no behaviour clause
-    of a mock tool matches): the run ends with outcome `error`."""
-
-
 def run_agent(emitter, scenario):
-    """The agent loop (HOSTS.md §4); returns the run record."""
-    tools = {t["name"]: t for t in scenario.get("tools", [])}
-    model_script = scenario.get("model_script", [])
-    invocations = []
+    """The agent loop (HOSTS.md §4) over the kit's scripted model and mock
+    tools; returns the run record."""
+    tools = kit.Tools(scenario)
+    script = kit.Script(scenario)
     messages = []
-    run = {"outcome": "completed", "final_output": None, "tool_invocations": invocations}
 
     def finish(outcome, final=None, error=None):
-        run["outcome"], run["final_output"] = outcome, final
-        if error is not None:
-            run["error"] = error
         summary = {"reason": "completed" if outcome == "completed" else "error"}
         emitter.emit("agent_shutdown", {"summary": summary}, summary)
         # What the session made durable: its history and the labels kept
         # with permitted data.
-        run["persisted"] = {"messages": messages, "labels": emitter.labels}
-        return run
+        return kit.run_record(outcome, final, tools, records=emitter.records,
+                              persisted={"messages": messages, "labels": emitter.labels}, error=error)
 
-    agent_init = {"tools_registered": sorted(tools)}
+    agent_init = {"tools_registered": tools.registered()}
     ok, _ = emitter.emit("agent_startup", {"agent_init": agent_init}, agent_init)
     if not ok:
         return finish("blocked")
-    cursor = itertools.count()
     final = None
-    turns = [scenario["input"]] + [t["input"] for t in scenario.get("turns", [])]
     try:
-        for given in turns:
-            user_input = {"content": given.get("content"), "role": given.get("role", "user")}
+        for user_input in kit.inputs(scenario):
             ok, ctx = emitter.emit("input", {"input": user_input}, user_input)
             if not ok:
                 return finish("blocked")
@@ -941,13 +891,8 @@ def run_agent(emitter, scenario):
                 if not ok:
                     return finish("blocked")
                 messages[:] = ctx["messages"]
-                n = next(cursor)
-                if n >= len(model_script):
-                    raise ScenarioError("the model script has no response left")
-                scripted = model_script[n]["respond"]
-                if scripted.get("error") is not None:
-                    # An errored model call is not mediated (§12.1).
-                    raise ScenarioError("the model call failed")
+                # A failed model call (respond.error) ends the run unmediated (§12.1).
+                scripted = script.next_response()
                 if scripted.get("stream") and scripted.get("stream_truncated"):
                     # This host buffers: a stream that died cannot be
                     # assembled, and its residue was covered by no verdict.
@@ -956,8 +901,7 @@ def run_agent(emitter, scenario):
                     emitter.emit_self_denied("post_model_call", {"model": {"id": "mock"}, "response": residue},
                                              residue, "host_error:streaming_unsupported")
                     return finish("blocked")
-                response = {"content": scripted.get("content"), "tool_calls": scripted.get("tool_calls", []),
-                            "finish_reason": scripted.get("finish_reason")}
+                response = kit.response_of(scripted)
                 ok, ctx = emitter.emit("post_model_call", {"model": {"id": "mock"}, "response": response}, response)
                 if not ok:
                     return finish("blocked")
@@ -966,10 +910,10 @@ def run_agent(emitter, scenario):
                     final = response.get("content")
                     break
                 if scripted.get("parallel"):
-                    messages.extend(parallel_tools(emitter, tools, response["tool_calls"], invocations))
+                    messages.extend(parallel_tools(emitter, tools, response["tool_calls"]))
                 else:
                     for call in response["tool_calls"]:
-                        messages.append(tool_turn(emitter, tools, call, invocations))
+                        messages.append(tool_turn(emitter, tools, call))
                 content = response.get("content")
                 messages.append({"role": "assistant", "content": "" if content is None else content})
             if final is not None:
@@ -979,20 +923,20 @@ def run_agent(emitter, scenario):
                     return finish("blocked")
                 final = ctx["output"]["content"]
                 messages.append({"role": "assistant", "content": final})
-    except ScenarioError as e:
+    except kit.ScenarioError as e:
         return finish("error", error=str(e))
     return finish("completed", final)
 
 
-def parallel_tools(emitter, tools, calls, invocations):
+def parallel_tools(emitter, tools, calls):
     """`respond.parallel`: each call's pre_tool_call / tool / post_tool_call
     pair in its own thread; the messages come back in the order of the calls."""
     out = [None] * len(calls)
 
     def one(i, call):
         try:
-            out[i] = tool_turn(emitter, tools, call, invocations)
-        except ScenarioError as e:
+            out[i] = tool_turn(emitter, tools, call)
+        except kit.ScenarioError as e:
             out[i] = e
 
     threads = [threading.Thread(target=one, args=(i, c), daemon=True) for i, c in enumerate(calls)]
@@ -1001,12 +945,12 @@ def parallel_tools(emitter, tools, calls, invocations):
     for t in threads:
         t.join()
     for m in out:
-        if isinstance(m, ScenarioError):
+        if isinstance(m, kit.ScenarioError):
             raise m
     return out
 
 
-def tool_turn(emitter, tools, call, invocations):
+def tool_turn(emitter, tools, call):
     """One tool call through pre_tool_call, the mock, post_tool_call; the
     message it contributes to the conversation."""
     # Read defensively: a permitted transform of the response only guarantees
@@ -1016,35 +960,24 @@ def tool_turn(emitter, tools, call, invocations):
     tool_call = {"id": call.get("id"), "name": call.get("name"), "args": copy.deepcopy(call.get("args", {}))}
     ok, ctx = emitter.emit("pre_tool_call", {"tool_call": tool_call}, tool_call["args"])
     if not ok:
-        return blocked_message(emitter.last_reason)
+        return kit.blocked(emitter.last_reason)
     tool_call = ctx["tool_call"]
-    args = tool_call["args"]
-    tool = tools.get(tool_call["name"]) if isinstance(tool_call["name"], str) else None
-    if tool is None:  # not registered: an error result, no invocation
-        result = {"value": "unknown tool", "is_error": True}
-    else:
-        invocations.append({"name": tool_call["name"], "args": copy.deepcopy(args)})
-        clause = next((b for b in tool["behavior"] if "when_args" not in b or b["when_args"] == args), None)
-        if clause is None:
-            raise ScenarioError(f"no behaviour of {tool_call['name']!r} matches its arguments")
-        result = {"value": copy.deepcopy(clause["return"]), "is_error": bool(clause.get("is_error", False))}
+    value, is_error = tools.invoke(tool_call["name"], tool_call["args"])
+    result = {"value": value, "is_error": is_error}
     ok, ctx = emitter.emit("post_tool_call", {"tool_call": copy.deepcopy(tool_call), "tool_result": result}, result["value"])
     if not ok:
-        return blocked_message(emitter.last_reason)
+        return kit.blocked(emitter.last_reason)
     return {"role": "tool", "content": ctx["tool_result"]["value"]}
-
-
-def blocked_message(reason):
-    """What the model sees of a denied tool call or a discarded result."""
-    return {"role": "tool", "content": f"blocked: {reason if reason is not None else 'denied'}"}
 
 
 # ---------------------------------------------------------------- serving
 
-class Host:
-    def __init__(self, link, features):
-        self.link = link
-        self.setup = None
+class Host(kit.Host):
+    """This host as the kit serves it: its identity and features, and each
+    vector's emitter."""
+
+    def __init__(self, features):
+        self.setup_params = None
         self.sessions = itertools.count(1)
         self.features = features
 
@@ -1054,23 +987,7 @@ class Host:
         return {"name": "python-example-host", "version": "0.1.0", "spec_versions": [SPEC],
                 "declaration": declaration, "features": self.features}
 
-    def handle(self, method, params):
-        if method == "initialize":
-            if params.get("protocol") != PROTOCOL:
-                raise RpcError(-32001, f"this host speaks {PROTOCOL}")
-            return {"protocol": PROTOCOL, "host": self.info()}
-        if method == "vector/setup":
-            return self.vector_setup(params)
-        if method == "vector/run":
-            if self.setup is None:
-                raise RpcError(-32000, "vector/run before vector/setup", "run")
-            return self.vector_run(self.setup)
-        if method == "vector/teardown":
-            self.setup = None
-            return {}
-        raise RpcError(-32601, f"no method {method!r}")
-
-    def vector_setup(self, params):
+    def setup(self, params):
         if params.get("spec") != SPEC:
             raise RpcError(-32000, f"this host emits {SPEC} only", "setup")
         comp = dict(params.get("composition") or {"profile": "sequential/first_deny"})
@@ -1080,18 +997,18 @@ class Host:
             raise RpcError(-32000, f"composition {comp} is not one this host can configure", "setup")
         if knob is not None:
             comp[knob] = comp.get(knob, declaration.PROFILES[profile][2])
-        self.setup = dict(params, composition=comp)
-        return {}
+        self.setup_params = dict(params, composition=comp)
 
-    def vector_run(self, setup):
-        """Build the emitter (from the setup, or from its declaration
-        document), run the scenario, report the run record."""
+    def run(self, _setup, callbacks):
+        """Build the emitter (from the setup, with its composition as
+        `setup` completed it, or from its declaration document), run the
+        scenario, report the run record."""
+        setup = self.setup_params
         load = None
         if any(k in setup for k in ("declaration", "declaration_text", "declaration_file")):
             loaded, load = load_declared(setup, scripts=len(setup["interceptors"]))
             if loaded is None:
-                return {"outcome": "error", "final_output": None, "tool_invocations": [], "records": [],
-                        "error": load["detail"], "load": load}
+                return kit.run_record("error", records=[], error=load["detail"], load=load)
             config = declared_config(setup, loaded)
         else:
             timeout_ms = setup.get("interceptor_timeout_ms", DEFAULT_TIMEOUT_MS)
@@ -1105,12 +1022,14 @@ class Host:
                 "approval_timeout_ms": setup.get("approval_timeout_ms", timeout_ms),
                 "declaration": None,
             }
-        emitter = Emitter(self.link, config, next(self.sessions))
+        emitter = Emitter(callbacks, config, next(self.sessions))
         run = run_agent(emitter, setup["scenario"])
-        run["records"] = emitter.records
         if load is not None:
             run["load"] = load
         return run
+
+    def teardown(self):
+        self.setup_params = None
 
 
 # ---------------------------------------------------------------- declarations
@@ -1232,12 +1151,6 @@ def declared_config(setup, loaded):
     }
 
 
-class RpcError(Exception):
-    def __init__(self, code, message, phase=None):
-        super().__init__(message)
-        self.code, self.message, self.phase = code, message, phase
-
-
 def features_from(argv):
     """The features to announce: FEATURES, or `--features LIST`'s (comma-separated; empty: a
     base adapter). Anything else on the command line is a usage error, exit 2."""
@@ -1250,29 +1163,7 @@ def features_from(argv):
 
 
 def main(features):
-    link = Link()
-    host = Host(link, features)
-    while True:
-        msg = link.requests.get()
-        if msg is None:
-            return 0
-        rid, method = msg.get("id"), msg.get("method")
-        if rid is None:
-            continue  # notifications: none are defined
-        if method == "shutdown":
-            link.write({"jsonrpc": "2.0", "id": rid, "result": {}})
-            return 0
-        try:
-            result = host.handle(method, msg.get("params") or {})
-            link.write({"jsonrpc": "2.0", "id": rid, "result": result})
-        except RpcError as e:
-            error = {"code": e.code, "message": e.message}
-            if e.phase:
-                error["data"] = {"phase": e.phase}
-            link.write({"jsonrpc": "2.0", "id": rid, "error": error})
-        except Exception as e:  # the host itself failed: a harness error, logged
-            log(f"{method} failed: {type(e).__name__}: {e}")
-            link.write({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": f"{type(e).__name__}: {e}"}})
+    return kit.serve(Host(features))
 
 
 if __name__ == "__main__":

@@ -116,6 +116,29 @@ V(1948, "tool-no-behaviour-matches-parallel", "A call of a parallel round no beh
    "interceptions_absent": [OUT], "final_output": None, "run_outcome": "error"},
   caps=MT + ["parallel_tool_calls"], script=[], adapter_contract="HOSTS.md \u00a74.3")
 
+# HOSTS.md 4.3: when_args matches by "JSON equality, numbers by value": 1 and 1.0 are one number, true is not 1 (not even
+# inside an array), arrays match element by element and only at the same length, and a value of another JSON type never
+# matches. One call a step, as above. (The Python example host's kit mutants of json_equal, issue 29, showed that no
+# vector compared anything but strings; the reference host then compared numbers by spelling.)
+EQ_WHEN = {"flag": True, "xs": [1, 2.0, True], "o": {"k": "v"}}
+EQ_CALLS = [{"flag": 1, "xs": [1, 2, True], "o": {"k": "v"}},              # true is not 1
+            {"flag": True, "xs": [1.0, 2, True], "o": {"k": "v"}},         # numbers by value: matches
+            {"flag": True, "xs": [1, 2, False], "o": {"k": "v"}},          # one element differs
+            {"flag": True, "xs": [1, 2, True, 4], "o": {"k": "v"}},        # longer
+            {"flag": True, "xs": [1, 2, 1], "o": {"k": "v"}},              # true is not 1 inside an array
+            {"flag": True, "xs": 5, "o": "v"},                             # other JSON types
+            {"flag": True, "xs": [1, 2, True], "o": "v"}]                  # an object against a string
+EQ_ANSWERS = ["fallback", "matched", "fallback", "fallback", "fallback", "fallback", "fallback"]
+V(1952, "tool-behaviour-json-equality", "A behaviour clause's when_args matches by JSON equality with numbers by value: 1.0 matches 1, true never matches 1, arrays match element by element",
+  "4.2", [], LOOP,
+  scenario([step(None, [call(n + 1, args)]) for n, args in enumerate(EQ_CALLS)] + [step("done")],
+           behavior=[{"when_args": EQ_WHEN, "return": "matched"}, {"return": "fallback"}]),
+  {"interceptions": ix([SU, IN] + [PM, PO, PT, PTT] * len(EQ_CALLS) + [PM, PO, OUT, SD],
+                       {5 + 4 * n: {"tool_result.value": answer} for n, answer in enumerate(EQ_ANSWERS)}),
+   "tool_invocations": [{"name": "lookup", "args": args} for args in EQ_CALLS],
+   "final_output": "done", "run_outcome": "completed"},
+  caps=MT, script=[], adapter_contract="HOSTS.md \u00a74.3")
+
 # The same loop on every surface with tools, a tool router included (HOSTS.md 4.6: without model_calls each
 # model_script entry is the agent's own step; "no entry left still ends the run with outcome error"). These name only
 # the floor and tool points and match them as a subsequence, so they hold whether or not the model points are emitted.

@@ -3,6 +3,7 @@
 
 use std::sync::Mutex;
 
+use ctk_core::number::json_eq;
 use serde_json::Value;
 
 use crate::agent_loop::scenario::{Scripted, ToolSpec};
@@ -49,10 +50,12 @@ impl ToolBox {
         if let Ok(mut log) = self.log.lock() {
             log.push((name.to_owned(), args.clone()));
         }
+        // HOSTS.md §4.3: "JSON equality, numbers by value" (`1` matches
+        // `1.0`); serde_json's own `==` compares a number's spelling.
         let clause = tool
             .behavior
             .iter()
-            .find(|b| b.when_args.as_ref().is_none_or(|w| w == args))
+            .find(|b| b.when_args.as_ref().is_none_or(|w| json_eq(w, args)))
             .ok_or_else(|| ToolError::NoMatch(name.to_owned()))?;
         Ok(Some(ToolResult {
             value: clause.returns.clone(),
@@ -116,6 +119,34 @@ mod tests {
                 ("http_get".into(), json!({"url": "b"}))
             ]
         );
+    }
+
+    #[test]
+    fn when_args_compares_numbers_by_value_and_never_a_bool_with_a_number() {
+        let tb = ToolBox::new(vec![ToolSpec {
+            name: "t".into(),
+            behavior: vec![
+                Behavior {
+                    when_args: Some(json!({"n": 1, "b": true})),
+                    returns: scripted(json!("matched")),
+                    is_error: false,
+                },
+                Behavior {
+                    when_args: None,
+                    returns: scripted(json!("fallback")),
+                    is_error: false,
+                },
+            ],
+        }]);
+        let answer = |args: Value| {
+            tb.invoke("t", &args)
+                .expect("ok")
+                .expect("tool")
+                .value
+                .value
+        };
+        assert_eq!(answer(json!({"n": 1.0, "b": true})), json!("matched"));
+        assert_eq!(answer(json!({"n": 1, "b": 1})), json!("fallback"));
     }
 
     #[test]
