@@ -344,6 +344,19 @@ class ListRules(unittest.TestCase):
         self.assertTrue(any("survivors.txt" in p for p in problems))
         self.assertTrue(any("equivalents.txt" in p for p in problems))
 
+    def test_a_race_survivor_passes_the_gate_caught_or_missed(self):
+        race = {self.keys[0]: "[race] a thread race decides"}
+        self.assertEqual(self.run.gate(self.ms[:1], self.verdicts("caught"), {}, race, full=True), [])
+        self.assertEqual(self.run.gate(self.ms[:1], self.verdicts("missed"), {}, race, full=True), [])
+        gap = {self.keys[0]: "[gap] a vector is missing"}
+        self.assertEqual(len(self.run.gate(self.ms[:1], self.verdicts("caught"), {}, gap, full=True)), 1)
+
+    def test_rejudge_refuses_a_function_no_mutant_is_in(self):
+        with self.assertRaises(SystemExit) as e:
+            self.run.rejudge(self.run.all_mutants(), {}, {}, ["examples/python-host/host.py: no_such_function"],
+                             Path("/nonexistent"), False)
+        self.assertIn("no_such_function", str(e.exception.code))
+
     def test_a_stale_entry_fails_the_full_run_only(self):
         stale = {"m.py: gone: replace + with - #1": "why"}
         self.assertEqual(self.run.gate(self.ms, self.verdicts("caught"), stale, {}, full=False), [])
