@@ -972,12 +972,27 @@ def tool_turn(emitter, tools, call):
 
 # ---------------------------------------------------------------- serving
 
+def configured(params):
+    """The setup as this host runs it, its composition completed with the
+    default of the knob its profile consults; RpcError in phase setup for one
+    this host cannot run."""
+    if params.get("spec") != SPEC:
+        raise RpcError(-32000, f"this host emits {SPEC} only", "setup")
+    comp = dict(params.get("composition") or {"profile": "sequential/first_deny"})
+    profile = comp.get("profile", "sequential/first_deny")
+    knob = declaration.PROFILES.get(profile, (None,))[0]
+    if profile not in declaration.PROFILES or any(k in comp for k in declaration.KNOBS - {knob}):
+        raise RpcError(-32000, f"composition {comp} is not one this host can configure", "setup")
+    if knob is not None:
+        comp[knob] = comp.get(knob, declaration.PROFILES[profile][2])
+    return dict(params, composition=comp)
+
+
 class Host(kit.Host):
     """This host as the kit serves it: its identity and features, and each
     vector's emitter."""
 
     def __init__(self, features):
-        self.setup_params = None
         self.sessions = itertools.count(1)
         self.features = features
 
@@ -988,22 +1003,12 @@ class Host(kit.Host):
                 "declaration": declaration, "features": self.features}
 
     def setup(self, params):
-        if params.get("spec") != SPEC:
-            raise RpcError(-32000, f"this host emits {SPEC} only", "setup")
-        comp = dict(params.get("composition") or {"profile": "sequential/first_deny"})
-        profile = comp.get("profile", "sequential/first_deny")
-        knob = declaration.PROFILES.get(profile, (None,))[0]
-        if profile not in declaration.PROFILES or any(k in comp for k in declaration.KNOBS - {knob}):
-            raise RpcError(-32000, f"composition {comp} is not one this host can configure", "setup")
-        if knob is not None:
-            comp[knob] = comp.get(knob, declaration.PROFILES[profile][2])
-        self.setup_params = dict(params, composition=comp)
+        configured(params)
 
-    def run(self, _setup, callbacks):
-        """Build the emitter (from the setup, with its composition as
-        `setup` completed it, or from its declaration document), run the
-        scenario, report the run record."""
-        setup = self.setup_params
+    def run(self, setup, callbacks):
+        """Build the emitter (from the setup, or from its declaration
+        document), run the scenario, report the run record."""
+        setup = configured(setup)
         load = None
         if any(k in setup for k in ("declaration", "declaration_text", "declaration_file")):
             loaded, load = load_declared(setup, scripts=len(setup["interceptors"]))
@@ -1027,9 +1032,6 @@ class Host(kit.Host):
         if load is not None:
             run["load"] = load
         return run
-
-    def teardown(self):
-        self.setup_params = None
 
 
 # ---------------------------------------------------------------- declarations
