@@ -1,7 +1,8 @@
 //! The one vector loop every suite runs on: `jobs` workers share the
 //! vectors, a vector that needs the subject alone runs with nothing beside
-//! it, `--fail-fast` and Ctrl-C stop further starts, and the outcomes come
-//! back in vector order whatever order they finished in.
+//! it, a vector that has only waiting left gives its worker to the next one,
+//! `--fail-fast` and Ctrl-C stop further starts, and the outcomes come back
+//! in vector order whatever order they finished in.
 //!
 //! A suite says how one vector runs ([`VectorRunner`]); the loop owns
 //! everything around it, so both protocols stop, interrupt, isolate panics
@@ -37,20 +38,29 @@ pub trait LoopVector: Send + Sync + 'static {
     fn is_advisory(&self) -> bool;
     /// Whether the vector must run with no other vector running beside it:
     /// it measures time, or shares a subject that vectors running together
-    /// would disturb. Such a vector waits for the running ones to finish,
-    /// and the next ones wait for it.
+    /// would disturb. Such a vector waits for the running ones to finish or
+    /// [release](Started::release) their workers, and the next ones wait for
+    /// it to do the same.
     fn alone(&self) -> bool {
         false
     }
 }
 
 /// Lets a runner say that a vector has started (a skipped vector never
-/// starts, so a runner announces only the vectors it runs).
+/// starts, so a runner announces only the vectors it runs), and that it has
+/// only waiting left.
 #[derive(Debug, Clone)]
 pub struct Started {
     index: usize,
     tx: tokio::sync::mpsc::UnboundedSender<Progress>,
+    release: Arc<Mutex<Option<tokio::sync::oneshot::Sender<()>>>>,
 }
+
+/// How many released vectors may still be finishing per worker. A subject
+/// slow to close (a harness that ignores `shutdown` waits out its grace
+/// period) must not pile up processes: past this many, a worker waits for
+/// one to end before it starts another vector.
+pub const RELEASED_PER_JOB: usize = 8;
 
 impl Started {
     /// The vector has started: the terminal and `events.jsonl` show it.
@@ -58,6 +68,25 @@ impl Started {
         // A closed channel means nobody listens any more; the vector still
         // runs and its outcome is dropped with the rest.
         let _ = self.tx.send(Progress::Started(self.index));
+    }
+
+    /// The vector has only waiting left (a quiet window in which a stray
+    /// message would still be seen, the subject's close), nothing whose
+    /// verdict other vectors' load could change: with more than one job, its
+    /// worker starts the next vector now, and a vector that must run alone
+    /// no longer waits for it. Its outcome still comes back in its place,
+    /// whenever it ends. With one job nothing changes: `--jobs 1` is how a
+    /// subject that cannot run twice at once is run. Once per vector; later
+    /// calls do nothing.
+    pub fn release(&self) {
+        let sender = match self.release.lock() {
+            Ok(mut slot) => slot.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(sender) = sender {
+            // The worker has stopped listening only once the vector ended.
+            let _ = sender.send(());
+        }
     }
 }
 
@@ -110,12 +139,14 @@ where
     // one that must run alone. Tokio's lock is fair, so a vector waiting
     // to run alone is not starved by the ones queued after it.
     let gate = Arc::new(tokio::sync::RwLock::new(()));
+    let jobs = options.jobs.clamp(1, vectors.len().max(1));
+    let released = Arc::new(tokio::sync::Semaphore::new(jobs * RELEASED_PER_JOB));
     let options = Arc::new(options);
     let factory = Arc::new(factory);
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
     let mut workers = Vec::new();
-    for _ in 0..options.jobs.clamp(1, vectors.len().max(1)) {
-        let (vectors, options, next, tx, factory, stop, gate) = (
+    for _ in 0..jobs {
+        let (vectors, options, next, tx, factory, stop, gate, released) = (
             vectors.clone(),
             options.clone(),
             next.clone(),
@@ -123,6 +154,7 @@ where
             factory.clone(),
             stop.clone(),
             gate.clone(),
+            released.clone(),
         );
         workers.push(tokio::spawn(async move {
             let mut runner = Some(factory());
@@ -154,34 +186,41 @@ where
                     break;
                 }
                 let r = runner.take().unwrap_or_else(|| factory());
+                let (release, mut released_rx) = tokio::sync::oneshot::channel();
+                if jobs == 1 {
+                    // One job is one vector at a time, waits included.
+                    released_rx.close();
+                }
                 let started = Started {
                     index,
                     tx: tx.clone(),
+                    release: Arc::new(Mutex::new(Some(release))),
                 };
-                let task = tokio::spawn(r.run(vectors.clone(), index, started));
-                let outcome = match task.await {
-                    Ok((r, outcome)) => {
-                        runner = Some(r);
-                        outcome
+                let mut task = tokio::spawn(r.run(vectors.clone(), index, started));
+                let joined = tokio::select! {
+                    joined = &mut task => joined,
+                    // A sender dropped unused (the run ended without
+                    // releasing) fails the pattern, and the task decides.
+                    Ok(()) = released_rx => {
+                        let Ok(permit) = released.clone().acquire_owned().await else {
+                            break;
+                        };
+                        let (vectors, options, stop, tx) =
+                            (vectors.clone(), options.clone(), stop.clone(), tx.clone());
+                        // The vector finishes on its own; this worker's gate
+                        // guard goes with the loop iteration, and the next
+                        // vector gets a fresh runner.
+                        tokio::spawn(async move {
+                            let (_, outcome) = judged(&vectors[index], task.await);
+                            finished(&vectors[index], index, outcome, &options, &stop, &tx);
+                            drop(permit);
+                        });
+                        continue;
                     }
-                    Err(e) => VectorOutcome::error(
-                        item.id(),
-                        // In process, only a linked host's code or the
-                        // kit's own can panic: a subject in another process
-                        // cannot, so the message blames neither.
-                        format!(
-                            "this vector's run panicked (a linked host's code or the kit's): {e}"
-                        ),
-                        Duration::ZERO,
-                    ),
                 };
-                if options.fail_fast
-                    && !item.is_advisory()
-                    && matches!(outcome.status, Status::Fail | Status::Error)
-                {
-                    stop.store(true, Ordering::SeqCst);
-                }
-                if tx.send(Progress::Finished(index, outcome)).is_err() {
+                let (r, outcome) = judged(item, joined);
+                runner = r;
+                if !finished(item, index, outcome, &options, &stop, &tx) {
                     break;
                 }
             }
@@ -223,18 +262,61 @@ where
         .collect()
 }
 
+/// The outcome of a vector's task, and the runner it handed back: a panic
+/// costs the vector (an error) and the runner.
+fn judged<R, V: LoopVector>(
+    item: &V,
+    joined: Result<(R, VectorOutcome), tokio::task::JoinError>,
+) -> (Option<R>, VectorOutcome) {
+    match joined {
+        Ok((r, outcome)) => (Some(r), outcome),
+        Err(e) => (
+            None,
+            VectorOutcome::error(
+                item.id(),
+                // In process, only a linked host's code or the kit's own can
+                // panic: a subject in another process cannot, so the message
+                // blames neither.
+                format!("this vector's run panicked (a linked host's code or the kit's): {e}"),
+                Duration::ZERO,
+            ),
+        ),
+    }
+}
+
+/// Hand a vector's outcome to the collector, stopping further starts on a
+/// gating failure under `--fail-fast`; false once nobody listens.
+fn finished<V: LoopVector>(
+    item: &V,
+    index: usize,
+    outcome: VectorOutcome,
+    options: &LoopOptions,
+    stop: &AtomicBool,
+    tx: &tokio::sync::mpsc::UnboundedSender<Progress>,
+) -> bool {
+    if options.fail_fast
+        && !item.is_advisory()
+        && matches!(outcome.status, Status::Fail | Status::Error)
+    {
+        stop.store(true, Ordering::SeqCst);
+    }
+    tx.send(Progress::Finished(index, outcome)).is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
 
-    /// A vector of the tests: whether it fails, panics or must run alone.
+    /// A vector of the tests: whether it fails, panics, must run alone, or
+    /// releases its worker for a wait at its end.
     struct Fake {
         id: String,
         fail: bool,
         panic: bool,
         alone: bool,
         advisory: bool,
+        release: bool,
     }
 
     impl LoopVector for Fake {
@@ -256,16 +338,20 @@ mod tests {
             panic: false,
             alone: false,
             advisory: false,
+            release: false,
         }
     }
 
-    /// Counts the vectors running at once, and the most it ever saw beside
-    /// a vector that must run alone.
+    /// Counts the vectors running at once (before any release), and the
+    /// most it ever saw beside a vector that must run alone; and the vectors
+    /// alive at once, released ones included.
     #[derive(Clone, Default)]
     struct Probe {
         running: Arc<AtomicUsize>,
         beside_alone: Arc<AtomicUsize>,
         most: Arc<AtomicUsize>,
+        alive: Arc<AtomicUsize>,
+        most_alive: Arc<AtomicUsize>,
     }
 
     struct FakeRunner(Probe);
@@ -280,6 +366,8 @@ mod tests {
         ) -> (Self, VectorOutcome) {
             let v = &vectors[index];
             started.announce();
+            let alive = self.0.alive.fetch_add(1, Ordering::SeqCst) + 1;
+            self.0.most_alive.fetch_max(alive, Ordering::SeqCst);
             let now = self.0.running.fetch_add(1, Ordering::SeqCst) + 1;
             self.0.most.fetch_max(now, Ordering::SeqCst);
             // Long enough for a second worker to start beside this one.
@@ -289,6 +377,14 @@ mod tests {
                 self.0.beside_alone.fetch_max(seen, Ordering::SeqCst);
             }
             self.0.running.fetch_sub(1, Ordering::SeqCst);
+            if v.release {
+                started.release();
+                // A second release changes nothing.
+                started.release();
+                // Long enough for the next vector to start beside the wait.
+                tokio::time::sleep(Duration::from_millis(60)).await;
+            }
+            self.0.alive.fetch_sub(1, Ordering::SeqCst);
             assert!(!v.panic, "the subject broke");
             let failures = if v.fail {
                 vec![crate::outcome::AssertionFailure::message("k", "m")]
@@ -364,6 +460,70 @@ mod tests {
             probe.most.load(Ordering::SeqCst) > 1,
             "jobs never overlapped"
         );
+    }
+
+    #[test]
+    fn a_released_vector_gives_its_worker_to_the_next_and_still_reports() {
+        let vectors: Vec<Fake> = (0..6)
+            .map(|i| Fake {
+                release: true,
+                fail: i == 4,
+                panic: i == 2,
+                alone: i == 3,
+                ..fake(i)
+            })
+            .collect();
+        let (outcomes, probe, events) = run(vectors, options(2, false));
+        let ids: Vec<&str> = outcomes.iter().map(|o| o.id.as_str()).collect();
+        let want: Vec<String> = (0..6).map(|i| format!("V-{i:03}")).collect();
+        assert_eq!(ids, want);
+        let statuses: Vec<Status> = outcomes.iter().map(|o| o.status).collect();
+        assert_eq!(
+            statuses,
+            [
+                Status::Pass,
+                Status::Pass,
+                Status::Error,
+                Status::Pass,
+                Status::Fail,
+                Status::Pass
+            ],
+            "a panic or a failure after the release is still that vector's"
+        );
+        assert!(
+            probe.most.load(Ordering::SeqCst) <= 2,
+            "two jobs run two vectors at a time up to their release"
+        );
+        assert_eq!(probe.beside_alone.load(Ordering::SeqCst), 1);
+        assert!(
+            probe.most_alive.load(Ordering::SeqCst) > 2,
+            "no vector started while released ones waited"
+        );
+        let finished = events
+            .iter()
+            .filter(|e| matches!(e, Event::VectorFinished { .. }))
+            .count();
+        assert_eq!(finished, 6);
+        assert!(matches!(events.last(), Some(Event::RunFinished)));
+    }
+
+    #[test]
+    fn a_vector_that_does_not_release_keeps_its_worker() {
+        let (_, probe, _) = run((0..4).map(fake).collect(), options(1, false));
+        assert_eq!(probe.most_alive.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn one_job_runs_one_vector_at_a_time_even_when_it_releases() {
+        let vectors = (0..4)
+            .map(|i| Fake {
+                release: true,
+                ..fake(i)
+            })
+            .collect();
+        let (outcomes, probe, _) = run(vectors, options(1, false));
+        assert!(outcomes.iter().all(|o| o.status == Status::Pass));
+        assert_eq!(probe.most_alive.load(Ordering::SeqCst), 1);
     }
 
     #[test]

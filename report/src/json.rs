@@ -11,6 +11,16 @@ pub fn render(report: &Report) -> String {
     text
 }
 
+/// Write `report`'s rendering to `out` as it is produced, byte for byte
+/// [`render`], without holding the whole text (a report of 100,000 vectors
+/// is tens of megabytes).
+pub fn write(report: &Report, out: impl std::io::Write) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut out, report)?;
+    std::io::Write::write_all(&mut out, b"\n")?;
+    std::io::Write::flush(&mut out)
+}
+
 /// Render any JSON value the same way (used by `verify`).
 pub fn render_value(value: &serde_json::Value) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();

@@ -45,7 +45,7 @@ fn reference_host() -> PathBuf {
         Some(d) if d.exists() => d,
         _ => panic!(
             "no ctk-reference-host beside {CTK}: build it (`cargo build --release -p \
-             ctk-reference-host`) or point CTK_REFERENCE_HOST at one"
+             ctk-agent-hooks-reference-host`) or point CTK_REFERENCE_HOST at one"
         ),
     }
 }

@@ -23,8 +23,7 @@ pub fn released(suite: Suite) -> Result<&'static [VectorMeta], String> {
         .map(|i| &SETS[i])
         .ok_or_else(|| format!("no released set for {}", suite.wire()))?;
     slot.get_or_init(|| match suite {
-        Suite::AgentHooks(spec) => ctk_agent_hooks_suite::vector::embedded::released(spec)
-            .map(|vectors| vectors.iter().map(|v| v.meta()).collect()),
+        Suite::AgentHooks(spec) => ctk_agent_hooks_suite::vector::embedded::released_metas(spec),
         Suite::Ahp(_) => embedded_files(suite)
             .map(|(name, text)| meta_of_json(name, text))
             .collect(),

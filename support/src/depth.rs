@@ -62,21 +62,29 @@ pub fn check(text: &str) -> Result<(), TooDeep> {
 
 /// [`check`] against another `limit`.
 fn check_within(text: &str, limit: usize) -> Result<(), TooDeep> {
+    let bytes = text.as_bytes();
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (offset, &b) in text.as_bytes().iter().enumerate() {
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let mut offset = 0;
+    while let Some(&b) = bytes.get(offset) {
         match b {
-            b'"' => in_string = true,
+            b'"' => {
+                // Jump through the string, escapes and all: a payload is
+                // mostly strings, and a line can be megabytes.
+                offset += 1;
+                loop {
+                    let Some(i) = memchr::memchr2(b'"', b'\\', &bytes[offset..]) else {
+                        return Ok(());
+                    };
+                    offset += i;
+                    if bytes[offset] == b'"' {
+                        break;
+                    }
+                    offset += 2;
+                    if offset >= bytes.len() {
+                        return Ok(());
+                    }
+                }
+            }
             b'[' | b'{' => {
                 depth += 1;
                 if depth > limit {
@@ -86,6 +94,7 @@ fn check_within(text: &str, limit: usize) -> Result<(), TooDeep> {
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        offset += 1;
     }
     Ok(())
 }
@@ -157,6 +166,47 @@ mod tests {
     fn nested(levels: usize, object: bool) -> String {
         let (open, close) = if object { ("{\"n\":", "}") } else { ("[", "]") };
         format!("{}0{}", open.repeat(levels), close.repeat(levels))
+    }
+
+    /// The scan byte by byte, as it was before strings were skipped with
+    /// `memchr`: the fast scan must refuse exactly what this refuses, at the
+    /// same offset.
+    fn byte_by_byte(text: &str, limit: usize) -> Result<(), TooDeep> {
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        for (offset, &b) in text.as_bytes().iter().enumerate() {
+            if in_string {
+                match (escaped, b) {
+                    (true, _) => escaped = false,
+                    (false, b'\\') => escaped = true,
+                    (false, b'"') => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > limit {
+                        return Err(TooDeep { limit, offset });
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+        #[test]
+        fn the_string_skipping_scan_agrees_with_the_byte_scan(
+            text in "[\\[\\]{}\"\\\\a\u{e9}]{0,40}",
+            limit in 0usize..6,
+        ) {
+            proptest::prop_assert_eq!(check_within(&text, limit), byte_by_byte(&text, limit));
+        }
     }
 
     #[test]

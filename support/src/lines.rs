@@ -45,7 +45,7 @@ impl Framer {
     /// Feed the next bytes of the stream; every line they end is handed to
     /// `emit`, in order.
     pub fn push(&mut self, mut data: &[u8], mut emit: impl FnMut(Frame)) {
-        while let Some(i) = data.iter().position(|b| *b == b'\n') {
+        while let Some(i) = memchr::memchr(b'\n', data) {
             self.keep(&data[..i]);
             emit(self.take(true));
             data = &data[i + 1..];

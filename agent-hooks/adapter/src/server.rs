@@ -79,8 +79,43 @@ where
 /// [`serve`] on this process's stdin and stdout: the body of a host
 /// binary. Call `std::process::exit` when it returns, since a read of stdin
 /// may still be pending.
+///
+/// Where both are pipes (as the runner starts a host), they are read and
+/// written on the runtime's own reactor, in non-blocking mode, rather than
+/// through tokio's blocking pool, which hands every read and every write to
+/// another thread and back (issue 30: a third of a stdio run's time was such
+/// switches). Nothing else in the process may then write to stdout, which is
+/// the link anyway. Anything else (a terminal, a file) is read as before.
 pub async fn serve_stdio<H: HostAdapter>(host: H) -> Result<(), ServeError> {
+    #[cfg(unix)]
+    if let Some((input, output)) = stdio_pipes() {
+        return serve(host, input, output).await;
+    }
     serve(host, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// This process's stdin and stdout as non-blocking pipes on the reactor,
+/// when both are pipes.
+#[cfg(unix)]
+fn stdio_pipes() -> Option<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    use tokio::net::unix::pipe;
+    // Duplicates: the standard handles stay open whatever becomes of these.
+    let input = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
+    let output = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
+    // Both or neither: a pipe made non-blocking and then read through the
+    // blocking pool would fail with `WouldBlock`.
+    let fifo = |f: &std::fs::File| f.metadata().is_ok_and(|m| m.file_type().is_fifo());
+    if !(fifo(&input) && fifo(&output)) {
+        return None;
+    }
+    let input = pipe::Receiver::from_file(input).ok()?;
+    let output = pipe::Sender::from_file(output).ok()?;
+    Some((input, output))
 }
 
 /// [`serve`] with options.

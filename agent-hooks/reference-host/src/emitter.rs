@@ -212,8 +212,9 @@ pub struct Emitted {
     /// The context the next step must use: transforms applied and written
     /// back when the action proceeds in enforce mode, else as emitted.
     pub context: Value,
-    /// The record written for this emission, in wire form.
-    pub record: Value,
+    /// The record written for this emission, in wire form: the very value
+    /// the emitter's buffer holds, shared rather than copied.
+    pub record: Arc<Value>,
 }
 
 impl Emitted {
@@ -240,7 +241,7 @@ pub struct Emitter {
     seam: Seam,
     surface: BTreeSet<Point>,
     sequence: AtomicU64,
-    records: Mutex<VecDeque<Value>>,
+    records: Mutex<VecDeque<Arc<Value>>>,
     gate: tokio::sync::Mutex<()>,
     max_buffered: Option<usize>,
     notices: Mutex<Vec<PrincipalNotice>>,
@@ -341,7 +342,13 @@ impl Emitter {
     pub fn take_records(&self) -> Vec<Value> {
         self.records
             .lock()
-            .map(|mut r| Vec::from(std::mem::take(&mut *r)))
+            .map(|mut r| {
+                std::mem::take(&mut *r)
+                    .into_iter()
+                    // Copied only while an `Emitted` still holds it.
+                    .map(Arc::unwrap_or_clone)
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -353,15 +360,15 @@ impl Emitter {
             .collect()
     }
 
-    fn write(&self, record: InterceptionRecord) -> Value {
-        let value = record.to_value();
+    fn write(&self, record: InterceptionRecord) -> Arc<Value> {
+        let value = Arc::new(record.to_value());
         if let Ok(mut r) = self.records.lock() {
             if let Some(bound) = self.max_buffered {
                 while r.len() >= bound.max(1) {
                     r.pop_front();
                 }
             }
-            r.push_back(value.clone());
+            r.push_back(Arc::clone(&value));
         }
         value
     }

@@ -123,7 +123,7 @@ pub async fn run_vector<H: HostAdapter>(
     if let Some(gap) = unreported(&vector.expect, &record) {
         return VectorOutcome::error(&vector.id, gap, start.elapsed());
     }
-    let recorded = callbacks.recorded();
+    let recorded = callbacks.take_recorded();
     let approval_requests = callbacks.approval_requests();
     let failures = assert::assert_vector(
         &vector.expect,

@@ -12,6 +12,10 @@
 //!   emission of that context through that many allow-all interceptors, each
 //!   emitter in its default composition and `enforce`, records drained every
 //!   iteration. The context is cloned outside the timing for both.
+//! - `aggregation/{ours,upstream}/strictest-1KiB-10i`: the same emission of
+//!   the 1 KiB context through ten allow-all interceptors under
+//!   `parallel/strictest` (`on_transform_conflict: deny`) in both emitters:
+//!   every interceptor runs and the strictest verdict is taken.
 //! - `runner/{ours,upstream}/51-upstream-vectors`: the 51 upstream vectors in
 //!   `../shared/upstream/agent-hooks/conformance/vectors` (or
 //!   `$CTK_UPSTREAM_DIR/agent-hooks/conformance/vectors`), loaded and run in
@@ -40,6 +44,7 @@ use ctk_agent_hooks_adapter::HostAdapter as _;
 use ctk_agent_hooks_reference_host::compose::dispatch::{
     BoxFuture, Interceptor as OurInterceptor, InterceptorAnswer, Registration,
 };
+use ctk_agent_hooks_reference_host::compose::profile::{Composition, Knob};
 use ctk_agent_hooks_reference_host::context::build::AgentIdentity;
 use ctk_agent_hooks_reference_host::identity::jcs::write_projection;
 use ctk_agent_hooks_reference_host::identity::provider::jcs_sha256;
@@ -118,6 +123,72 @@ impl agent_hooks::Interceptor for UpstreamAllow {
     }
 }
 
+/// The emitters of one workload: `n` allow-all interceptors each, in each
+/// emitter's default composition or both under `parallel/strictest`.
+fn emitters(
+    n: usize,
+    strictest: bool,
+) -> (Emitter, agent_hooks::InterceptionEmitter) {
+    let who = AgentIdentity {
+        agent_id: "a".into(),
+        framework: "bench".into(),
+        session_id: "s".into(),
+    };
+    let mut builder = Emitter::builder(SpecVersion::V0_1, who);
+    if strictest {
+        builder = builder.composition(Composition::Strictest {
+            on_transform_conflict: Knob::Deny,
+        });
+    }
+    for _ in 0..n {
+        builder = builder.interceptor(Registration::everywhere(Arc::new(OurAllow)));
+    }
+    let mut upstream =
+        agent_hooks::InterceptionEmitter::new(agent_hooks::EnforcementMode::Enforce, None);
+    if strictest {
+        upstream.set_composition(agent_hooks::CompositionConfig::strictest(
+            agent_hooks::SynthesisPolicy::Deny,
+        ));
+    }
+    for _ in 0..n {
+        upstream.register(Box::new(UpstreamAllow));
+    }
+    (builder.build(), upstream)
+}
+
+/// Time one emission of `map` in both emitters, under `name` in `group`.
+fn emit_both(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    rt: &tokio::runtime::Runtime,
+    name: &str,
+    map: &Map<String, Value>,
+    (ours, mut upstream): (Emitter, agent_hooks::InterceptionEmitter),
+) {
+    let ctx = Value::Object(map.clone());
+    group.bench_function(BenchmarkId::new("ours", name), |b| {
+        b.iter_batched(
+            || ctx.clone(),
+            |ctx| {
+                let out = rt.block_on(ours.emit(ctx));
+                assert!(out.proceed, "an allow-all emission proceeds");
+                (out, ours.take_records())
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function(BenchmarkId::new("upstream", name), |b| {
+        b.iter_batched(
+            || map.clone(),
+            |mut ctx| {
+                let record = rt.block_on(upstream.emit_unchecked(&mut ctx));
+                assert!(record.proceeds(), "an allow-all emission proceeds");
+                (ctx, record, upstream.take_records())
+            },
+            BatchSize::LargeInput,
+        )
+    });
+}
+
 fn emission(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -125,48 +196,13 @@ fn emission(c: &mut Criterion) {
         .expect("runtime");
     let mut group = c.benchmark_group("emission");
     for (kib, n) in EMISSIONS {
-        let map = context(kib * 1024);
         let name = format!("{kib}KiB-{n}i");
-
-        let who = AgentIdentity {
-            agent_id: "a".into(),
-            framework: "bench".into(),
-            session_id: "s".into(),
-        };
-        let mut builder = Emitter::builder(SpecVersion::V0_1, who);
-        for _ in 0..n {
-            builder = builder.interceptor(Registration::everywhere(Arc::new(OurAllow)));
-        }
-        let ours = builder.build();
-        let ctx = Value::Object(map.clone());
-        group.bench_function(BenchmarkId::new("ours", &name), |b| {
-            b.iter_batched(
-                || ctx.clone(),
-                |ctx| {
-                    let out = rt.block_on(ours.emit(ctx));
-                    assert!(out.proceed, "an allow-all emission proceeds");
-                    (out, ours.take_records())
-                },
-                BatchSize::LargeInput,
-            )
-        });
-
-        let mut upstream =
-            agent_hooks::InterceptionEmitter::new(agent_hooks::EnforcementMode::Enforce, None);
-        for _ in 0..n {
-            upstream.register(Box::new(UpstreamAllow));
-        }
-        group.bench_function(BenchmarkId::new("upstream", &name), |b| {
-            b.iter_batched(
-                || map.clone(),
-                |mut ctx| {
-                    let record = rt.block_on(upstream.emit_unchecked(&mut ctx));
-                    (ctx, record, upstream.take_records())
-                },
-                BatchSize::LargeInput,
-            )
-        });
+        emit_both(&mut group, &rt, &name, &context(kib * 1024), emitters(n, false));
     }
+    group.finish();
+    let mut group = c.benchmark_group("aggregation");
+    let name = "strictest-1KiB-10i";
+    emit_both(&mut group, &rt, name, &context(1024), emitters(10, true));
     group.finish();
 }
 
@@ -263,10 +299,10 @@ fn runner(c: &mut Criterion) {
     std::panic::set_hook(Box::new(|_| {}));
     let mut group = c.benchmark_group("runner");
     group.sample_size(20);
-    group.bench_function("ours/51-upstream-vectors", |b| {
+    group.bench_function(BenchmarkId::new("ours", "51-upstream-vectors"), |b| {
         b.iter(|| rt.block_on(ctk_loop(&dir, &options)))
     });
-    group.bench_function("upstream/51-upstream-vectors", |b| {
+    group.bench_function(BenchmarkId::new("upstream", "51-upstream-vectors"), |b| {
         b.iter(|| rt.block_on(upstream_loop(&dir)))
     });
     group.finish();

@@ -472,8 +472,10 @@ pub struct RunArgs {
     /// as nextest does; the report keeps vector order whatever the number).
     /// Agent Hooks: one host instance each. AHP: a vector that needs the
     /// subject alone (a backend behind one URL, a short registered
-    /// deadline) still runs with nothing beside it. `--jobs 1` runs one
-    /// vector at a time.
+    /// deadline) still runs with nothing beside it. With more than one job,
+    /// a harness-role vector that has only its settle window and its
+    /// adapter's close left gives its job to the next vector. `--jobs 1`
+    /// runs one vector at a time, waits included.
     #[arg(long)]
     pub jobs: Option<usize>,
     /// One host process per vector (stdio hosts).

@@ -27,10 +27,9 @@ pub fn command(paths: &[PathBuf], report_dir: Option<&Path>) -> Result<u8, CliEr
         reports.push((path.clone(), report));
     }
     let merged = merge::merge(&reports)?;
-    let text = json::render(&merged);
     match report_dir {
         Some(dir) => {
-            write_reports(dir, &merged, &text)?;
+            write_reports(dir, &merged)?;
             let whole = match &merged.partition {
                 None => "every shard".to_owned(),
                 Some(p) => format!(
@@ -51,7 +50,7 @@ pub fn command(paths: &[PathBuf], report_dir: Option<&Path>) -> Result<u8, CliEr
                 merged.results_digest
             ));
         }
-        None => terminal::out(&text),
+        None => terminal::out(&json::render(&merged)),
     }
     Ok(exit_code_for(&merged))
 }

@@ -229,30 +229,32 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
     std::fs::write(&path, text).map_err(|source| ReportError::Io { path, source })
 }
 
-/// Write report.json (`json_text`, the report's [`json::render`]), report.md,
-/// report.html and junit.xml into `dir`. Each file is written even when another fails, so
-/// one bad path never costs the others; the first failure is returned.
-pub fn write_reports(dir: &Path, report: &Report, json_text: &str) -> Result<(), ReportError> {
+/// Write report.json (the report's [`json::render`], streamed to the file),
+/// report.md, report.html and junit.xml into `dir`, one after another, so
+/// only one rendering is ever held. Each file is written even when another
+/// fails, so one bad path never costs the others; the first failure is
+/// returned.
+pub fn write_reports(dir: &Path, report: &Report) -> Result<(), ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    [
-        write(dir, "report.json", json_text),
-        write(
-            dir,
-            "report.md",
-            &markdown::render(report, crate::set::released),
-        ),
-        write(
-            dir,
-            "report.html",
-            &html::render(report, &[], crate::set::released),
-        ),
-        junit::render(report).and_then(|xml| write(dir, "junit.xml", &xml)),
-    ]
-    .into_iter()
-    .collect()
+    let path = dir.join("report.json");
+    let json = std::fs::File::create(&path)
+        .and_then(|f| json::write(report, f))
+        .map_err(|source| ReportError::Io { path, source });
+    let md = write(
+        dir,
+        "report.md",
+        &markdown::render(report, crate::set::released),
+    );
+    let html = write(
+        dir,
+        "report.html",
+        &html::render(report, &[], crate::set::released),
+    );
+    let xml = junit::render(report).and_then(|xml| write(dir, "junit.xml", &xml));
+    [json, md, html, xml].into_iter().collect()
 }
 
 /// The core's view of the run's vectors.
@@ -425,8 +427,12 @@ impl RunExtras {
             .unwrap_or_default()
     }
 
-    /// The report with the shard recorded and the baseline applied.
-    pub(crate) fn apply(&self, report: &Report) -> Report {
+    /// The report with the shard recorded and the baseline applied; the
+    /// report itself, not a copy, when there is neither.
+    pub(crate) fn apply<'r>(&self, report: &'r Report) -> std::borrow::Cow<'r, Report> {
+        if self.partition.is_none() && self.baseline.is_none() {
+            return std::borrow::Cow::Borrowed(report);
+        }
         let mut report = report.clone();
         if let Some(p) = &self.partition {
             report.partition = Some(p.clone());
@@ -435,7 +441,7 @@ impl RunExtras {
         if let Some(b) = &self.baseline {
             baseline::apply(&mut report, b, baseline::today(), self.universe.as_ref());
         }
-        report
+        std::borrow::Cow::Owned(report)
     }
 }
 
@@ -600,15 +606,15 @@ pub(crate) fn finish(
     subject: &str,
     extras: &RunExtras,
 ) -> Result<u8, CliError> {
-    let report = &extras.apply(report);
-    let json_text = json::render(report);
+    let applied = extras.apply(report);
+    let report: &Report = &applied;
     match args.format {
         Format::Human => terminal::out(&human::summary(report, style)),
-        Format::Json => terminal::out(&json_text),
+        Format::Json => terminal::out(&json::render(report)),
     }
     let written = match &args.report_dir {
         Some(dir) => {
-            write_reports(dir, report, &json_text)?;
+            write_reports(dir, report)?;
             format!(
                 "reports written to {}: report.json, report.md, report.html, junit.xml, {EVENTS_FILE}",
                 dir.display()

@@ -167,7 +167,14 @@ impl VectorRunner for SubjectRunner {
                 ctk_ahp_suite::run_vector(v, target, &self.0.config).await
             }
             (Model::Harness(v), Runner::Harness(adapter)) => {
-                ctk_ahp_suite::harness::run_harness_vector(v, adapter, &self.0.harness_config).await
+                let settling = || started.release();
+                ctk_ahp_suite::harness::run_harness_vector_releasing(
+                    v,
+                    adapter,
+                    &self.0.harness_config,
+                    &settling,
+                )
+                .await
             }
             // Vectors are loaded for the runner's role; a mix-up is the
             // kit's own error, never the subject's.

@@ -276,7 +276,7 @@ struct ErrorOut<'a> {
 /// from raw JSON embedded as written, e.g. a pretty-printed scenario) and
 /// becomes a space; every token, integer literals included, is unchanged.
 fn one_line(mut text: String) -> String {
-    if text.contains(['\n', '\r']) {
+    if memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_some() {
         text = text.replace(['\n', '\r'], " ");
     }
     text

@@ -1,11 +1,14 @@
 //! Calling interceptors: each is lent the one immutable snapshot of the
-//! context (an interceptor that needs its own copy gets one), runs on its own
-//! task (so a panic stays contained), and is bounded by its timeout. Every
-//! failure becomes the §6.3 substituted deny.
+//! context (an interceptor that needs its own copy gets one), is called
+//! inline and, only when it does not answer at once, finishes on its own
+//! task; a panic stays contained either way, and it is bounded by its
+//! timeout. Every failure becomes the §6.3 substituted deny.
 
 use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -149,35 +152,64 @@ pub enum Guarded<T> {
     TimedOut,
 }
 
-/// A task started now and awaited later, with its own deadline.
-pub struct Pending<T> {
-    handle: JoinHandle<T>,
-    deadline: Option<Instant>,
+/// A call started now and awaited later, with its own deadline.
+pub enum Pending<T> {
+    /// It answered (or panicked) on its first poll, so no task was needed.
+    Settled(Guarded<T>),
+    /// It is still running, on its own task.
+    Running {
+        /// The task.
+        handle: JoinHandle<T>,
+        /// When it times out.
+        deadline: Option<Instant>,
+    },
 }
 
-/// Start `fut` on its own task with an optional time limit. A limit whose
-/// deadline the clock cannot represent is no limit (it cannot come).
-pub fn spawn_guarded<T: Send + 'static>(fut: BoxFuture<T>, limit: Option<Duration>) -> Pending<T> {
+/// Start `fut` with an optional time limit. It is polled once inline: most
+/// interceptors answer at once (a scripted verdict, a deny list), and a task
+/// and a timer for each would cost more than the call (issue 30: cross-worker
+/// wake-ups were a quarter of an in-process run). One that waits finishes on
+/// its own task, bounded by its deadline. A first poll that ends after the
+/// deadline is a timeout, as a task would have been cut off there. A limit
+/// whose deadline the clock cannot represent is no limit (it cannot come).
+pub fn spawn_guarded<T: Send + 'static>(
+    mut fut: BoxFuture<T>,
+    limit: Option<Duration>,
+) -> Pending<T> {
     let deadline = limit.and_then(|d| Instant::now().checked_add(d));
-    Pending {
-        handle: tokio::spawn(fut),
-        deadline,
+    // A no-op waker is enough: a future that is not ready is handed to a
+    // task, whose first poll registers the task's own waker.
+    let mut cx = Context::from_waker(Waker::noop());
+    match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(&mut cx))) {
+        Ok(Poll::Ready(v)) => Pending::Settled(match deadline {
+            Some(d) if Instant::now() > d => Guarded::TimedOut,
+            _ => Guarded::Done(v),
+        }),
+        Ok(Poll::Pending) => Pending::Running {
+            handle: tokio::spawn(fut),
+            deadline,
+        },
+        Err(_) => Pending::Settled(Guarded::Panicked),
     }
 }
 
 impl<T> Pending<T> {
-    /// Wait for the task, its panic, or its deadline.
+    /// Wait for the call, its panic, or its deadline.
     pub async fn wait(self) -> Guarded<T> {
-        let abort = self.handle.abort_handle();
-        let joined = match self.deadline {
-            Some(deadline) => match tokio::time::timeout_at(deadline, self.handle).await {
+        let (handle, deadline) = match self {
+            Pending::Settled(g) => return g,
+            Pending::Running { handle, deadline } => (handle, deadline),
+        };
+        let abort = handle.abort_handle();
+        let joined = match deadline {
+            Some(deadline) => match tokio::time::timeout_at(deadline, handle).await {
                 Ok(joined) => joined,
                 Err(_) => {
                     abort.abort();
                     return Guarded::TimedOut;
                 }
             },
-            None => self.handle.await,
+            None => handle.await,
         };
         match joined {
             Ok(v) => Guarded::Done(v),
@@ -303,6 +335,57 @@ mod tests {
         assert_eq!(v, Verdict::allow());
         let v = call(Fixed(InterceptorAnswer::Raised), Some(Duration::MAX)).await;
         assert_eq!(v.reason.as_deref(), Some("host_error:interceptor_failed"));
+    }
+
+    /// Answers only after yielding once, as one waiting on I/O does.
+    struct Later;
+    impl Interceptor for Later {
+        fn intercept(&self, _context: Value) -> BoxFuture<InterceptorAnswer> {
+            Box::pin(async {
+                tokio::task::yield_now().await;
+                InterceptorAnswer::Returned(json!({"decision": "allow"}))
+            })
+        }
+    }
+    /// Answers synchronously, but only after its caller's limit.
+    struct Slow(Duration);
+    impl Interceptor for Slow {
+        fn intercept(&self, _context: Value) -> BoxFuture<InterceptorAnswer> {
+            let d = self.0;
+            Box::pin(async move {
+                std::thread::sleep(d);
+                InterceptorAnswer::Returned(json!({"decision": "allow"}))
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_at_once_needs_no_task_and_a_wait_gets_one() {
+        let allow = InterceptorAnswer::Returned(json!({"decision": "allow"}));
+        let reg = Registration::everywhere(Arc::new(Fixed(allow.clone())));
+        let started = start(&reg, &Arc::new(json!({})), Some(Duration::from_secs(5)));
+        assert!(matches!(&started, Pending::Settled(Guarded::Done(a)) if *a == allow));
+        let reg = Registration::everywhere(Arc::new(Later));
+        let started = start(&reg, &Arc::new(json!({})), Some(Duration::from_secs(5)));
+        assert!(matches!(started, Pending::Running { .. }));
+        assert!(matches!(started.wait().await, Guarded::Done(a) if a == allow));
+        let reg = Registration::everywhere(Arc::new(Panics));
+        let started = start(&reg, &Arc::new(json!({})), None);
+        assert!(matches!(started, Pending::Settled(Guarded::Panicked)));
+    }
+
+    #[tokio::test]
+    async fn an_inline_answer_past_the_limit_is_a_timeout() {
+        // A task would have been cut off at the deadline; answering inline
+        // must not turn that into a verdict.
+        let v = call(
+            Slow(Duration::from_millis(30)),
+            Some(Duration::from_millis(5)),
+        )
+        .await;
+        assert_eq!(v.reason.as_deref(), Some("host_error:interceptor_timeout"));
+        let v = call(Slow(Duration::from_millis(1)), Some(Duration::from_secs(5))).await;
+        assert_eq!(v, Verdict::allow());
     }
 
     #[tokio::test]

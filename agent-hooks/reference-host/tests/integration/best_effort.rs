@@ -50,7 +50,7 @@ async fn emit_one(b: EmitterBuilder) -> (Emitter, Value) {
     let out = e
         .emit_point(Point::PreToolCall, fields_for(Point::PreToolCall), false)
         .await;
-    (e, out.record)
+    (e, Arc::unwrap_or_clone(out.record))
 }
 
 fn failures() -> Vec<(

@@ -58,6 +58,16 @@ impl ScriptedCallbacks {
             .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
     }
 
+    /// The contexts interceptor 0 received, in arrival order, taken out of
+    /// the callbacks: what the assertions read once the run is over, with
+    /// no second copy of every context.
+    pub fn take_recorded(&self) -> Vec<Value> {
+        match self.recorded.lock() {
+            Ok(mut r) => std::mem::take(&mut *r),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        }
+    }
+
     /// Copies of the approval requests the resolver received, in arrival
     /// order (the assertions check their §9 shape).
     pub fn approval_requests(&self) -> Vec<Value> {
@@ -166,6 +176,11 @@ mod tests {
             cb.recorded(),
             vec![json!({"interception_point": "input", "target": {"content": "x"}})]
         );
+        assert_eq!(
+            cb.take_recorded(),
+            vec![json!({"interception_point": "input", "target": {"content": "x"}})]
+        );
+        assert!(cb.take_recorded().is_empty(), "taken once, not copied");
     }
 
     #[tokio::test]

@@ -14,6 +14,25 @@ pub fn files(spec: SpecVersion) -> impl Iterator<Item = (&'static str, &'static 
     ctk_core::set::embedded_files(ctk_core::suite::Suite::AgentHooks(spec))
 }
 
+/// What the core knows of each vector of a spec's released suite, in file
+/// order. Each vector is parsed, checked and dropped in turn, its generated
+/// values unexpanded, so asking (every claim check and `report.md` does)
+/// never holds the expanded suite: some vectors generate megabytes.
+pub fn released_metas(spec: SpecVersion) -> Result<Vec<ctk_core::set::VectorMeta>, String> {
+    let metas = files(spec)
+        .map(|(name, text)| {
+            let path = std::path::PathBuf::from(format!("embedded:{}/{name}", spec.as_str()));
+            load::parse_unexpanded(&path, text)
+                .map(|v| v.meta())
+                .map_err(|e| e.to_string())
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if metas.is_empty() {
+        return Err(format!("no vectors embedded for {}", spec.as_str()));
+    }
+    Ok(metas)
+}
+
 /// The released suite of a spec: its embedded vectors, loaded once per
 /// process (every `report.md` rendering asks for it). `Err` carries why the
 /// set does not load, which only a broken build can cause.
@@ -27,4 +46,22 @@ pub fn released(spec: SpecVersion) -> Result<&'static [LoadedVector], String> {
     slot.get_or_init(|| load::load(&VectorSource::Embedded(spec)).map_err(|e| e.to_string()))
         .as_deref()
         .map_err(Clone::clone)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_released_metas_are_those_of_the_loaded_suite() {
+        for spec in [SpecVersion::V0_1, SpecVersion::Draft] {
+            let loaded: Vec<_> = released(spec)
+                .expect("the embedded suite loads")
+                .iter()
+                .map(LoadedVector::meta)
+                .collect();
+            assert!(!loaded.is_empty());
+            assert_eq!(released_metas(spec).expect("the metas load"), loaded);
+        }
+    }
 }

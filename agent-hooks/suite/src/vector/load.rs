@@ -127,6 +127,18 @@ fn validator() -> &'static jsonschema::Validator {
 /// expand ([`generate`]) and digest one vector's text. The digest and
 /// [`LoadedVector::text`] are those of the file as written.
 pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> {
+    parse_checked(file, text, true)
+}
+
+/// What [`parse_vector`] would give, checked the same way but with its
+/// generated values (`$ctk.generate`) left unexpanded: enough for the
+/// vector's [`LoadedVector::meta`], whose digest is of the text as written,
+/// without the megabytes some generated contexts take.
+pub fn parse_unexpanded(file: &Path, text: &str) -> Result<LoadedVector, LoadError> {
+    parse_checked(file, text, false)
+}
+
+fn parse_checked(file: &Path, text: &str, expanded: bool) -> Result<LoadedVector, LoadError> {
     let loc = |pointer: &str| Location {
         file: file.to_path_buf(),
         pointer: pointer.to_owned(),
@@ -162,7 +174,7 @@ pub fn parse_vector(file: &Path, text: &str) -> Result<LoadedVector, LoadError> 
         vector: id.clone(),
         detail: e.to_string(),
     })?;
-    if !generated.is_empty() {
+    if expanded && !generated.is_empty() {
         expand(&mut vector, &generated).map_err(|(pointer, detail)| LoadError::Schema {
             location: loc(&pointer),
             vector: id.clone(),

@@ -113,7 +113,21 @@ pub async fn run_harness_vector(
     adapter: &AdapterCommand,
     cfg: &HarnessConfig,
 ) -> Outcome {
-    run_harness_vector_recorded(v, adapter, cfg).await.0
+    run_harness_vector_releasing(v, adapter, cfg, &|| {}).await
+}
+
+/// [`run_harness_vector`] that calls `settling` once the vector has only
+/// waiting left: the settle window, the adapter's close and the checks.
+/// A loop running vectors side by side gives the vector's worker to the
+/// next one then (`ctk_core::vector_loop::Started::release`): the wait is
+/// most of a vector's time, and it needs no core.
+pub async fn run_harness_vector_releasing(
+    v: &HarnessVector,
+    adapter: &AdapterCommand,
+    cfg: &HarnessConfig,
+    settling: &(dyn Fn() + Send + Sync),
+) -> Outcome {
+    recorded(v, adapter, cfg, settling).await.0
 }
 
 /// [`run_harness_vector`] with the harness-role run record as evidence.
@@ -122,8 +136,18 @@ pub async fn run_harness_vector_recorded(
     adapter: &AdapterCommand,
     cfg: &HarnessConfig,
 ) -> (Outcome, Option<HarnessRecord>) {
+    recorded(v, adapter, cfg, &|| {}).await
+}
+
+async fn recorded(
+    v: &HarnessVector,
+    adapter: &AdapterCommand,
+    cfg: &HarnessConfig,
+    settling: &(dyn Fn() + Send + Sync),
+) -> (Outcome, Option<HarnessRecord>) {
     let started = std::time::Instant::now();
-    let end = match tokio::time::timeout(cfg.vector_timeout, run(v, adapter, cfg)).await {
+    let run = run(v, adapter, cfg, settling);
+    let end = match tokio::time::timeout(cfg.vector_timeout, run).await {
         Ok(e) => e,
         Err(_) => End::Error(
             format!(
@@ -584,7 +608,12 @@ fn window(v: &HarnessVector, calls: &[CallRecord], received: &mut [Received]) ->
     ))
 }
 
-async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -> End {
+async fn run(
+    v: &HarnessVector,
+    adapter: &AdapterCommand,
+    cfg: &HarnessConfig,
+    settling: &(dyn Fn() + Send + Sync),
+) -> End {
     let started = tokio::time::Instant::now();
     let mut stage = match Stage::new(v, cfg).await {
         Ok(s) => s,
@@ -614,6 +643,7 @@ async fn run(v: &HarnessVector, adapter: &AdapterCommand, cfg: &HarnessConfig) -
         }
     }
     await_aftermath(v, cfg, &stage, &calls).await;
+    settling();
     tokio::time::sleep(cfg.settle).await;
     let adapter_exit = client.close(CLOSE_GRACE).await;
     let transcript = client.transcript.clone();

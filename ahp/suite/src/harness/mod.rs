@@ -26,6 +26,6 @@ pub use adapter::AdapterInfo;
 pub use adapter::{AdapterCommand, AdapterError, ADAPTER_CONTRACT};
 pub use engine::{
     probe_adapter, run_harness_suite, run_harness_suite_blocking, run_harness_vector,
-    run_harness_vector_recorded, HarnessConfig, ScriptedCommand,
+    run_harness_vector_recorded, run_harness_vector_releasing, HarnessConfig, ScriptedCommand,
 };
 pub use vector::{load_harness_dir, load_harness_file, HarnessVector};
