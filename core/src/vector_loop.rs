@@ -84,7 +84,7 @@ impl Started {
             Err(poisoned) => poisoned.into_inner().take(),
         };
         if let Some(sender) = sender {
-            // The worker has stopped listening only once the vector ended.
+            // Nobody listens with one job, or once the vector has ended.
             let _ = sender.send(());
         }
     }
@@ -202,6 +202,7 @@ where
                     // A sender dropped unused (the run ended without
                     // releasing) fails the pattern, and the task decides.
                     Ok(()) = released_rx => {
+                        // The semaphore is never closed; `Err` cannot come.
                         let Ok(permit) = released.clone().acquire_owned().await else {
                             break;
                         };
