@@ -691,3 +691,32 @@ fn a_harness_that_waits_past_the_deadline_fails_the_late_reply_vectors() {
         v.failure_class.as_deref() == Some("late_reply")
     });
 }
+
+/// The loop may give a vector's job away only once the vector has nothing
+/// left but waiting: the engine says so exactly once, after the triggers,
+/// and the verdict does not depend on it.
+#[test]
+fn the_engine_says_once_that_only_waiting_is_left() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let v = vectors()
+        .into_iter()
+        .find(|v| v.advisory.is_none() && !v.has_short_deadline())
+        .expect("a gating vector");
+    let work = tempfile::tempdir().unwrap();
+    let cfg = config(work.path());
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let settling = || {
+        calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    };
+    let o = rt.block_on(ctk_ahp_suite::harness::run_harness_vector_releasing(
+        &v,
+        &python_adapter("correct"),
+        &cfg,
+        &settling,
+    ));
+    assert_eq!(o.verdict, Verdict::Pass, "{}", show(&o));
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
