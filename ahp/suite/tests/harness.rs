@@ -693,8 +693,8 @@ fn a_harness_that_waits_past_the_deadline_fails_the_late_reply_vectors() {
 }
 
 /// The loop may give a vector's job away only once the vector has nothing
-/// left but waiting: the engine says so exactly once, after the triggers,
-/// and the verdict does not depend on it.
+/// left but waiting: the engine says so exactly once (just before its
+/// settle window), and the verdict does not depend on it.
 #[test]
 fn the_engine_says_once_that_only_waiting_is_left() {
     let rt = tokio::runtime::Builder::new_current_thread()
