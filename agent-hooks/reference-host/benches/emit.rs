@@ -120,7 +120,7 @@ fn emission(c: &mut Criterion) {
                     let out = rt.block_on(emitter.emit(ctx));
                     assert!(out.proceed, "an allow-all emission proceeds");
                     // Returned, so their drop falls outside the timing.
-                    (out, emitter.take_records())
+                    (out, emitter.take_shared_records())
                 },
                 BatchSize::LargeInput,
             );

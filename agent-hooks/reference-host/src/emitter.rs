@@ -161,6 +161,13 @@ impl EmitterBuilder {
             mode: self.mode,
             composition: self.composition,
             provider: self.provider,
+            bound: Point::ALL.map(|point| {
+                self.registrations
+                    .iter()
+                    .filter(|r| r.bound_at(point))
+                    .cloned()
+                    .collect()
+            }),
             registrations: self.registrations,
             interceptor_timeout: self.interceptor_timeout,
             seam,
@@ -237,6 +244,11 @@ pub struct Emitter {
     composition: Composition,
     provider: IdentityProvider,
     registrations: Vec<Registration>,
+    /// The registrations bound at each point (indexed as [`Point::ALL`]),
+    /// in dispatch order: worked out once when the emitter is built, since
+    /// registrations never change after, rather than copied out of
+    /// `registrations` at every emission (issue 30).
+    bound: [Vec<Registration>; 8],
     interceptor_timeout: Option<Duration>,
     seam: Seam,
     surface: BTreeSet<Point>,
@@ -337,6 +349,17 @@ impl Emitter {
         self.emit_self_denied(context, reason).await
     }
 
+    /// Drain the records written so far, in order, as the very values the
+    /// buffer held: nothing is copied, even while an [`Emitted`] of the same
+    /// emission still shares its record (a sink that only reads them, as a
+    /// serializer does, never pays for a copy).
+    pub fn take_shared_records(&self) -> Vec<Arc<Value>> {
+        self.records
+            .lock()
+            .map(|mut r| std::mem::take(&mut *r).into())
+            .unwrap_or_default()
+    }
+
     /// Drain the records written so far, in order (a record sink that hands
     /// them on).
     pub fn take_records(&self) -> Vec<Value> {
@@ -352,12 +375,9 @@ impl Emitter {
             .unwrap_or_default()
     }
 
-    fn bound(&self, point: Point) -> Vec<Registration> {
-        self.registrations
-            .iter()
-            .filter(|r| r.bound_at(point))
-            .cloned()
-            .collect()
+    fn bound(&self, point: Point) -> &[Registration] {
+        // `Point::ALL` lists the points in declaration order.
+        &self.bound[point as usize]
     }
 
     fn write(&self, record: InterceptionRecord) -> Arc<Value> {
@@ -504,7 +524,7 @@ impl Emitter {
         let step = Step {
             point,
             mode: self.mode,
-            bound: &bound,
+            bound,
             timeout: self.interceptor_timeout,
             seam: &self.seam,
             version: self.version,

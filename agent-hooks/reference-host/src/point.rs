@@ -104,6 +104,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn all_lists_the_points_in_declaration_order() {
+        // The emitter indexes its per-point bindings by `point as usize`.
+        for (i, p) in Point::ALL.into_iter().enumerate() {
+            assert_eq!(p as usize, i, "{p:?}");
+        }
+    }
+
+    #[test]
     fn every_point_round_trips_its_wire_name() {
         for p in Point::ALL {
             assert_eq!(Point::parse(p.as_str()), Some(p));

@@ -50,10 +50,15 @@ fn opt_string(v: &Option<String>) -> Value {
     v.clone().map_or(Value::Null, Value::String)
 }
 
+/// The members [`InterceptionRecord::to_value`] may write.
+const RECORD_MEMBERS: usize = 17;
+
 impl InterceptionRecord {
     /// The wire form (interception-record.schema.json).
     pub fn to_value(&self) -> Value {
-        let mut m = Map::new();
+        // Sized for every member at once: growing the map as members arrive
+        // rebuilt it three times per record (issue 30).
+        let mut m = Map::with_capacity(RECORD_MEMBERS);
         m.insert(
             "interception_point".into(),
             Value::String(self.interception_point.clone()),
@@ -96,7 +101,7 @@ impl InterceptionRecord {
             let items = list
                 .iter()
                 .map(|s| {
-                    let mut o = Map::new();
+                    let mut o = Map::with_capacity(5);
                     o.insert("index".into(), Value::from(s.index));
                     o.insert("decision".into(), Value::String(s.decision.as_str().into()));
                     if let Some(r) = &s.reason {

@@ -36,10 +36,6 @@ use std::time::Duration;
 
 use agent_hooks::ctk::async_trait;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
-use ctk_agent_hooks_suite::engine::{EngineOptions, LoopOptions};
-use ctk_core::outcome::Status;
-use ctk_agent_hooks_suite::vector::load::VectorSource;
-use ctk_agent_hooks_suite::vector::model::SpecVersion as CtkSpec;
 use ctk_agent_hooks_adapter::HostAdapter as _;
 use ctk_agent_hooks_reference_host::compose::dispatch::{
     BoxFuture, Interceptor as OurInterceptor, InterceptorAnswer, Registration,
@@ -50,6 +46,10 @@ use ctk_agent_hooks_reference_host::identity::jcs::write_projection;
 use ctk_agent_hooks_reference_host::identity::provider::jcs_sha256;
 use ctk_agent_hooks_reference_host::point::Point;
 use ctk_agent_hooks_reference_host::{Emitter, ReferenceHost, SpecVersion};
+use ctk_agent_hooks_suite::engine::{EngineOptions, LoopOptions};
+use ctk_agent_hooks_suite::vector::load::VectorSource;
+use ctk_agent_hooks_suite::vector::model::SpecVersion as CtkSpec;
+use ctk_core::outcome::Status;
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
@@ -125,10 +125,7 @@ impl agent_hooks::Interceptor for UpstreamAllow {
 
 /// The emitters of one workload: `n` allow-all interceptors each, in each
 /// emitter's default composition or both under `parallel/strictest`.
-fn emitters(
-    n: usize,
-    strictest: bool,
-) -> (Emitter, agent_hooks::InterceptionEmitter) {
+fn emitters(n: usize, strictest: bool) -> (Emitter, agent_hooks::InterceptionEmitter) {
     let who = AgentIdentity {
         agent_id: "a".into(),
         framework: "bench".into(),
@@ -171,7 +168,7 @@ fn emit_both(
             |ctx| {
                 let out = rt.block_on(ours.emit(ctx));
                 assert!(out.proceed, "an allow-all emission proceeds");
-                (out, ours.take_records())
+                (out, ours.take_shared_records())
             },
             BatchSize::LargeInput,
         )
@@ -197,7 +194,13 @@ fn emission(c: &mut Criterion) {
     let mut group = c.benchmark_group("emission");
     for (kib, n) in EMISSIONS {
         let name = format!("{kib}KiB-{n}i");
-        emit_both(&mut group, &rt, &name, &context(kib * 1024), emitters(n, false));
+        emit_both(
+            &mut group,
+            &rt,
+            &name,
+            &context(kib * 1024),
+            emitters(n, false),
+        );
     }
     group.finish();
     let mut group = c.benchmark_group("aggregation");

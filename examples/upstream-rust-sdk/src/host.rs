@@ -7,8 +7,8 @@ use std::time::Duration;
 use agent_hooks::ctk::{HostSurface, ToolSeamPosture};
 use agent_hooks::{InterceptionEmitter, SPEC_VERSION};
 use ctk_agent_hooks_adapter::{
-    Callbacks, HostAdapter, AdapterError, AdapterErrorKind, HostInfo, LoadRecord, Phase, RunOutcome,
-    RunRecord, VectorSetup,
+    AdapterError, AdapterErrorKind, Callbacks, HostAdapter, HostInfo, LoadRecord, Phase,
+    RunOutcome, RunRecord, VectorSetup,
 };
 use serde_json::{json, Value};
 

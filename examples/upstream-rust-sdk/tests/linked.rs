@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ctk_agent_hooks_suite::engine::{run_vector, EngineOptions, LoopOptions};
-use ctk_core::outcome::Status;
 use ctk_agent_hooks_suite::vector::embedded::released;
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
+use ctk_core::outcome::Status;
 use upstream_rust_sdk_host::{UpstreamSdkHost, HOST_DECLARATION};
 
 fn options() -> EngineOptions {

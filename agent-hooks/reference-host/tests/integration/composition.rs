@@ -626,6 +626,20 @@ async fn a_context_that_cannot_be_read_still_leaves_a_record() {
 }
 
 #[tokio::test]
+async fn shared_records_are_the_emitted_records_drained_in_order() {
+    let e = returning(builder(), allow()).build();
+    let first = e.emit_fields(Point::Input).await;
+    let second = e.emit_fields(Point::Output).await;
+    let drained = e.take_shared_records();
+    assert_eq!(drained.len(), 2);
+    // The very values the emissions returned, not copies of them.
+    assert!(Arc::ptr_eq(&drained[0], &first.record));
+    assert!(Arc::ptr_eq(&drained[1], &second.record));
+    assert!(e.take_shared_records().is_empty(), "drained");
+    assert!(e.take_records().is_empty(), "one buffer for both");
+}
+
+#[tokio::test]
 async fn only_the_projection_reaches_the_record_sink() {
     let b = builder().composition(Composition::RunAll);
     let b = returning(
