@@ -34,6 +34,14 @@ pub struct VectorMeta {
     pub role: Option<String>,
 }
 
+// Lets views over a run's vectors take the run's own items (which lend
+// their meta) or bare metas alike.
+impl AsRef<VectorMeta> for VectorMeta {
+    fn as_ref(&self) -> &VectorMeta {
+        self
+    }
+}
+
 /// The embedded vector files of a suite, as `(file name, text)`.
 pub fn embedded_files(suite: Suite) -> impl Iterator<Item = (&'static str, &'static str)> {
     FILES

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::model::*;
 use ctk_core::digest;
@@ -45,8 +45,20 @@ pub fn rfc3339(at: std::time::SystemTime) -> String {
 
 /// `sha256:` digest over the ordered vector digests.
 pub fn vector_set_digest<'a>(digests: impl IntoIterator<Item = &'a str>) -> String {
-    let list: Vec<&str> = digests.into_iter().collect();
-    digest::digest_value(&json!(list)).unwrap_or_default()
+    // The RFC 8785 form of the list, hashed as each digest is written: the
+    // list of a 100,000-vector set is never built (issue 30).
+    let mut w = digest::DigestWriter::new();
+    w.punct("[");
+    for (i, d) in digests.into_iter().enumerate() {
+        if i > 0 {
+            w.punct(",");
+        }
+        if w.string(d).is_err() {
+            return String::new();
+        }
+    }
+    w.punct("]");
+    w.finish()
 }
 
 /// Recompute `(results_digest, digest)` of a report value.
@@ -122,7 +134,7 @@ pub fn build<'a>(
     let mut parts: BTreeMap<String, (Totals, Totals)> = BTreeMap::new();
     let mut totals = Totals::default();
     let mut advisory_totals = Totals::default();
-    let mut entries = Vec::new();
+    let mut entries = Vec::with_capacity(outcomes.len());
     let mut vectors_ms = BTreeMap::new();
     let mut digests: Vec<&str> = Vec::new();
     let catalogs = catalogs_for(&ctx.spec);
@@ -255,23 +267,106 @@ pub fn seal(report: &mut Report) {
 }
 
 fn digest_of(view: &DigestView<'_>) -> String {
-    // RFC 8785 over the struct itself, as over its `Value` (key order and
-    // number forms are the canonical writer's), without building the
-    // `Value`: a report of 10,000 vectors would hold three copies of it.
-    // Hashed as it is written: the canonical text is never held whole.
-    use sha2::Digest as _;
-    let mut hasher = sha2::Sha256::new();
-    match serde_jcs::to_writer(&mut hasher, view) {
-        Ok(()) => format!("sha256:{}", hex::encode(hasher.finalize())),
-        Err(_) => String::new(),
+    streamed_digest(view).unwrap_or_default()
+}
+
+/// RFC 8785 over the view as over its `Value` (key order and number forms
+/// are the canonical writer's), hashed as it is written. Only the members
+/// that grow with the run are written a piece at a time: `vectors` an entry
+/// at a time and `timing.vectors_ms` a member at a time. Everything else is
+/// small and goes through its `Value`. The whole report as one `Value` (or
+/// serde_jcs, which buffers every object until its members are sorted)
+/// held the report twice over at 100,000 vectors (issue 30).
+fn streamed_digest(view: &DigestView<'_>) -> Option<String> {
+    let shell = DigestView {
+        vectors: &[],
+        timing: None,
+        ..*view
+    };
+    let Value::Object(mut members) = serde_json::to_value(shell).ok()? else {
+        return None;
+    };
+    let timing = match view.timing {
+        Some(t) => {
+            let empty = Timing {
+                started_at: t.started_at.clone(),
+                total_ms: t.total_ms,
+                vectors_ms: BTreeMap::new(),
+            };
+            members.insert("timing".into(), serde_json::to_value(&empty).ok()?);
+            Some(t)
+        }
+        None => None,
+    };
+    let mut w = digest::DigestWriter::new();
+    write_object(&mut w, &members, &mut |w, name, value| match name {
+        "vectors" => {
+            w.punct("[");
+            for (i, entry) in view.vectors.iter().enumerate() {
+                if i > 0 {
+                    w.punct(",");
+                }
+                w.value(&serde_json::to_value(entry).ok()?).ok()?;
+            }
+            w.punct("]");
+            Some(())
+        }
+        "timing" => {
+            let Value::Object(inner) = value else {
+                return None;
+            };
+            let per_vector = &timing?.vectors_ms;
+            write_object(w, inner, &mut |w, name, value| {
+                if name != "vectors_ms" {
+                    return w.value(value).ok();
+                }
+                let ids = per_vector.iter().map(|(id, ms)| (id.as_str(), *ms));
+                write_members(w, ids.collect(), &mut |w, _, ms| {
+                    w.value(&Value::from(ms)).ok()
+                })
+            })
+        }
+        _ => w.value(value).ok(),
+    })?;
+    Some(w.finish())
+}
+
+/// Write an object's members in RFC 8785 order, each value by `member`.
+fn write_object(
+    w: &mut digest::DigestWriter,
+    members: &serde_json::Map<String, Value>,
+    member: &mut dyn FnMut(&mut digest::DigestWriter, &str, &Value) -> Option<()>,
+) -> Option<()> {
+    let members = members.iter().map(|(name, value)| (name.as_str(), value));
+    write_members(w, members.collect(), member)
+}
+
+/// Write the members `(name, value)` as an object, sorted into RFC 8785
+/// order here, each value by `member`.
+fn write_members<V>(
+    w: &mut digest::DigestWriter,
+    mut members: Vec<(&str, V)>,
+    member: &mut dyn FnMut(&mut digest::DigestWriter, &str, V) -> Option<()>,
+) -> Option<()> {
+    members.sort_unstable_by(|a, b| digest::member_order(a.0, b.0));
+    w.punct("{");
+    for (i, (name, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            w.punct(",");
+        }
+        w.string(name).ok()?;
+        w.punct(":");
+        member(w, name, value)?;
     }
+    w.punct("}");
+    Some(())
 }
 
 /// A report as its digests see it: every member but `digest`, and `timing`
 /// and `results_digest` only in the whole digest. The destructuring in
 /// [`DigestView::of`] names every field, so a member added to [`Report`]
 /// cannot be left out of the digests unnoticed.
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, Clone, Copy)]
 struct DigestView<'a> {
     format: &'a String,
     runner: &'a RunnerInfo,
@@ -341,6 +436,7 @@ impl<'a> DigestView<'a> {
 mod tests {
     use super::*;
     use ctk_core::outcome::{AssertionFailure, Status};
+    use serde_json::json;
     use std::time::Duration;
 
     fn meta(id: &str, advisory: Option<&str>) -> VectorMeta {
@@ -386,6 +482,19 @@ mod tests {
         assert!(catalogs_for("no-such-spec").is_empty());
     }
 
+    #[test]
+    fn the_vector_set_digest_is_that_of_the_list() {
+        let list = ["sha256:00", "sha256:\u{1f600}\\\"", "x"];
+        assert_eq!(
+            vector_set_digest(list),
+            digest::digest_value(&json!(list)).expect("digest")
+        );
+        assert_eq!(
+            vector_set_digest([]),
+            digest::digest_value(&json!([])).expect("digest")
+        );
+    }
+
     /// `seal` digests the struct without building its `Value`; `verify`
     /// digests the `Value` a report file parses to. Both must agree on every
     /// member, the optional ones included, and on numbers (durations, 1.5).
@@ -409,13 +518,24 @@ mod tests {
         };
         let failure =
             AssertionFailure::mismatch("k", "differs", &json!("deny"), Some(&json!("allow")));
+        // Ids whose byte order is not their UTF-16 order (U+FF61 sorts after
+        // U+1F600 in UTF-16), so `timing.vectors_ms`, a map in byte order,
+        // must be re-sorted as it is digested.
+        let (a, b) = ("CTK-\u{1f600}", "CTK-\u{ff61}");
         let outcomes = [
             VectorOutcome::from_failures("CTK-0001", vec![], Duration::from_millis(3)),
             VectorOutcome::from_failures("CTK-0002", vec![failure], Duration::from_millis(5)),
+            VectorOutcome::from_failures(a, vec![], Duration::from_millis(7)),
+            VectorOutcome::from_failures(b, vec![], Duration::from_millis(11)),
         ];
         let mut report = build(
             ctx,
-            &[meta("CTK-0001", None), meta("CTK-0002", Some("D-01"))],
+            &[
+                meta("CTK-0001", None),
+                meta("CTK-0002", Some("D-01")),
+                meta(a, None),
+                meta(b, None),
+            ],
             &outcomes,
         );
         assert_eq!(report.vectors[1].status, Status::Fail);

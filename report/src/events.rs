@@ -26,7 +26,8 @@ pub struct RunHeader<'a> {
 
 /// The JSON line for `event`; `vectors` are the run's vectors (indexed by
 /// the event's position). Ends without a newline.
-pub fn line(event: &Event, vectors: &[VectorMeta], header: &RunHeader<'_>) -> String {
+pub fn line<T: AsRef<VectorMeta>>(event: &Event, vectors: &[T], header: &RunHeader<'_>) -> String {
+    let meta = |index: usize| vectors.get(index).map(AsRef::as_ref);
     let value: Value = match event {
         Event::RunStarted { total } => json!({
             "event": "run_started",
@@ -38,10 +39,10 @@ pub fn line(event: &Event, vectors: &[VectorMeta], header: &RunHeader<'_>) -> St
         Event::VectorStarted { index } => json!({
             "event": "vector_started",
             "index": index,
-            "id": vectors.get(*index).map(|v| v.id.as_str()),
+            "id": meta(*index).map(|v| v.id.as_str()),
         }),
         Event::VectorFinished { index, outcome } => {
-            let loaded = vectors.get(*index);
+            let loaded = meta(*index);
             let mut v = json!({
                 "event": "vector_finished",
                 "index": index,

@@ -85,6 +85,10 @@ article { border-top: 1px solid var(--line); padding-top: .25rem; }
 /// every page is self-contained and keyboard-usable the same way: the skip
 /// link passes the heading and the section links.
 pub fn document(title: &str, nav: &[(&str, &str)], body: Markup) -> String {
+    shell(title, nav, body).into_string()
+}
+
+fn shell(title: &str, nav: &[(&str, &str)], body: Markup) -> Markup {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -120,7 +124,20 @@ pub fn document(title: &str, nav: &[(&str, &str)], body: Markup) -> String {
             }
         }
     }
-    .into_string()
+}
+
+/// Where a shell's content goes when the content is written in pieces: no
+/// rendered text can hold it (maud escapes `<`, and the only text after it
+/// is the kit's own), so the last occurrence is the shell's.
+const BODY: &str = "<ctk-body/>";
+
+/// The text of `shell` before and after its [`BODY`].
+fn halves(shell: Markup) -> (String, String) {
+    let text = shell.into_string();
+    match text.rsplit_once(BODY) {
+        Some((head, tail)) => (head.to_owned(), tail.to_owned()),
+        None => unreachable!("every shell holds BODY"),
+    }
 }
 
 /// A status in words with a symbol, so it reads without colour.
@@ -589,7 +606,30 @@ fn features_section(report: &Report) -> Markup {
     }
 }
 
-fn all_vectors_section(report: &Report) -> Markup {
+/// One row of the every-vector table.
+fn vector_row(i: usize, v: &VectorEntry) -> Markup {
+    html! {
+        tr {
+            th scope="row" {
+                code {
+                    @if matches!(v.status, Status::Fail | Status::Error | Status::ExpectedFail) {
+                        a href={ "#" (anchor(i)) } { (v.id) }
+                    } @else {
+                        (v.id)
+                    }
+                }
+            }
+            td { (status_label(v.status)) @if v.advisory.is_some() { " (advisory)" } }
+            td { (v.part) }
+            td { (v.title) }
+            td { (v.reason) }
+        }
+    }
+}
+
+/// The every-vector section with [`BODY`] where its rows go, so that its
+/// rows can be written a slice at a time between the two halves.
+fn all_vectors_shell(report: &Report) -> Markup {
     let table = html! {
         table {
             caption { "Every vector" }
@@ -599,25 +639,7 @@ fn all_vectors_section(report: &Report) -> Markup {
                     th scope="col" { "title" } th scope="col" { "reason" }
                 }
             }
-            tbody {
-                @for (i, v) in report.vectors.iter().enumerate() {
-                    tr {
-                        th scope="row" {
-                            code {
-                                @if matches!(v.status, Status::Fail | Status::Error | Status::ExpectedFail) {
-                                    a href={ "#" (anchor(i)) } { (v.id) }
-                                } @else {
-                                    (v.id)
-                                }
-                            }
-                        }
-                        td { (status_label(v.status)) @if v.advisory.is_some() { " (advisory)" } }
-                        td { (v.part) }
-                        td { (v.title) }
-                        td { (v.reason) }
-                    }
-                }
-            }
+            tbody { (PreEscaped(BODY)) }
         }
     };
     html! {
@@ -785,6 +807,10 @@ fn digests_section(report: &Report, verify_problems: &[String]) -> Markup {
     }
 }
 
+/// Rows of the every-vector table rendered at once by [`write`]: the page of
+/// a run of 100,000 vectors is tens of megabytes, and is never held whole.
+const ROWS_AT_ONCE: usize = 1000;
+
 /// The page of one report. `verify_problems` are what `ctk verify` found
 /// (empty for a report the run has just built); they are shown with the
 /// digests and block the claim. `released` gives the suite a claim is
@@ -794,22 +820,26 @@ pub fn render(
     verify_problems: &[String],
     released: claim::ReleasedSets,
 ) -> String {
+    let mut out = Vec::new();
+    match write(report, verify_problems, released, &mut out) {
+        Ok(()) => String::from_utf8(out).unwrap_or_else(|e| unreachable!("maud writes UTF-8: {e}")),
+        Err(e) => unreachable!("writing to memory cannot fail: {e}"),
+    }
+}
+
+/// [`render`], written to `out` a section at a time and the every-vector
+/// table a thousand rows at a time, so that only one piece of the page
+/// is ever held (issue 30): the bytes are [`render`]'s.
+pub fn write(
+    report: &Report,
+    verify_problems: &[String],
+    released: claim::ReleasedSets,
+    out: impl std::io::Write,
+) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::BufWriter::new(out);
     let refusals = claim::refusals(report, verify_problems, released);
-    let body = html! {
-        (verdict(report, &refusals))
-        (summary_list(report))
-        // What went wrong comes first: it is what a vendor opens the page for.
-        (problems_sections(report))
-        (baseline_section(report))
-        (matrix_section(report))
-        (skips_section(report))
-        (features_section(report))
-        (surface_section(report))
-        (claim_section(report, &refusals))
-        (digests_section(report, verify_problems))
-        (all_vectors_section(report))
-    };
-    document(
+    let (head, tail) = halves(shell(
         &format!(
             "ctk report: {} {} against {}",
             report.host.name, report.host.version, report.spec
@@ -823,8 +853,37 @@ pub fn render(
             ("digests", "Digests"),
             ("vectors", "Every vector"),
         ],
-        body,
-    )
+        PreEscaped(BODY.to_owned()),
+    ));
+    out.write_all(head.as_bytes())?;
+    let sections: [&dyn Fn() -> Markup; 10] = [
+        &|| verdict(report, &refusals),
+        &|| summary_list(report),
+        // What went wrong comes first: it is what a vendor opens the page for.
+        &|| problems_sections(report),
+        &|| baseline_section(report),
+        &|| matrix_section(report),
+        &|| skips_section(report),
+        &|| features_section(report),
+        &|| surface_section(report),
+        &|| claim_section(report, &refusals),
+        &|| digests_section(report, verify_problems),
+    ];
+    for section in sections {
+        out.write_all(section().into_string().as_bytes())?;
+    }
+    let (before, after) = halves(all_vectors_shell(report));
+    out.write_all(before.as_bytes())?;
+    for (n, rows) in report.vectors.chunks(ROWS_AT_ONCE).enumerate() {
+        let first = n * ROWS_AT_ONCE;
+        let rows = html! {
+            @for (i, v) in rows.iter().enumerate() { (vector_row(first + i, v)) }
+        };
+        out.write_all(rows.into_string().as_bytes())?;
+    }
+    out.write_all(after.as_bytes())?;
+    out.write_all(tail.as_bytes())?;
+    out.flush()
 }
 
 /// One suite's table of the interop matrix.

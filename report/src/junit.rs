@@ -260,8 +260,16 @@ fn write_xml<W: io::Write>(w: &mut Writer<W>, report: &Report) -> io::Result<()>
 /// Render the JUnit XML.
 pub fn render(report: &Report) -> Result<String, ReportError> {
     let mut out = Vec::new();
-    let mut writer = Writer::new_with_indent(&mut out, b' ', 2);
-    write_xml(&mut writer, report).map_err(|e| ReportError::Junit(e.to_string()))?;
-    out.push(b'\n');
+    write(report, &mut out).map_err(|e| ReportError::Junit(e.to_string()))?;
     String::from_utf8(out).map_err(|e| ReportError::Junit(e.to_string()))
+}
+
+/// Write [`render`]'s bytes to `out` as they are made, without holding the
+/// whole text (a run of 100,000 vectors writes megabytes of it; issue 30).
+pub fn write(report: &Report, out: impl io::Write) -> io::Result<()> {
+    let mut out = io::BufWriter::new(out);
+    let mut writer = Writer::new_with_indent(&mut out, b' ', 2);
+    write_xml(&mut writer, report)?;
+    io::Write::write_all(&mut out, b"\n")?;
+    io::Write::flush(&mut out)
 }

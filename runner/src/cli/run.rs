@@ -229,37 +229,40 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
     std::fs::write(&path, text).map_err(|source| ReportError::Io { path, source })
 }
 
-/// Write report.json (the report's [`json::render`], streamed to the file),
-/// report.md, report.html and junit.xml into `dir`, one after another, so
-/// only one rendering is ever held. Each file is written even when another
-/// fails, so one bad path never costs the others; the first failure is
-/// returned.
+/// Create `dir/name` and let `body` write it as it renders.
+fn stream(
+    dir: &Path,
+    name: &str,
+    body: impl FnOnce(std::fs::File) -> std::io::Result<()>,
+) -> Result<(), ReportError> {
+    let path = dir.join(name);
+    std::fs::File::create(&path)
+        .and_then(body)
+        .map_err(|source| ReportError::Io { path, source })
+}
+
+/// Write report.json, report.md, report.html and junit.xml into `dir`, one
+/// after another; report.json, report.html and junit.xml are streamed to
+/// their files as they render (byte for byte [`json::render`],
+/// [`html::render`] and [`junit::render`]), so no rendering is ever held
+/// whole. Each file is written even when another fails, so one bad path
+/// never costs the others; the first failure is returned.
 pub fn write_reports(dir: &Path, report: &Report) -> Result<(), ReportError> {
     std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    let path = dir.join("report.json");
-    let json = std::fs::File::create(&path)
-        .and_then(|f| json::write(report, f))
-        .map_err(|source| ReportError::Io { path, source });
+    let json = stream(dir, "report.json", |f| json::write(report, f));
     let md = write(
         dir,
         "report.md",
         &markdown::render(report, crate::set::released),
     );
-    let html = write(
-        dir,
-        "report.html",
-        &html::render(report, &[], crate::set::released),
-    );
-    let xml = junit::render(report).and_then(|xml| write(dir, "junit.xml", &xml));
+    let html = stream(dir, "report.html", |f| {
+        html::write(report, &[], crate::set::released, f)
+    });
+    let xml = stream(dir, "junit.xml", |f| junit::write(report, f));
     [json, md, html, xml].into_iter().collect()
-}
-
-/// The core's view of the run's vectors.
-fn metas(vectors: &[PlannedVector]) -> Vec<VectorMeta> {
-    vectors.iter().map(|v| v.meta.clone()).collect()
 }
 
 /// The file name of the streamed results in `--report-dir`.
@@ -295,7 +298,7 @@ impl EventLog {
     }
 
     /// Append `event`'s line.
-    pub(crate) fn record(&mut self, event: &Event, vectors: &[VectorMeta]) {
+    pub(crate) fn record<T: AsRef<VectorMeta>>(&mut self, event: &Event, vectors: &[T]) {
         let Some(file) = &mut self.file else { return };
         let header = events::RunHeader {
             spec: &self.spec,
@@ -339,9 +342,10 @@ pub(crate) fn no_tests(rule: NoTests, why: &str) -> u8 {
 pub(crate) struct RunExtras {
     /// The shard this run is, and the selection it was cut from.
     pub(crate) partition: Option<PartitionInfo>,
-    /// Every vector id of the selection before `--partition`, when
-    /// `--part`/`--id` did not narrow it: a baseline entry naming none of
-    /// them is stale.
+    /// Every vector id of the selection before `--partition`, when there is
+    /// a baseline and `--part`/`--id` did not narrow the selection: a
+    /// baseline entry naming none of them is stale. Without a baseline it
+    /// is never read, and not kept (a set of every id of the run).
     universe: Option<BTreeSet<String>>,
     /// The baseline.
     baseline: Option<baseline::Baseline>,
@@ -355,7 +359,7 @@ impl RunExtras {
     pub(crate) fn settle<T>(
         args: &RunArgs,
         selection: Vec<T>,
-        meta: impl Fn(&T) -> VectorMeta,
+        meta: impl Fn(&T) -> &VectorMeta,
         source: &str,
     ) -> Result<(Vec<T>, Self), CliError> {
         let baseline = args.baseline.as_deref().map(baseline::load).transpose()?;
@@ -366,11 +370,11 @@ impl RunExtras {
             .transpose()
             .map_err(|e: merge::PartitionParseError| UsageError(e.to_string()))?;
         let narrowed = !args.select.part.is_empty() || !args.select.id.is_empty();
-        let metas: Vec<VectorMeta> = selection.iter().map(&meta).collect();
         let today = baseline::today();
         let mut extras = Self {
             partition: None,
-            universe: (!narrowed).then(|| metas.iter().map(|m| m.id.clone()).collect()),
+            universe: (!narrowed && baseline.is_some())
+                .then(|| selection.iter().map(|v| meta(v).id.clone()).collect()),
             expected: baseline
                 .iter()
                 .flat_map(|b| &b.entries)
@@ -384,16 +388,15 @@ impl RunExtras {
         };
         extras.partition = Some(partition.info(VectorSet {
             source: source.to_owned(),
-            count: metas.len(),
+            count: selection.len(),
             filtered: narrowed,
-            sha256: build::vector_set_digest(metas.iter().map(|m| m.sha256.as_str())),
+            sha256: build::vector_set_digest(selection.iter().map(|v| meta(v).sha256.as_str())),
         }));
         let kept = selection
             .into_iter()
-            .zip(&metas)
             .enumerate()
-            .filter(|(i, (_, m))| partition.contains(*i, &m.id))
-            .map(|(_, (item, _))| item)
+            .filter(|(i, item)| partition.contains(*i, &meta(item).id))
+            .map(|(_, item)| item)
             .collect();
         Ok((kept, extras))
     }
@@ -481,7 +484,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     }
     let vectors = plan::selected(&args.select)?;
     let source = plan::source(&args.select).to_string();
-    let (vectors, extras) = RunExtras::settle(&args, vectors, |v| v.meta.clone(), &source)?;
+    let (vectors, extras) = RunExtras::settle(&args, vectors, |v| &v.meta, &source)?;
     if vectors.is_empty() {
         return Ok(no_tests(
             args.no_tests,
@@ -521,7 +524,8 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
             no_color.as_deref(),
         ),
     };
-    let vectors = metas(&job.vectors);
+    // The plan lends each vector's meta: no copy of them for the view.
+    let vectors = Arc::clone(&job.vectors);
     let mut log = args
         .report_dir
         .as_deref()

@@ -580,7 +580,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         }
     };
     let (loaded, source) = vectors(&args.select, line, role)?;
-    let (loaded, extras) = RunExtras::settle(&args, loaded, |l| l.meta.clone(), &source)?;
+    let (loaded, extras) = RunExtras::settle(&args, loaded, |l| &l.meta, &source)?;
     if loaded.is_empty() {
         return Ok(no_tests(
             args.no_tests,

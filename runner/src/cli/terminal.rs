@@ -51,20 +51,21 @@ pub struct Display {
     pub style: Style,
 }
 
-/// The live view of one run.
-pub struct Terminal<'a> {
+/// The live view of one run, over the run's vectors as the run holds them
+/// (anything that lends a [`VectorMeta`], so no copy of them is made).
+pub struct Terminal<'a, T = VectorMeta> {
     display: Display,
-    vectors: &'a [VectorMeta],
+    vectors: &'a [T],
     bar: Option<ProgressBar>,
     running: BTreeMap<usize, &'a str>,
     counts: [usize; 4],
 }
 
-impl<'a> Terminal<'a> {
+impl<'a, T: AsRef<VectorMeta>> Terminal<'a, T> {
     /// A view over `vectors`. The progress display appears at once (before
     /// the host's handshake), when stderr is a terminal and the run is
     /// neither quiet nor JSON.
-    pub fn new(vectors: &'a [VectorMeta], display: Display) -> Self {
+    pub fn new(vectors: &'a [T], display: Display) -> Self {
         let bar = (display.human && !display.quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = ProgressBar::with_draw_target(
                 Some(vectors.len() as u64),
@@ -91,8 +92,12 @@ impl<'a> Terminal<'a> {
         }
     }
 
+    fn meta(&self, index: usize) -> Option<&'a VectorMeta> {
+        self.vectors.get(index).map(AsRef::as_ref)
+    }
+
     fn title(&self, index: usize) -> &'a str {
-        self.vectors.get(index).map_or("", |v| v.title.as_str())
+        self.meta(index).map_or("", |v| v.title.as_str())
     }
 
     fn message(&self) -> String {
@@ -120,7 +125,7 @@ impl<'a> Terminal<'a> {
         match event {
             Event::RunStarted { .. } => {}
             Event::VectorStarted { index } => {
-                if let Some(v) = self.vectors.get(*index) {
+                if let Some(v) = self.meta(*index) {
                     self.running.insert(*index, v.id.as_str());
                 }
             }
@@ -138,7 +143,7 @@ impl<'a> Terminal<'a> {
                 let shown =
                     !self.display.quiet || matches!(outcome.status, Status::Fail | Status::Error);
                 if self.display.human && shown {
-                    let title = match self.vectors.get(*index).and_then(|v| v.advisory.as_deref()) {
+                    let title = match self.meta(*index).and_then(|v| v.advisory.as_deref()) {
                         Some(decision) => {
                             format!("{} [advisory {decision}]", self.title(*index))
                         }
@@ -156,7 +161,9 @@ impl<'a> Terminal<'a> {
             bar.set_message(self.message());
         }
     }
+}
 
+impl<T> Terminal<'_, T> {
     /// Clear the progress display; the summary follows on stdout.
     pub fn finish(&self) {
         if let Some(bar) = &self.bar {
@@ -165,7 +172,7 @@ impl<'a> Terminal<'a> {
     }
 }
 
-impl Drop for Terminal<'_> {
+impl<T> Drop for Terminal<'_, T> {
     fn drop(&mut self) {
         self.finish();
     }

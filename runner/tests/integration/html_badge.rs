@@ -545,3 +545,61 @@ fn a_baselined_report_is_never_shown_as_claimable_and_a_stale_entry_as_failing()
         )
     );
 }
+
+/// The every-vector table is written a slice of rows at a time: a report
+/// longer than several slices still has one table, every row once, and the
+/// anchors of rows beyond the first slice count from the start of the run.
+#[test]
+fn a_long_report_is_one_table_with_every_row_and_its_anchor() {
+    let mut r = report("agent-hooks/0.1", false);
+    let passing = r
+        .vectors
+        .iter()
+        .find(|v| v.status == Status::Pass)
+        .expect("a passing vector")
+        .clone();
+    let failing = r
+        .vectors
+        .iter()
+        .find(|v| v.status == Status::Fail)
+        .expect("a failing vector")
+        .clone();
+    r.vectors = (0..2345)
+        .map(|i| {
+            let mut v = if i == 2100 {
+                failing.clone()
+            } else {
+                passing.clone()
+            };
+            v.id = format!("AH-CTK-L{i:04}");
+            v
+        })
+        .collect();
+    let page = html::render(&r, &[], ctk::set::released);
+    let table = &page[page.find("<h2 id=\"vectors\">").expect("the section")..];
+    let table = &table[..table.find("</tbody>").expect("one table body")];
+    assert_eq!(table.matches("<tbody>").count(), 1, "one table");
+    assert_eq!(
+        table.matches("<tr><th scope=\"row\">").count(),
+        2345,
+        "every row once"
+    );
+    assert!(table.contains("<code>AH-CTK-L0000</code>"), "the first row");
+    assert!(table.contains("<code>AH-CTK-L2344</code>"), "the last row");
+    assert!(
+        table.contains("<a href=\"#vector-2100\">AH-CTK-L2100</a>"),
+        "a row past the first slices links its own failure"
+    );
+    assert!(
+        page.contains("id=\"vector-2100\""),
+        "and the failure is there"
+    );
+    assert!(page.trim_end().ends_with("</html>"), "the page is closed");
+    let mut written = Vec::new();
+    html::write(&r, &[], ctk::set::released, &mut written).expect("written");
+    assert_eq!(
+        written,
+        page.as_bytes(),
+        "the streamed page is the rendered one"
+    );
+}

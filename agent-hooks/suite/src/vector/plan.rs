@@ -41,6 +41,12 @@ pub struct PlannedVector {
     origin: Origin,
 }
 
+impl AsRef<VectorMeta> for PlannedVector {
+    fn as_ref(&self) -> &VectorMeta {
+        &self.meta
+    }
+}
+
 impl PlannedVector {
     /// Parse the vector again for its run. A file that changed since it was
     /// planned (another digest), vanished or no longer parses is `Err`, with
