@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::cli::verify::read;
-use crate::cli::CliError;
+use crate::cli::{terminal, CliError};
 use crate::exit_code;
 use crate::report::{claim, verify};
 
@@ -16,12 +16,16 @@ pub fn command(path: &Path) -> Result<u8, CliError> {
         crate::set::released,
     );
     if refusals.is_empty() {
-        println!("{}\n{}", claim::header(&report), claim::row(&report));
+        terminal::out_line(&format!(
+            "{}\n{}",
+            claim::header(&report),
+            claim::row(&report)
+        ));
         Ok(exit_code::SUCCESS)
     } else {
-        eprintln!("{}: no claim can be made:", path.display());
+        terminal::err(&format!("{}: no claim can be made:", path.display()));
         for r in &refusals {
-            eprintln!("- {r}");
+            terminal::err(&format!("- {r}"));
         }
         Ok(exit_code::FAILURES)
     }

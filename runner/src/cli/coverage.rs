@@ -7,7 +7,7 @@ use crate::catalog;
 use crate::cli::args::{
     CoverageArgs, CoverageFormat, ProtocolArg, SelectArgs, SpecArg, SurfaceArg,
 };
-use crate::cli::{plan, CliError};
+use crate::cli::{plan, terminal, CliError};
 use crate::coverage::{self, CoverageVector, Finding, Inputs, MinimalSurface, MINIMAL_SURFACES};
 use crate::errors::UsageError;
 use crate::exit_code;
@@ -258,19 +258,21 @@ pub fn command(args: &CoverageArgs) -> Result<u8, CliError> {
         None => String::new(),
     };
     match args.format {
-        CoverageFormat::Markdown => print!("{}{matrix}", coverage::render_markdown(&result)),
-        CoverageFormat::Json => print!("{}", coverage::render_json(&result)),
+        CoverageFormat::Markdown => {
+            terminal::out(&format!("{}{matrix}", coverage::render_markdown(&result)))
+        }
+        CoverageFormat::Json => terminal::out(&coverage::render_json(&result)),
     }
     for w in &result.warnings {
-        eprintln!("warning: {w}");
+        terminal::err(&format!("warning: {w}"));
     }
     for e in &result.errors {
-        eprintln!("error: {e}");
+        terminal::err(&format!("error: {e}"));
     }
     if result.passed() {
         Ok(exit_code::SUCCESS)
     } else {
-        eprintln!("coverage: {} error(s)", result.errors.len());
+        terminal::err(&format!("coverage: {} error(s)", result.errors.len()));
         Ok(exit_code::FAILURES)
     }
 }

@@ -108,7 +108,7 @@ pub fn main(cli: args::Cli) -> u8 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", error_chain(&e));
+            crate::cli::terminal::err(&format!("error: {}", error_chain(&e)));
             e.exit_code()
         }
     }

@@ -1,7 +1,7 @@
 //! `ctk list`.
 
 use crate::cli::args::{ListArgs, ProtocolArg};
-use crate::cli::{plan, CliError};
+use crate::cli::{plan, terminal, CliError};
 use crate::errors::UsageError;
 use crate::exit_code;
 use ctk_agent_hooks_suite::declaration;
@@ -32,13 +32,13 @@ pub fn command(args: &ListArgs) -> Result<u8, CliError> {
             Some(Applicability::Skip(reason)) => format!("  (skip: {reason})"),
             _ => String::new(),
         };
-        println!(
+        terminal::out_line(&format!(
             "{}::{}  [{}]  {}{skip}",
             v.vector.part(),
             v.vector.id,
             specs.join(","),
             v.vector.title
-        );
+        ));
     }
     Ok(exit_code::SUCCESS)
 }

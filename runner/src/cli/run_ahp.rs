@@ -424,14 +424,14 @@ pub fn list(args: &ListArgs) -> Result<u8, CliError> {
         rows.extend(loaded.into_iter().map(|l| (role, l.meta)));
     }
     for (role, meta) in rows {
-        println!(
+        terminal::out_line(&format!(
             "{}::{}  [{}, {}]  {}",
             meta.part,
             meta.id,
             role_name(role),
             line.wire_version(),
             meta.title
-        );
+        ));
     }
     Ok(exit_code::SUCCESS)
 }

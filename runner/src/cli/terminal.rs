@@ -23,6 +23,14 @@ pub fn out(text: &str) {
     let _ = stdout.flush();
 }
 
+/// Print `text` and a newline on stdout, as [`out`] does: a reader that has
+/// gone (`ctk list | head`) ends the output, not the command.
+pub fn out_line(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{text}");
+    let _ = stdout.flush();
+}
+
 /// Print `text` and a newline on stderr, ignoring a failing stderr.
 pub fn err(text: &str) {
     let mut stderr = std::io::stderr().lock();

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::cli::validate::check_report;
-use crate::cli::CliError;
+use crate::cli::{terminal, CliError};
 use crate::errors::{Location, ReportError};
 use crate::exit_code;
 use crate::report::model::Report;
@@ -76,17 +76,17 @@ pub fn command(path: &Path, vectors: Option<&Path>) -> Result<u8, CliError> {
     let problems = verify::verify_parsed(&text, &value, &report, loaded.as_deref());
     if problems.is_empty() {
         if loaded.is_none() {
-            println!(
+            terminal::out_line(&format!(
                 "{}: vector digests not checked against files: the report ran vectors from {}; pass --vectors DIR to check them",
                 path.display(),
                 report.vector_set.source
-            );
+            ));
         }
-        println!("{}: verified", path.display());
+        terminal::out_line(&format!("{}: verified", path.display()));
         Ok(exit_code::SUCCESS)
     } else {
         for p in &problems {
-            eprintln!("{}: {p}", path.display());
+            terminal::err(&format!("{}: {p}", path.display()));
         }
         Ok(exit_code::FAILURES)
     }

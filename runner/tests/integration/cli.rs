@@ -302,6 +302,26 @@ fn list_names_part_and_id() {
     );
 }
 
+/// A reader that has gone (`ctk list | head`, `ctk verify ... | head -0`)
+/// ends the output, not the command: no panic, the command's own exit code.
+#[test]
+fn a_closed_stdout_ends_the_output_not_the_command() {
+    for args in [&["list"][..], &["list", "--protocol", "ahp"][..]] {
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        // Closed before ctk writes a byte: its first line meets EPIPE.
+        drop(reader);
+        let out = crate::support::command()
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .expect("the ctk binary runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
 /// `ctk list --protocol ahp` lists what a run of the role would run: every
 /// embedded vector of the line, once, each with its role; `--role` narrows
 /// to one role, and an Agent Hooks list refuses `--role`.
