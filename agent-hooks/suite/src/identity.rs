@@ -3,8 +3,8 @@
 //! form ([`ctk_core::digest`]), independent of the reference host, so the
 //! host under test is never its own oracle.
 
-use ctk_core::digest::{digest_value, CanonicalError};
-use serde_json::{Map, Value};
+use ctk_core::digest::{member_order, CanonicalError, DigestWriter};
+use serde_json::Value;
 
 /// Why a context identity could not be computed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -62,34 +62,46 @@ pub(crate) fn conditional(point: &str) -> Option<&'static [Member]> {
     })
 }
 
-fn pick(
-    obj: &Map<String, Value>,
-    key: &str,
-    fields: Option<&[&str]>,
-    out: &mut Map<String, Value>,
-) {
-    let Some(value) = obj.get(key) else { return };
-    let kept = match (fields, value) {
-        (Some(fields), Value::Object(inner)) => Value::Object(
-            fields
-                .iter()
-                .filter_map(|f| inner.get(*f).map(|v| ((*f).to_owned(), v.clone())))
-                .collect(),
-        ),
-        _ => value.clone(),
-    };
-    out.insert(key.to_owned(), kept);
+/// One member of the projection, borrowed from the context: kept whole, or
+/// narrowed to its whitelisted subfields (in whitelist order).
+enum Picked<'a> {
+    Whole(&'a Value),
+    Fields(Vec<(&'a str, &'a Value)>),
 }
 
-/// The closed-whitelist projection of a context that `jcs-sha256` hashes.
-pub fn projection(context: &Value) -> Result<Value, IdentityError> {
+/// The projection's members in the order they are picked (the order the
+/// domain checks visit them), borrowed: nothing of the context is copied
+/// to compute its identity (issue 30: the copies were 9% of an in-process
+/// run's allocations).
+fn picked(context: &Value) -> Result<Vec<(&str, Picked<'_>)>, IdentityError> {
     let obj = context.as_object().ok_or(IdentityError::UnknownPoint)?;
     let point = obj
         .get("interception_point")
         .and_then(Value::as_str)
         .ok_or(IdentityError::UnknownPoint)?;
     let members = conditional(point).ok_or(IdentityError::UnknownPoint)?;
-    let mut out = Map::new();
+    let mut out = Vec::with_capacity(7 + members.len());
+    let mut pick = |key: &'static str, fields: Option<&'static [&'static str]>| {
+        let Some((key, value)) = obj.get_key_value(key) else {
+            return;
+        };
+        let kept = match (fields, value) {
+            (Some(fields), Value::Object(inner)) => Picked::Fields(
+                fields
+                    .iter()
+                    .filter_map(|f| inner.get_key_value(*f))
+                    .map(|(k, v)| (k.as_str(), v))
+                    .collect(),
+            ),
+            _ => Picked::Whole(value),
+        };
+        // A member named twice (no point's list does so today) keeps its
+        // first place and takes the later pick, as a map insert would.
+        match out.iter_mut().find(|(k, _)| *k == key.as_str()) {
+            Some(slot) => slot.1 = kept,
+            None => out.push((key.as_str(), kept)),
+        }
+    };
     for key in [
         "spec",
         "interception_point",
@@ -97,14 +109,36 @@ pub fn projection(context: &Value) -> Result<Value, IdentityError> {
         "sequence",
         "target",
     ] {
-        pick(obj, key, None, &mut out);
+        pick(key, None);
     }
-    pick(obj, "agent", Some(&["id", "framework"]), &mut out);
-    pick(obj, "session", Some(&["id"]), &mut out);
+    pick("agent", Some(&["id", "framework"]));
+    pick("session", Some(&["id"]));
     for (key, fields) in members {
-        pick(obj, key, *fields, &mut out);
+        pick(key, *fields);
     }
-    Ok(Value::Object(out))
+    Ok(out)
+}
+
+/// The closed-whitelist projection of a context that `jcs-sha256` hashes.
+pub fn projection(context: &Value) -> Result<Value, IdentityError> {
+    let members = picked(context)?;
+    Ok(Value::Object(
+        members
+            .into_iter()
+            .map(|(key, kept)| {
+                let value = match kept {
+                    Picked::Whole(v) => v.clone(),
+                    Picked::Fields(fields) => Value::Object(
+                        fields
+                            .into_iter()
+                            .map(|(k, v)| (k.to_owned(), v.clone()))
+                            .collect(),
+                    ),
+                };
+                (key.to_owned(), value)
+            })
+            .collect(),
+    ))
 }
 
 fn check_domain(value: &Value, depth: usize) -> Result<(), IdentityError> {
@@ -129,11 +163,47 @@ fn check_domain(value: &Value, depth: usize) -> Result<(), IdentityError> {
     }
 }
 
-/// The `jcs-sha256` identity of an agent context (§10.2).
+/// The `jcs-sha256` identity of an agent context (§10.2): the projection's
+/// domain checks and its RFC 8785 digest, written from the context's own
+/// members (the digest of [`projection`]'s value, byte for byte).
 pub fn context_identity(context: &Value) -> Result<String, IdentityError> {
-    let projected = projection(context)?;
-    check_domain(&projected, 1)?;
-    Ok(digest_value(&projected)?)
+    let mut members = picked(context)?;
+    // The projection object is level 1, its members level 2, and the
+    // subfields of a narrowed member level 3, as in the projection's value.
+    for (_, kept) in &members {
+        match kept {
+            Picked::Whole(v) => check_domain(v, 2)?,
+            Picked::Fields(fields) => fields.iter().try_for_each(|(_, v)| check_domain(v, 3))?,
+        }
+    }
+    let mut w = DigestWriter::new();
+    members.sort_unstable_by(|a, b| member_order(a.0, b.0));
+    w.punct("{");
+    for (i, (key, kept)) in members.iter_mut().enumerate() {
+        if i > 0 {
+            w.punct(",");
+        }
+        w.string(key)?;
+        w.punct(":");
+        match kept {
+            Picked::Whole(v) => w.value(v)?,
+            Picked::Fields(fields) => {
+                fields.sort_unstable_by(|a, b| member_order(a.0, b.0));
+                w.punct("{");
+                for (j, (name, v)) in fields.iter().enumerate() {
+                    if j > 0 {
+                        w.punct(",");
+                    }
+                    w.string(name)?;
+                    w.punct(":");
+                    w.value(v)?;
+                }
+                w.punct("}");
+            }
+        }
+    }
+    w.punct("}");
+    Ok(w.finish())
 }
 
 #[cfg(test)]
@@ -175,6 +245,49 @@ mod tests {
             serde_json::json!({"interception_point": "input", "spec": "agent-hooks/0.1",
             "agent": {"id": "a", "framework": "f"}, "input": {"content": "c", "role": "user"}})
         );
+    }
+
+    /// The identity written from borrowed members is the digest of the
+    /// projection's value, with the same domain checks at the same depths:
+    /// a member kept whole and a narrowed one, each nested to the last level
+    /// allowed and one beyond.
+    #[test]
+    fn the_borrowed_identity_is_the_projections() {
+        fn nested(levels: usize) -> Value {
+            (0..levels).fold(Value::from(1), |v, _| serde_json::json!([v]))
+        }
+        let of_value = |ctx: &Value| -> Result<String, IdentityError> {
+            let p = projection(ctx)?;
+            check_domain(&p, 1)?;
+            Ok(ctk_core::digest::digest_value(&p)?)
+        };
+        let mut cases = vec![
+            serde_json::json!({"spec": "agent-hooks/0.1", "interception_point": "pre_tool_call",
+            "timestamp": "t", "sequence": 3, "agent": {"id": "a", "framework": "f", "extra": 1},
+            "session": {"id": "s"}, "target": {"\u{ff61}": 1, "\u{1f600}": 2, "b": [1.5, "x\n"]},
+            "tool_call": {"name": "n", "id": "i", "args": {"z": 1, "a": 9007199254740991u64}, "other": 0}}),
+        ];
+        for levels in [124, 125, 126, 127] {
+            cases.push(
+                serde_json::json!({"interception_point": "output", "spec": "agent-hooks/0.1",
+                "target": nested(levels), "output": {"content": "c"}}),
+            );
+            cases.push(
+                serde_json::json!({"interception_point": "output", "spec": "agent-hooks/0.1",
+                "output": {"content": nested(levels)}}),
+            );
+        }
+        cases.push(
+            serde_json::json!({"interception_point": "output", "spec": "agent-hooks/0.1",
+            "target": 9007199254740992u64, "output": {"content": nested(200)}}),
+        );
+        let mut refused = 0;
+        for ctx in &cases {
+            let got = context_identity(ctx);
+            refused += usize::from(got.is_err());
+            assert_eq!(got, of_value(ctx), "{ctx}");
+        }
+        assert!(refused >= 3, "the cases reach the depth and domain bounds");
     }
 
     #[test]
