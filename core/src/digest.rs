@@ -134,6 +134,27 @@ impl DigestWriter {
         Ok(())
     }
 
+    /// Append an object of `members`, sorted here into RFC 8785 order,
+    /// each value written by `value` (which may write it a piece at a time).
+    pub fn object<V, E: From<CanonicalError>>(
+        &mut self,
+        mut members: Vec<(&str, V)>,
+        mut value: impl FnMut(&mut Self, &str, V) -> Result<(), E>,
+    ) -> Result<(), E> {
+        members.sort_unstable_by(|a, b| member_order(a.0, b.0));
+        self.punct("{");
+        for (i, (name, member)) in members.into_iter().enumerate() {
+            if i > 0 {
+                self.punct(",");
+            }
+            self.string(name)?;
+            self.punct(":");
+            value(self, name, member)?;
+        }
+        self.punct("}");
+        Ok(())
+    }
+
     /// The `sha256:` digest of everything written.
     pub fn finish(self) -> String {
         format!("sha256:{}", hex::encode(self.hasher.finalize()))
@@ -167,17 +188,26 @@ mod tests {
             Value::from(1.5),
         ];
         let mut w = DigestWriter::new();
-        w.punct("{");
-        w.string("k\"").expect("string");
-        w.punct(":[");
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                w.punct(",");
-            }
-            w.value(item).expect("value");
-        }
-        w.punct("]}");
-        let whole = serde_json::json!({"k\"": items});
+        w.object(
+            vec![
+                ("k\"", &items[..]),
+                ("\u{ff61}", &[]),
+                ("\u{1f600}", &items[1..]),
+            ],
+            |w, _, list| {
+                w.punct("[");
+                for (i, item) in list.iter().enumerate() {
+                    if i > 0 {
+                        w.punct(",");
+                    }
+                    w.value(item)?;
+                }
+                w.punct("]");
+                Ok::<(), CanonicalError>(())
+            },
+        )
+        .expect("written");
+        let whole = serde_json::json!({"k\"": items, "\u{ff61}": [], "\u{1f600}": [items[1]]});
         assert_eq!(w.finish(), digest_value(&whole).expect("digest"));
     }
 

@@ -299,67 +299,37 @@ fn streamed_digest(view: &DigestView<'_>) -> Option<String> {
         None => None,
     };
     let mut w = digest::DigestWriter::new();
-    write_object(&mut w, &members, &mut |w, name, value| match name {
+    let failed = |e: serde_json::Error| digest::CanonicalError(e.to_string());
+    let top = members.iter().map(|(name, value)| (name.as_str(), value));
+    w.object(top.collect(), |w, name, value| match name {
         "vectors" => {
             w.punct("[");
             for (i, entry) in view.vectors.iter().enumerate() {
                 if i > 0 {
                     w.punct(",");
                 }
-                w.value(&serde_json::to_value(entry).ok()?).ok()?;
+                w.value(&serde_json::to_value(entry).map_err(failed)?)?;
             }
             w.punct("]");
-            Some(())
+            Ok(())
         }
         "timing" => {
-            let Value::Object(inner) = value else {
-                return None;
+            let (Value::Object(inner), Some(t)) = (value, timing) else {
+                return w.value(value);
             };
-            let per_vector = &timing?.vectors_ms;
-            write_object(w, inner, &mut |w, name, value| {
+            let inner = inner.iter().map(|(name, value)| (name.as_str(), value));
+            w.object(inner.collect(), |w, name, value| {
                 if name != "vectors_ms" {
-                    return w.value(value).ok();
+                    return w.value(value);
                 }
-                let ids = per_vector.iter().map(|(id, ms)| (id.as_str(), *ms));
-                write_members(w, ids.collect(), &mut |w, _, ms| {
-                    w.value(&Value::from(ms)).ok()
-                })
+                let ids = t.vectors_ms.iter().map(|(id, ms)| (id.as_str(), *ms));
+                w.object(ids.collect(), |w, _, ms| w.value(&Value::from(ms)))
             })
         }
-        _ => w.value(value).ok(),
-    })?;
+        _ => w.value(value),
+    })
+    .ok()?;
     Some(w.finish())
-}
-
-/// Write an object's members in RFC 8785 order, each value by `member`.
-fn write_object(
-    w: &mut digest::DigestWriter,
-    members: &serde_json::Map<String, Value>,
-    member: &mut dyn FnMut(&mut digest::DigestWriter, &str, &Value) -> Option<()>,
-) -> Option<()> {
-    let members = members.iter().map(|(name, value)| (name.as_str(), value));
-    write_members(w, members.collect(), member)
-}
-
-/// Write the members `(name, value)` as an object, sorted into RFC 8785
-/// order here, each value by `member`.
-fn write_members<V>(
-    w: &mut digest::DigestWriter,
-    mut members: Vec<(&str, V)>,
-    member: &mut dyn FnMut(&mut digest::DigestWriter, &str, V) -> Option<()>,
-) -> Option<()> {
-    members.sort_unstable_by(|a, b| digest::member_order(a.0, b.0));
-    w.punct("{");
-    for (i, (name, value)) in members.into_iter().enumerate() {
-        if i > 0 {
-            w.punct(",");
-        }
-        w.string(name).ok()?;
-        w.punct(":");
-        member(w, name, value)?;
-    }
-    w.punct("}");
-    Some(())
 }
 
 /// A report as its digests see it: every member but `digest`, and `timing`

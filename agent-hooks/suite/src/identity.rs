@@ -3,7 +3,7 @@
 //! form ([`ctk_core::digest`]), independent of the reference host, so the
 //! host under test is never its own oracle.
 
-use ctk_core::digest::{member_order, CanonicalError, DigestWriter};
+use ctk_core::digest::{CanonicalError, DigestWriter};
 use serde_json::Value;
 
 /// Why a context identity could not be computed.
@@ -167,7 +167,7 @@ fn check_domain(value: &Value, depth: usize) -> Result<(), IdentityError> {
 /// domain checks and its RFC 8785 digest, written from the context's own
 /// members (the digest of [`projection`]'s value, byte for byte).
 pub fn context_identity(context: &Value) -> Result<String, IdentityError> {
-    let mut members = picked(context)?;
+    let members = picked(context)?;
     // The projection object is level 1, its members level 2, and the
     // subfields of a narrowed member level 3, as in the projection's value.
     for (_, kept) in &members {
@@ -177,32 +177,10 @@ pub fn context_identity(context: &Value) -> Result<String, IdentityError> {
         }
     }
     let mut w = DigestWriter::new();
-    members.sort_unstable_by(|a, b| member_order(a.0, b.0));
-    w.punct("{");
-    for (i, (key, kept)) in members.iter_mut().enumerate() {
-        if i > 0 {
-            w.punct(",");
-        }
-        w.string(key)?;
-        w.punct(":");
-        match kept {
-            Picked::Whole(v) => w.value(v)?,
-            Picked::Fields(fields) => {
-                fields.sort_unstable_by(|a, b| member_order(a.0, b.0));
-                w.punct("{");
-                for (j, (name, v)) in fields.iter().enumerate() {
-                    if j > 0 {
-                        w.punct(",");
-                    }
-                    w.string(name)?;
-                    w.punct(":");
-                    w.value(v)?;
-                }
-                w.punct("}");
-            }
-        }
-    }
-    w.punct("}");
+    w.object(members, |w, _, kept| match kept {
+        Picked::Whole(v) => w.value(v),
+        Picked::Fields(fields) => w.object(fields, |w, _, v| w.value(v)),
+    })?;
     Ok(w.finish())
 }
 
