@@ -234,8 +234,10 @@ impl Emitted {
 /// An Agent Hooks emitter for one session.
 ///
 /// Emitting needs a tokio runtime: every interceptor, resolver and redactor
-/// call runs on its own task, so that a panic or a hang stays contained and
-/// becomes the reserved deny instead of taking the host down.
+/// call is guarded (`spawn_guarded`), so that a panic or a hang stays
+/// contained and becomes the reserved deny instead of taking the host down.
+/// A call that answers when first polled is judged inline; one that waits
+/// gets its own task, bounded by its deadline.
 #[derive(Debug)]
 pub struct Emitter {
     version: SpecVersion,
@@ -363,16 +365,11 @@ impl Emitter {
     /// Drain the records written so far, in order (a record sink that hands
     /// them on).
     pub fn take_records(&self) -> Vec<Value> {
-        self.records
-            .lock()
-            .map(|mut r| {
-                std::mem::take(&mut *r)
-                    .into_iter()
-                    // Copied only while an `Emitted` still holds it.
-                    .map(Arc::unwrap_or_clone)
-                    .collect()
-            })
-            .unwrap_or_default()
+        self.take_shared_records()
+            .into_iter()
+            // Copied only while an `Emitted` still holds it.
+            .map(Arc::unwrap_or_clone)
+            .collect()
     }
 
     fn bound(&self, point: Point) -> &[Registration] {
