@@ -80,7 +80,12 @@ fn write_string(s: &str, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
 
 /// `sha256:` followed by the lowercase hex SHA-256 of `bytes`.
 pub fn sha256_prefixed(bytes: &[u8]) -> String {
-    format!("sha256:{}", hex::encode(Sha256::digest(bytes)))
+    prefixed(Sha256::digest(bytes))
+}
+
+/// The `sha256:<lowercase hex>` spelling of a finished hash.
+fn prefixed(hash: impl AsRef<[u8]>) -> String {
+    format!("sha256:{}", hex::encode(hash))
 }
 
 /// `sha256:` digest of the RFC 8785 form of `value`.
@@ -157,7 +162,7 @@ impl DigestWriter {
 
     /// The `sha256:` digest of everything written.
     pub fn finish(self) -> String {
-        format!("sha256:{}", hex::encode(self.hasher.finalize()))
+        prefixed(self.hasher.finalize())
     }
 }
 

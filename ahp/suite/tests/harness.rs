@@ -61,6 +61,14 @@ fn python_adapter(mode: &str) -> AdapterCommand {
     )
 }
 
+/// A runtime on the test's own thread, for a test that drives one vector.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 /// Run `vectors` (those `pick` keeps) against `adapter`, three at a time.
 fn run(adapter: AdapterCommand, pick: impl Fn(&HarnessVector) -> bool) -> Vec<Outcome> {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -152,10 +160,7 @@ fn probe_adapter_reads_the_declaration_and_leaves_nothing() {
     let work = tempfile::tempdir().unwrap();
     let cfg = config(work.path());
     let adapter = python_adapter("probe");
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let info = rt
         .block_on(ctk_ahp_suite::harness::probe_adapter(&adapter, &cfg))
         .expect("the python adapter initializes");
@@ -320,10 +325,7 @@ fn a_harness_that_matches_parallel_replies_by_arrival_fails_the_parallel_vectors
 /// them errors, never verdicts.
 #[test]
 fn parallel_vectors_need_the_feature_and_a_contract_gap_is_an_error() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let v = vectors()
         .into_iter()
         .find(|v| {
@@ -596,10 +598,7 @@ fn every_vector_cites_catalog_clauses_and_recorded_decisions() {
 /// was not judged), within the call bounds, and nothing is left running.
 #[test]
 fn adapters_that_break_the_contract_are_errors_not_verdicts() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let v = vectors()
         .into_iter()
         .find(|v| v.title.starts_with("No effect over stdio persistent"))
@@ -697,10 +696,7 @@ fn a_harness_that_waits_past_the_deadline_fails_the_late_reply_vectors() {
 /// settle window), and the verdict does not depend on it.
 #[test]
 fn the_engine_says_once_that_only_waiting_is_left() {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let v = vectors()
         .into_iter()
         .find(|v| v.advisory.is_none() && !v.has_short_deadline())

@@ -61,6 +61,12 @@ struct Loaded {
     alone: bool,
 }
 
+impl AsRef<VectorMeta> for Loaded {
+    fn as_ref(&self) -> &VectorMeta {
+        &self.meta
+    }
+}
+
 impl LoopVector for Loaded {
     fn id(&self) -> &str {
         &self.meta.id
@@ -596,7 +602,13 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
             source,
         })?;
     }
-    let metas: Vec<VectorMeta> = loaded.iter().map(|l| l.meta.clone()).collect();
+    let mut loaded = loaded;
+    for l in &mut loaded {
+        l.alone = needs_alone(&l.model, &runner);
+    }
+    // The view and the event log read each vector's meta from the run's own
+    // list: no copy of them (issue 30).
+    let loaded = Arc::new(loaded);
     let style = Style {
         color: terminal::use_color(
             args.color,
@@ -605,7 +617,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         ),
     };
     let mut view = Terminal::new(
-        &metas,
+        &loaded[..],
         Display {
             human: args.format == Format::Human,
             quiet: args.quiet,
@@ -645,11 +657,6 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     });
     let started = Instant::now();
     let started_at = build::rfc3339(std::time::SystemTime::now());
-    let mut loaded = loaded;
-    for l in &mut loaded {
-        l.alone = needs_alone(&l.model, &runner);
-    }
-    let loaded = Arc::new(loaded);
     let shared = Arc::new(Subject {
         runner,
         config,
@@ -668,7 +675,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         |event: &Event| {
             view.on_event(&extras.shown(event));
             if let Some(log) = &mut log {
-                log.record(event, &metas);
+                log.record(event, &loaded[..]);
             }
         },
     ));
@@ -700,7 +707,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         started_at,
         total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
-    let report = build::build(ctx, &metas, &outcomes);
+    let report = build::build(ctx, loaded.iter().map(|l| &l.meta), &outcomes);
     finish(
         &args,
         &report,
