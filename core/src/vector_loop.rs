@@ -124,9 +124,33 @@ pub async fn run_all<R, F>(
     factory: F,
     vectors: Arc<Vec<R::Vector>>,
     options: LoopOptions,
-    mut on_event: impl FnMut(&Event),
+    on_event: impl FnMut(&Event),
 ) -> Vec<VectorOutcome>
 where
+    R: VectorRunner,
+    F: Fn() -> R + Send + Sync + 'static,
+{
+    let mut outcomes = Vec::with_capacity(vectors.len());
+    run_each(factory, vectors, options, on_event, |_, outcome| {
+        outcomes.push(outcome);
+    })
+    .await;
+    outcomes
+}
+
+/// [`run_all`], handing each outcome to `on_outcome` with its index in
+/// vector order as soon as every vector before it has one, instead of
+/// collecting them: a report can then be written as the run goes, and only
+/// the outcomes that finished ahead of an earlier vector are held (issue
+/// 30). Every vector gets exactly one outcome, the ones that never ran
+/// (`--fail-fast`, Ctrl-C, a panicked worker) at the end.
+pub async fn run_each<R, F>(
+    factory: F,
+    vectors: Arc<Vec<R::Vector>>,
+    options: LoopOptions,
+    mut on_event: impl FnMut(&Event),
+    mut on_outcome: impl FnMut(usize, VectorOutcome),
+) where
     R: VectorRunner,
     F: Fn() -> R + Send + Sync + 'static,
 {
@@ -228,16 +252,25 @@ where
         }));
     }
     drop(tx);
-    let mut results: Vec<Option<VectorOutcome>> = vec![None; vectors.len()];
+    // The outcomes that finished before an earlier vector did, until it has.
+    let mut ahead: std::collections::BTreeMap<usize, VectorOutcome> =
+        std::collections::BTreeMap::new();
+    let mut due = 0usize;
     while let Some(progress) = rx.recv().await {
         match progress {
             Progress::Started(index) => on_event(&Event::VectorStarted { index }),
             Progress::Finished(index, outcome) => {
-                on_event(&Event::VectorFinished {
-                    index,
-                    outcome: outcome.clone(),
-                });
-                results[index] = Some(outcome);
+                // The event lends the outcome to the listeners and then
+                // gives it back: no copy of a result's failure detail.
+                let event = Event::VectorFinished { index, outcome };
+                on_event(&event);
+                if let Event::VectorFinished { outcome, .. } = event {
+                    ahead.insert(index, outcome);
+                }
+                while let Some(outcome) = ahead.remove(&due) {
+                    on_outcome(due, outcome);
+                    due += 1;
+                }
             }
         }
     }
@@ -245,22 +278,19 @@ where
         let _ = w.await;
     }
     on_event(&Event::RunFinished);
-    results
-        .into_iter()
-        .zip(vectors.iter())
-        .map(|(r, v)| {
-            r.unwrap_or_else(|| {
-                let reason = if options.interrupted.load(Ordering::SeqCst) {
-                    NOT_RUN_INTERRUPTED
-                } else if stop.load(Ordering::SeqCst) {
-                    NOT_RUN_FAIL_FAST
-                } else {
-                    "the worker running this vector panicked"
-                };
-                VectorOutcome::error(v.id(), reason.into(), Duration::ZERO)
-            })
-        })
-        .collect()
+    for (index, v) in vectors.iter().enumerate().skip(due) {
+        let outcome = ahead.remove(&index).unwrap_or_else(|| {
+            let reason = if options.interrupted.load(Ordering::SeqCst) {
+                NOT_RUN_INTERRUPTED
+            } else if stop.load(Ordering::SeqCst) {
+                NOT_RUN_FAIL_FAST
+            } else {
+                "the worker running this vector panicked"
+            };
+            VectorOutcome::error(v.id(), reason.into(), Duration::ZERO)
+        });
+        on_outcome(index, outcome);
+    }
 }
 
 /// The outcome of a vector's task, and the runner it handed back: a panic
@@ -309,8 +339,9 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
 
-    /// A vector of the tests: whether it fails, panics, must run alone, or
-    /// releases its worker for a wait at its end.
+    /// A vector of the tests: whether it fails, panics, must run alone,
+    /// releases its worker for a wait at its end, or takes longer than the
+    /// others.
     struct Fake {
         id: String,
         fail: bool,
@@ -318,6 +349,7 @@ mod tests {
         alone: bool,
         advisory: bool,
         release: bool,
+        slow: bool,
     }
 
     impl LoopVector for Fake {
@@ -340,6 +372,7 @@ mod tests {
             alone: false,
             advisory: false,
             release: false,
+            slow: false,
         }
     }
 
@@ -373,6 +406,10 @@ mod tests {
             self.0.most.fetch_max(now, Ordering::SeqCst);
             // Long enough for a second worker to start beside this one.
             tokio::time::sleep(Duration::from_millis(20)).await;
+            if v.slow {
+                // Long enough for the vectors after it to finish first.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
             if v.alone {
                 let seen = self.0.running.load(Ordering::SeqCst);
                 self.0.beside_alone.fetch_max(seen, Ordering::SeqCst);
@@ -405,14 +442,19 @@ mod tests {
         }
     }
 
-    fn run(vectors: Vec<Fake>, options: LoopOptions) -> (Vec<VectorOutcome>, Probe, Vec<Event>) {
-        let probe = Probe::default();
-        let p = probe.clone();
-        let rt = tokio::runtime::Builder::new_multi_thread()
+    /// Two workers, as the runner's own runtime has at least.
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
-            .expect("a runtime");
+            .expect("a runtime")
+    }
+
+    fn run(vectors: Vec<Fake>, options: LoopOptions) -> (Vec<VectorOutcome>, Probe, Vec<Event>) {
+        let probe = Probe::default();
+        let p = probe.clone();
+        let rt = runtime();
         let mut events = Vec::new();
         let outcomes = rt.block_on(run_all(
             move || FakeRunner(p.clone()),
@@ -444,6 +486,69 @@ mod tests {
             .filter(|e| matches!(e, Event::VectorFinished { .. }))
             .count();
         assert_eq!(finished, 8);
+    }
+
+    #[test]
+    fn each_outcome_is_handed_on_in_vector_order_as_soon_as_those_before_it_are() {
+        // V-000 is slow: the ones after it finish first, and are held only
+        // until it does; then all of them go on at once, before any later
+        // vector's finish is even seen.
+        let vectors: Vec<Fake> = (0..6)
+            .map(|i| Fake {
+                slow: i == 0,
+                ..fake(i)
+            })
+            .collect();
+        let probe = Probe::default();
+        let p = probe.clone();
+        let rt = runtime();
+        let log = std::cell::RefCell::new(Vec::new());
+        rt.block_on(run_each(
+            move || FakeRunner(p.clone()),
+            Arc::new(vectors),
+            options(3, false),
+            |e| {
+                if let Event::VectorFinished { index, .. } = e {
+                    log.borrow_mut().push(format!("finished {index}"));
+                }
+            },
+            |index, outcome| {
+                assert_eq!(outcome.id, format!("V-{index:03}"));
+                log.borrow_mut().push(format!("outcome {index}"));
+            },
+        ));
+        let log = log.into_inner();
+        let handed: Vec<&String> = log.iter().filter(|l| l.starts_with("outcome")).collect();
+        let want: Vec<String> = (0..6).map(|i| format!("outcome {i}")).collect();
+        assert_eq!(handed, want.iter().collect::<Vec<_>>(), "{log:?}");
+        // Nothing is handed on before V-000 finishes, since it comes first.
+        let first_finished = log
+            .iter()
+            .position(|l| l == "finished 0")
+            .expect("V-000 finished");
+        let first_outcome = log
+            .iter()
+            .position(|l| l == "outcome 0")
+            .expect("V-000 handed on");
+        assert_eq!(first_outcome, first_finished + 1, "{log:?}");
+        assert!(
+            first_finished > 0,
+            "V-000 was meant to finish late: {log:?}"
+        );
+        // Whatever finished before V-000 follows it at once.
+        let before = log[..first_finished].len();
+        for (k, line) in log[first_outcome..=first_outcome + before]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(line, &format!("outcome {k}"), "{log:?}");
+        }
+        // Every outcome is handed on after its own finish is seen.
+        for i in 0..6 {
+            let f = log.iter().position(|l| l == &format!("finished {i}"));
+            let o = log.iter().position(|l| l == &format!("outcome {i}"));
+            assert!(f < o, "{log:?}");
+        }
     }
 
     #[test]

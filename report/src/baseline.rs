@@ -241,8 +241,11 @@ pub fn apply(
 ) {
     let mut stale = Vec::new();
     let mut expired = Vec::new();
-    let index: BTreeMap<&str, usize> = report
-        .vectors
+    // A baseline changes entries, so a spooled run's are read back whole:
+    // a run with a baseline is the one that is not flat in memory.
+    let source = &report.vector_set.source;
+    let vectors = report.vectors.held_mut();
+    let index: BTreeMap<&str, usize> = vectors
         .iter()
         .enumerate()
         .map(|(i, v)| (v.id.as_str(), i))
@@ -261,7 +264,7 @@ pub fn apply(
             continue;
         }
         match index.get(entry.id.as_str()) {
-            Some(&i) => match report.vectors[i].status {
+            Some(&i) => match vectors[i].status {
                 Status::Fail => changes.push((i, entry.note())),
                 Status::Pass => stale.push(BaselineProblem {
                     id: entry.id.clone(),
@@ -271,7 +274,7 @@ pub fn apply(
                     id: entry.id.clone(),
                     detail: format!(
                         "the vector does not apply to the declared surface ({}): remove the entry",
-                        report.vectors[i].reason
+                        vectors[i].reason
                     ),
                 }),
                 Status::Error | Status::ExpectedFail => {}
@@ -279,17 +282,14 @@ pub fn apply(
             None if universe.is_some_and(|u| !u.contains(&entry.id)) => {
                 stale.push(BaselineProblem {
                     id: entry.id.clone(),
-                    detail: format!(
-                        "no vector of {} has this id: remove the entry",
-                        report.vector_set.source
-                    ),
+                    detail: format!("no vector of {} has this id: remove the entry", source),
                 });
             }
             None => {}
         }
     }
     for (i, note) in changes {
-        let v = &mut report.vectors[i];
+        let v = &mut vectors[i];
         v.status = Status::ExpectedFail;
         v.baseline = Some(note);
     }
@@ -325,7 +325,7 @@ pub fn update(
         .filter(|v| matches!(v.status, Status::Fail | Status::ExpectedFail))
         .collect();
     failures.sort_by(|a, b| a.id.cmp(&b.id));
-    for v in failures {
+    for v in &failures {
         let note = match (&v.baseline, owner, expires) {
             (Some(note), _, _) if v.status == Status::ExpectedFail => note.clone(),
             (_, Some(owner), Some(expires)) => BaselineNote {
@@ -455,13 +455,16 @@ mod tests {
         ]));
         apply(&mut r, &b, day("2026-12-01"), Some(&universe));
         // In date on its last day: excused.
-        assert_eq!(r.vectors[1].status, Status::ExpectedFail);
+        assert_eq!(r.vectors.held_mut()[1].status, Status::ExpectedFail);
         assert_eq!(
-            r.vectors[1].baseline.as_ref().map(|n| n.owner.as_str()),
+            r.vectors.held_mut()[1]
+                .baseline
+                .as_ref()
+                .map(|n| n.owner.as_str()),
             Some("team-a")
         );
         // Expired the day before: the failure stands.
-        assert_eq!(r.vectors[2].status, Status::Fail);
+        assert_eq!(r.vectors.held_mut()[2].status, Status::Fail);
         assert_eq!(r.totals.expected_fail, 1);
         assert_eq!(r.totals.fail, 1);
         let info = r.baseline.as_ref().expect("baseline recorded");

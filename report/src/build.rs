@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::model::*;
+use crate::ReportError;
 use ctk_core::digest;
 use ctk_core::outcome::VectorOutcome;
 use ctk_core::set::VectorMeta;
@@ -44,7 +45,7 @@ pub fn rfc3339(at: std::time::SystemTime) -> String {
 }
 
 /// `sha256:` digest over the ordered vector digests.
-pub fn vector_set_digest<'a>(digests: impl IntoIterator<Item = &'a str>) -> String {
+pub fn vector_set_digest<S: AsRef<str>>(digests: impl IntoIterator<Item = S>) -> String {
     // The RFC 8785 form of the list, hashed as each digest is written: the
     // list of a 100,000-vector set is never built (issue 30).
     let mut w = digest::DigestWriter::new();
@@ -53,7 +54,7 @@ pub fn vector_set_digest<'a>(digests: impl IntoIterator<Item = &'a str>) -> Stri
         if i > 0 {
             w.punct(",");
         }
-        if w.string(d).is_err() {
+        if w.string(d.as_ref()).is_err() {
             return String::new();
         }
     }
@@ -124,36 +125,111 @@ fn cited(catalogs: &[ctk_core::catalog::Catalog], covers: &[String]) -> Vec<Clau
 }
 
 /// Build a report; `outcomes[i]` belongs to the `i`th of `vectors` (taken
-/// by reference, one at a time: a run need not copy its vectors' metas).
+/// by reference, one at a time: a run need not copy its vectors' metas). A
+/// vector past the last outcome counts in the vector set but has no entry.
 pub fn build<'a>(
     ctx: RunContext,
     vectors: impl IntoIterator<Item = &'a VectorMeta>,
     outcomes: &[VectorOutcome],
 ) -> Report {
-    // (gating, advisory) per part.
-    let mut parts: BTreeMap<String, (Totals, Totals)> = BTreeMap::new();
-    let mut totals = Totals::default();
-    let mut advisory_totals = Totals::default();
-    let mut entries = Vec::with_capacity(outcomes.len());
-    let mut vectors_ms = BTreeMap::new();
-    let mut digests: Vec<&str> = Vec::new();
-    let catalogs = catalogs_for(&ctx.spec);
+    let mut builder = Builder::new(&ctx.spec);
     for (i, v) in vectors.into_iter().enumerate() {
-        digests.push(&v.sha256);
-        let Some(o) = outcomes.get(i) else { continue };
-        let part = parts.entry(v.part.clone()).or_default();
+        builder.vector(v, outcomes.get(i).cloned());
+    }
+    let entries = std::mem::take(&mut builder.held);
+    let times = std::mem::take(&mut builder.times);
+    builder.assemble(ctx, Entries::from(entries), VectorTimes::from(times))
+}
+
+/// Builds a report a vector at a time, in run order, as the vectors finish
+/// ([`ctk_core::vector_loop::run_each`]): counts, parts and the vector
+/// set's digest as running totals, and each entry either held or, for a
+/// run, [spooled](Builder::spooled) to a file, so that nothing that grows
+/// with the run is held (issue 30). [`build`] is this with every entry held.
+pub struct Builder {
+    catalogs: Vec<ctk_core::catalog::Catalog>,
+    /// (gating, advisory) per part.
+    parts: BTreeMap<String, (Totals, Totals)>,
+    totals: Totals,
+    advisory_totals: Totals,
+    /// The vector set's digest, a vector digest at a time.
+    set: digest::DigestWriter,
+    count: usize,
+    judged: usize,
+    never_ran: bool,
+    /// Whether a vector's digest could not be written into the set's.
+    set_broken: bool,
+    /// The entries and durations, when there is no spool.
+    held: Vec<VectorEntry>,
+    times: BTreeMap<String, u64>,
+    spool: Option<crate::entries::SpoolWriter>,
+    /// The first spool write that failed, naming the file.
+    failed: Option<String>,
+}
+
+impl Builder {
+    /// A builder that holds every entry in memory.
+    pub fn new(spec: &str) -> Self {
+        Self::with(spec, None)
+    }
+
+    /// A builder that writes every entry to a spool file in the temporary
+    /// folder as it comes, and renders the report from there; the file is
+    /// removed with the last report that reads it.
+    pub fn spooled(spec: &str) -> Result<Self, ReportError> {
+        let spool = crate::entries::SpoolWriter::new().map_err(|e| {
+            ReportError::Spool(format!(
+                "cannot make a spool file for the report's entries in {}: {e} (set TMPDIR \
+                 to a writable folder)",
+                std::env::temp_dir().display()
+            ))
+        })?;
+        Ok(Self::with(spec, Some(spool)))
+    }
+
+    fn with(spec: &str, spool: Option<crate::entries::SpoolWriter>) -> Self {
+        let mut set = digest::DigestWriter::new();
+        set.punct("[");
+        Self {
+            catalogs: catalogs_for(spec),
+            parts: BTreeMap::new(),
+            totals: Totals::default(),
+            advisory_totals: Totals::default(),
+            set,
+            count: 0,
+            judged: 0,
+            never_ran: false,
+            set_broken: false,
+            held: Vec::new(),
+            times: BTreeMap::new(),
+            spool,
+            failed: None,
+        }
+    }
+
+    /// The next vector of the run, with its outcome; `None` counts it in
+    /// the vector set without an entry.
+    pub fn vector(&mut self, v: &VectorMeta, outcome: Option<VectorOutcome>) {
+        if self.count > 0 {
+            self.set.punct(",");
+        }
+        self.count += 1;
+        // A digest that cannot be written leaves the set's empty, as the
+        // digest of a list that cannot be written.
+        self.set_broken |= self.set.string(&v.sha256).is_err();
+        let Some(o) = outcome else { return };
+        self.judged += 1;
+        self.never_ran |= ctk_core::outcome::never_ran(&o.reason);
+        let part = self.parts.entry(v.part.clone()).or_default();
         if v.advisory.is_some() {
             part.1.add(o.status);
-            advisory_totals.add(o.status);
+            self.advisory_totals.add(o.status);
         } else {
             part.0.add(o.status);
-            totals.add(o.status);
+            self.totals.add(o.status);
         }
-        vectors_ms.insert(
-            v.id.clone(),
-            u64::try_from(o.duration.as_millis()).unwrap_or(u64::MAX),
-        );
-        entries.push(VectorEntry {
+        let ms = u64::try_from(o.duration.as_millis()).unwrap_or(u64::MAX);
+        let entry = VectorEntry {
             id: v.id.clone(),
             title: v.title.clone(),
             part: v.part.clone(),
@@ -161,72 +237,132 @@ pub fn build<'a>(
             file: v.file_name.clone(),
             sha256: v.sha256.clone(),
             status: o.status,
-            reason: o.reason.clone(),
-            failures: o.failures.clone(),
-            baseline: None,
             clauses: if o.status == ctk_core::outcome::Status::Fail || o.adapter_feature.is_some() {
-                cited(&catalogs, &v.covers)
+                cited(&self.catalogs, &v.covers)
             } else {
                 Vec::new()
             },
-            adapter_feature: o.adapter_feature.clone(),
-        });
+            reason: o.reason,
+            failures: o.failures,
+            baseline: None,
+            adapter_feature: o.adapter_feature,
+        };
+        match &mut self.spool {
+            None => {
+                self.times.insert(entry.id.clone(), ms);
+                self.held.push(entry);
+            }
+            Some(spool) => {
+                if self.failed.is_none() {
+                    if let Err(e) = spool.push(&entry, ms) {
+                        self.failed = Some(format!(
+                            "cannot write the report's entries to the spool file {}: {e}",
+                            spool.path().display()
+                        ));
+                    }
+                }
+            }
+        }
     }
-    let mut report = Report {
-        format: REPORT_FORMAT.into(),
-        runner: RunnerInfo {
-            name: "ctk".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-        },
-        protocol: ctk_core::suite::Suite::parse(&ctx.spec)
-            .map_or(
-                ctk_core::suite::Protocol::AgentHooks,
-                ctk_core::suite::Suite::protocol,
-            )
-            .as_str()
-            .to_owned(),
-        spec: ctx.spec,
-        host: ctx.host,
-        declaration: DeclarationInfo {
-            source: ctx.declaration_source,
-            sha256: digest::digest_value(&ctx.declaration).unwrap_or_default(),
-            document: ctx.declaration,
-            surface: ctx.surface,
-        },
-        vector_set: VectorSet {
-            source: ctx.vector_source,
-            count: digests.len(),
-            filtered: ctx.filtered,
-            sha256: vector_set_digest(digests.iter().copied()),
-        },
-        complete: !ctx.filtered
-            && outcomes.len() == digests.len()
-            && !outcomes
-                .iter()
-                .any(|o| ctk_core::outcome::never_ran(&o.reason)),
-        baseline: None,
-        partition: None,
-        vectors: entries,
-        parts: parts
-            .into_iter()
-            .map(|(part, (totals, advisory))| PartTotals {
-                part,
-                totals,
-                advisory,
-            })
-            .collect(),
-        totals,
-        advisory_totals,
-        timing: Timing {
-            started_at: ctx.started_at,
-            total_ms: ctx.total_ms,
-            vectors_ms,
-        },
-        results_digest: String::new(),
-        digest: String::new(),
-    };
-    seal(&mut report);
-    report
+
+    /// The report, sealed. `Err` when the spool could not be written or
+    /// read back: the message names the file.
+    pub fn finish(mut self, ctx: RunContext) -> Result<Report, ReportError> {
+        if let Some(why) = self.failed.take() {
+            return Err(ReportError::Spool(why));
+        }
+        let (vectors, vectors_ms) = match self.spool.take() {
+            None => (
+                Entries::from(std::mem::take(&mut self.held)),
+                VectorTimes::from(std::mem::take(&mut self.times)),
+            ),
+            Some(spool) => {
+                let path = spool.path().to_path_buf();
+                spool.finish().map_err(|e| {
+                    ReportError::Spool(format!(
+                        "cannot write the report's entries to the spool file {}: {e}",
+                        path.display()
+                    ))
+                })?
+            }
+        };
+        let report = self.assemble(ctx, vectors, vectors_ms);
+        match report.failure() {
+            Some(why) => Err(ReportError::Spool(why)),
+            None => Ok(report),
+        }
+    }
+
+    /// The sealed report of the counts gathered and these entries.
+    fn assemble(self, ctx: RunContext, vectors: Entries, vectors_ms: VectorTimes) -> Report {
+        let Builder {
+            parts,
+            totals,
+            advisory_totals,
+            mut set,
+            count,
+            judged,
+            never_ran,
+            set_broken,
+            ..
+        } = self;
+        set.punct("]");
+        let mut report = Report {
+            format: REPORT_FORMAT.into(),
+            runner: RunnerInfo {
+                name: "ctk".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            protocol: ctk_core::suite::Suite::parse(&ctx.spec)
+                .map_or(
+                    ctk_core::suite::Protocol::AgentHooks,
+                    ctk_core::suite::Suite::protocol,
+                )
+                .as_str()
+                .to_owned(),
+            spec: ctx.spec,
+            host: ctx.host,
+            declaration: DeclarationInfo {
+                source: ctx.declaration_source,
+                sha256: digest::digest_value(&ctx.declaration).unwrap_or_default(),
+                document: ctx.declaration,
+                surface: ctx.surface,
+            },
+            vector_set: VectorSet {
+                source: ctx.vector_source,
+                count,
+                filtered: ctx.filtered,
+                sha256: if set_broken {
+                    String::new()
+                } else {
+                    set.finish()
+                },
+            },
+            complete: !ctx.filtered && judged == count && !never_ran,
+            baseline: None,
+            partition: None,
+            vectors,
+            parts: parts
+                .into_iter()
+                .map(|(part, (totals, advisory))| PartTotals {
+                    part,
+                    totals,
+                    advisory,
+                })
+                .collect(),
+            totals,
+            advisory_totals,
+            timing: Timing {
+                started_at: ctx.started_at,
+                total_ms: ctx.total_ms,
+                vectors_ms,
+            },
+            results_digest: String::new(),
+            digest: String::new(),
+        };
+        seal(&mut report);
+        report
+    }
 }
 
 /// Recompute `parts`, `totals` and `advisory_totals` from the report's
@@ -278,8 +414,9 @@ fn digest_of(view: &DigestView<'_>) -> String {
 /// serde_jcs, which buffers every object until its members are sorted)
 /// held the report twice over at 100,000 vectors (issue 30).
 fn streamed_digest(view: &DigestView<'_>) -> Option<String> {
+    let no_entries = Entries::default();
     let shell = DigestView {
-        vectors: &[],
+        vectors: &no_entries,
         timing: None,
         ..*view
     };
@@ -291,7 +428,7 @@ fn streamed_digest(view: &DigestView<'_>) -> Option<String> {
             let empty = Timing {
                 started_at: t.started_at.clone(),
                 total_ms: t.total_ms,
-                vectors_ms: BTreeMap::new(),
+                vectors_ms: VectorTimes::default(),
             };
             members.insert("timing".into(), serde_json::to_value(&empty).ok()?);
             Some(t)
@@ -322,8 +459,10 @@ fn streamed_digest(view: &DigestView<'_>) -> Option<String> {
                 if name != "vectors_ms" {
                     return w.value(value);
                 }
-                let ids = t.vectors_ms.iter().map(|(id, ms)| (id.as_str(), *ms));
-                w.object(ids.collect(), |w, _, ms| w.value(&Value::from(ms)))
+                let sorted = t.vectors_ms.sorted();
+                w.object(sorted.iter().collect(), |w, _, ms| {
+                    w.value(&Value::from(ms))
+                })
             })
         }
         _ => w.value(value),
@@ -345,7 +484,7 @@ struct DigestView<'a> {
     host: &'a HostIdentity,
     declaration: &'a DeclarationInfo,
     vector_set: &'a VectorSet,
-    vectors: &'a [VectorEntry],
+    vectors: &'a Entries,
     parts: &'a [PartTotals],
     totals: &'a Totals,
     advisory_totals: &'a Totals,
@@ -452,25 +591,8 @@ mod tests {
         assert!(catalogs_for("no-such-spec").is_empty());
     }
 
-    #[test]
-    fn the_vector_set_digest_is_that_of_the_list() {
-        let list = ["sha256:00", "sha256:\u{1f600}\\\"", "x"];
-        assert_eq!(
-            vector_set_digest(list),
-            digest::digest_value(&json!(list)).expect("digest")
-        );
-        assert_eq!(
-            vector_set_digest([]),
-            digest::digest_value(&json!([])).expect("digest")
-        );
-    }
-
-    /// `seal` digests the struct without building its `Value`; `verify`
-    /// digests the `Value` a report file parses to. Both must agree on every
-    /// member, the optional ones included, and on numbers (durations, 1.5).
-    #[test]
-    fn seal_digests_what_verify_recomputes_from_the_value() {
-        let ctx = RunContext {
+    fn ctx() -> RunContext {
+        RunContext {
             spec: "agent-hooks/0.1".into(),
             host: HostIdentity {
                 name: "h".into(),
@@ -485,7 +607,171 @@ mod tests {
             filtered: false,
             started_at: "2026-12-01T00:00:00Z".into(),
             total_ms: 12,
-        };
+        }
+    }
+
+    /// A run's vectors of every kind: parts out of order, a failure citing
+    /// clauses, an advisory one, a skip for an adapter feature, an error
+    /// that never ran, and ids whose byte order is not their UTF-16 order.
+    fn mixed() -> (Vec<VectorMeta>, Vec<VectorOutcome>) {
+        let failure =
+            AssertionFailure::mismatch("k", "differs", &json!("deny"), Some(&json!("allow")));
+        let mut metas = Vec::new();
+        let mut outcomes = Vec::new();
+        for i in 0..40usize {
+            let id = match i {
+                7 => "CTK-\u{1f600}".to_owned(),
+                8 => "CTK-\u{ff61}".to_owned(),
+                _ => format!("CTK-{:04}", 97 * i % 101),
+            };
+            let mut m = meta(&id, (i % 9 == 4).then_some("D-01"));
+            m.part = ["loop", "tools", "approval"][i % 3].to_owned();
+            m.covers = vec!["10.3-j".into(), "3-a".into()];
+            let ms = Duration::from_millis(u64::try_from(i * 7 % 13).unwrap_or(0));
+            let outcome = match i % 5 {
+                1 => VectorOutcome::from_failures(&id, vec![failure.clone()], ms),
+                2 => {
+                    let mut o = VectorOutcome::skip(&id, "not declared: tool_calls".into());
+                    if i % 4 == 2 {
+                        o.adapter_feature = Some("persisted-state".into());
+                    }
+                    o
+                }
+                3 if i == 13 => VectorOutcome::error(
+                    &id,
+                    ctk_core::outcome::NOT_RUN_INTERRUPTED.into(),
+                    Duration::ZERO,
+                ),
+                3 => VectorOutcome::error(&id, "harness error: setup: gone".into(), ms),
+                _ => VectorOutcome::from_failures(&id, vec![], ms),
+            };
+            metas.push(m);
+            outcomes.push(outcome);
+        }
+        (metas, outcomes)
+    }
+
+    fn spooled(metas: &[VectorMeta], outcomes: &[VectorOutcome]) -> Report {
+        let mut b = Builder::spooled("agent-hooks/0.1").expect("a spool in TMPDIR");
+        for (m, o) in metas.iter().zip(outcomes) {
+            b.vector(m, Some(o.clone()));
+        }
+        b.finish(ctx()).expect("the spool is written and read back")
+    }
+
+    fn no_suite(_: ctk_core::suite::Suite) -> Result<&'static [VectorMeta], String> {
+        Err("no released suite in this test".into())
+    }
+
+    /// Every rendering and digest of a spooled run is the held one's, byte
+    /// for byte: the spool changes where the entries live, nothing else.
+    #[test]
+    fn a_spooled_report_renders_and_digests_as_the_held_one() {
+        let (metas, outcomes) = mixed();
+        let held = build(ctx(), &metas, &outcomes);
+        let spooled = spooled(&metas, &outcomes);
+        assert!(format!("{:?}", spooled.vectors).contains("spooled: 40"));
+        assert_eq!(held.vectors.len(), 40);
+        assert_eq!(held.complete, spooled.complete);
+        assert!(!held.complete, "an interrupted vector never ran");
+        assert_eq!(
+            (&held.results_digest, &held.digest),
+            (&spooled.results_digest, &spooled.digest)
+        );
+        assert_eq!(held, spooled);
+        assert_eq!(crate::json::render(&held), crate::json::render(&spooled));
+        let mut streamed = Vec::new();
+        crate::json::write(&spooled, &mut streamed).expect("written");
+        assert_eq!(
+            String::from_utf8(streamed).ok(),
+            Some(crate::json::render(&held))
+        );
+        assert_eq!(
+            crate::markdown::render(&held, no_suite),
+            crate::markdown::render(&spooled, no_suite)
+        );
+        assert_eq!(
+            crate::html::render(&held, &[], no_suite),
+            crate::html::render(&spooled, &[], no_suite)
+        );
+        assert_eq!(
+            crate::junit::render(&held).expect("junit"),
+            crate::junit::render(&spooled).expect("junit")
+        );
+        let style = crate::human::Style { color: false };
+        assert_eq!(
+            crate::human::summary(&held, style),
+            crate::human::summary(&spooled, style)
+        );
+        assert_eq!(held.feature_gaps(), spooled.feature_gaps());
+        assert_eq!(
+            crate::rules::gating_groups(&held),
+            crate::rules::gating_groups(&spooled)
+        );
+        // Read back alone, an entry and its duration are the held ones.
+        for i in [0, 7, 8, 39] {
+            assert_eq!(held.timed_at(i), spooled.timed_at(i));
+        }
+        assert_eq!(spooled.timed_at(40), None);
+        assert_eq!(
+            spooled.timing.vectors_ms.get("CTK-\u{ff61}"),
+            Some(7 * 8 % 13)
+        );
+        assert_eq!(spooled.failure(), None);
+        // A report read back from its file is the same report.
+        let again: Report = serde_json::from_str(&crate::json::render(&spooled)).expect("parses");
+        assert_eq!(again, spooled);
+    }
+
+    /// A spool that vanishes under a report (a cleaner of TMPDIR) leaves
+    /// every rendering failing with the file named, never a report that
+    /// quietly lists fewer vectors.
+    #[test]
+    fn a_spool_that_cannot_be_read_back_fails_every_written_rendering() {
+        let (metas, outcomes) = mixed();
+        let report = spooled(&metas, &outcomes);
+        let path = report
+            .vectors
+            .spool_path()
+            .map(std::path::Path::to_path_buf)
+            .expect("spooled");
+        std::fs::remove_file(&path).expect("removed");
+        let json = crate::json::write(&report, Vec::new()).expect_err("json fails");
+        assert!(
+            json.to_string().contains(&path.display().to_string()),
+            "{json}"
+        );
+        let junit = crate::junit::write(&report, Vec::new()).expect_err("junit fails");
+        assert!(junit.to_string().contains("spool file"), "{junit}");
+        let html = crate::html::write(&report, &[], no_suite, Vec::new()).expect_err("html fails");
+        assert!(html.to_string().contains("spool file"), "{html}");
+        let why = report.failure().expect("the failure is kept");
+        assert!(why.contains(&path.display().to_string()), "{why}");
+        // Made held, the entries it could read are kept, and so is why.
+        let mut held = report.clone();
+        assert!(held.vectors.held_mut().is_empty());
+        assert!(held.vectors.failure().is_some());
+    }
+
+    #[test]
+    fn the_vector_set_digest_is_that_of_the_list() {
+        let list = ["sha256:00", "sha256:\u{1f600}\\\"", "x"];
+        assert_eq!(
+            vector_set_digest(list),
+            digest::digest_value(&json!(list)).expect("digest")
+        );
+        assert_eq!(
+            vector_set_digest::<&str>([]),
+            digest::digest_value(&json!([])).expect("digest")
+        );
+    }
+
+    /// `seal` digests the struct without building its `Value`; `verify`
+    /// digests the `Value` a report file parses to. Both must agree on every
+    /// member, the optional ones included, and on numbers (durations, 1.5).
+    #[test]
+    fn seal_digests_what_verify_recomputes_from_the_value() {
+        let ctx = ctx();
         let failure =
             AssertionFailure::mismatch("k", "differs", &json!("deny"), Some(&json!("allow")));
         // Ids whose byte order is not their UTF-16 order (U+FF61 sorts after
@@ -508,7 +794,7 @@ mod tests {
             ],
             &outcomes,
         );
-        assert_eq!(report.vectors[1].status, Status::Fail);
+        assert_eq!(report.vectors.held_mut()[1].status, Status::Fail);
         let check = |report: &Report| {
             let value = serde_json::to_value(report).expect("serializes");
             assert_eq!(

@@ -13,9 +13,9 @@
 //! provider, posture and exposure bound) is escaped for a Markdown
 //! table cell and bounded in length.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::{Report, VectorEntry};
+use crate::model::Report;
 use ctk_core::set::VectorMeta;
 use ctk_core::suite::{Protocol, Suite};
 
@@ -219,8 +219,6 @@ fn first_few(items: &[String]) -> String {
 fn suite_differences(report: &Report, released: &[VectorMeta]) -> Vec<String> {
     let prefix = format!("the vectors are not the released {} suite", report.spec);
     let suite: BTreeMap<&str, &VectorMeta> = released.iter().map(|v| (v.id.as_str(), v)).collect();
-    let listed: BTreeMap<&str, &VectorEntry> =
-        report.vectors.iter().map(|v| (v.id.as_str(), v)).collect();
     let mut out = Vec::new();
     if report.vectors.len() != released.len() {
         out.push(format!(
@@ -229,9 +227,53 @@ fn suite_differences(report: &Report, released: &[VectorMeta]) -> Vec<String> {
             released.len()
         ));
     }
+    // One walk of the entries (a run's are read back from its spool),
+    // keeping only what concerns the released suite, which is small: the
+    // report may name a hundred thousand vectors that are not in it, and
+    // only the first few of those are named.
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut extra_count = 0usize;
+    let mut extra_first: BTreeSet<String> = BTreeSet::new();
+    let mut changed: BTreeMap<String, String> = BTreeMap::new();
+    let mut marking: BTreeMap<String, String> = BTreeMap::new();
+    for entry in &report.vectors {
+        let id = entry.id.as_str();
+        let Some((&key, released)) = suite.get_key_value(id) else {
+            extra_count += 1;
+            extra_first.insert(id.to_owned());
+            if extra_first.len() > NAMED {
+                extra_first.pop_last();
+            }
+            continue;
+        };
+        seen.insert(key);
+        if entry.sha256 != released.sha256 {
+            changed.insert(
+                id.to_owned(),
+                format!("{id} (report {}, suite {})", entry.sha256, released.sha256),
+            );
+        } else if entry.advisory != released.advisory {
+            let say = |a: &Option<String>| {
+                a.as_ref()
+                    .map(|d| format!("advisory {d}"))
+                    .unwrap_or_else(|| "gating".to_owned())
+            };
+            marking.insert(
+                id.to_owned(),
+                format!(
+                    "{id} (report {}, suite {})",
+                    say(&entry.advisory),
+                    say(&released.advisory)
+                ),
+            );
+        } else {
+            changed.remove(id);
+            marking.remove(id);
+        }
+    }
     let missing: Vec<String> = suite
         .keys()
-        .filter(|id| !listed.contains_key(*id))
+        .filter(|id| !seen.contains(**id))
         .map(|id| (*id).to_owned())
         .collect();
     if !missing.is_empty() {
@@ -241,42 +283,17 @@ fn suite_differences(report: &Report, released: &[VectorMeta]) -> Vec<String> {
             first_few(&missing)
         ));
     }
-    let extra: Vec<String> = listed
-        .keys()
-        .filter(|id| !suite.contains_key(*id))
-        .map(|id| (*id).to_owned())
-        .collect();
-    if !extra.is_empty() {
+    if extra_count > 0 {
+        let mut named = extra_first.into_iter().collect::<Vec<_>>().join(", ");
+        if extra_count > NAMED {
+            named.push_str(&format!(" and {} more", extra_count - NAMED));
+        }
         out.push(format!(
-            "{prefix}: {} vector(s) not in the suite: {}",
-            extra.len(),
-            first_few(&extra)
+            "{prefix}: {extra_count} vector(s) not in the suite: {named}"
         ));
     }
-    let mut changed = Vec::new();
-    let mut marking = Vec::new();
-    for (id, entry) in &listed {
-        let Some(released) = suite.get(id) else {
-            continue;
-        };
-        if entry.sha256 != released.sha256 {
-            changed.push(format!(
-                "{id} (report {}, suite {})",
-                entry.sha256, released.sha256
-            ));
-        } else if entry.advisory != released.advisory {
-            let say = |a: &Option<String>| {
-                a.as_ref()
-                    .map(|d| format!("advisory {d}"))
-                    .unwrap_or_else(|| "gating".to_owned())
-            };
-            marking.push(format!(
-                "{id} (report {}, suite {})",
-                say(&entry.advisory),
-                say(&released.advisory)
-            ));
-        }
-    }
+    let changed: Vec<String> = changed.into_values().collect();
+    let marking: Vec<String> = marking.into_values().collect();
     if !changed.is_empty() {
         out.push(format!(
             "{prefix}: {} vector(s) have another digest: {}",

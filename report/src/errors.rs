@@ -25,6 +25,10 @@ pub enum ReportError {
         /// What is wrong.
         detail: String,
     },
+    /// The file a run spools its report's entries to could not be made,
+    /// written or read back; the message names it.
+    #[error("{0}")]
+    Spool(String),
     /// Rendering JUnit failed.
     #[error("failed to render junit.xml: {0}")]
     Junit(String),

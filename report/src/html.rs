@@ -501,7 +501,7 @@ fn error_article(index: usize, v: &VectorEntry) -> Markup {
 }
 
 fn problems_sections(report: &Report) -> Markup {
-    let pick = |statuses: &[Status]| -> Vec<(usize, &VectorEntry)> {
+    let pick = |statuses: &[Status]| -> Vec<(usize, std::borrow::Cow<'_, VectorEntry>)> {
         report
             .vectors
             .iter()
@@ -821,10 +821,11 @@ pub fn render(
     released: claim::ReleasedSets,
 ) -> String {
     let mut out = Vec::new();
-    match write(report, verify_problems, released, &mut out) {
-        Ok(()) => String::from_utf8(out).unwrap_or_else(|e| unreachable!("maud writes UTF-8: {e}")),
-        Err(e) => unreachable!("writing to memory cannot fail: {e}"),
-    }
+    // Writing to memory fails only when a run's spool cannot be read back
+    // whole; the page is then what could be read, and
+    // `Report::failure` says what is missing.
+    let _ = write(report, verify_problems, released, &mut out);
+    String::from_utf8(out).unwrap_or_else(|e| unreachable!("maud writes UTF-8: {e}"))
 }
 
 /// [`render`], written to `out` a section at a time and the every-vector
@@ -874,16 +875,23 @@ pub fn write(
     }
     let (before, after) = halves(all_vectors_shell(report));
     out.write_all(before.as_bytes())?;
-    for (n, rows) in report.vectors.chunks(ROWS_AT_ONCE).enumerate() {
-        let first = n * ROWS_AT_ONCE;
+    let mut entries = report.vectors.iter().enumerate().peekable();
+    while entries.peek().is_some() {
+        let slice: Vec<_> = entries.by_ref().take(ROWS_AT_ONCE).collect();
         let rows = html! {
-            @for (i, v) in rows.iter().enumerate() { (vector_row(first + i, v)) }
+            @for (i, v) in &slice { (vector_row(*i, v)) }
         };
         out.write_all(rows.into_string().as_bytes())?;
     }
     out.write_all(after.as_bytes())?;
     out.write_all(tail.as_bytes())?;
-    out.flush()
+    out.flush()?;
+    // A spool that could not be read back whole left rows out: the page
+    // must not stand as the report.
+    match report.failure() {
+        Some(why) => Err(std::io::Error::other(why)),
+        None => Ok(()),
+    }
 }
 
 /// One suite's table of the interop matrix.
@@ -943,7 +951,7 @@ pub fn render_matrix(reports: &[Report], triage: &Triage) -> String {
             } @else {
                 ul {
                     @for line in &lines {
-                        @let v = line.vector;
+                        @let v = &*line.vector;
                         li {
                             (matrix::implementation(line.report)) " " (status_label(v.status))
                             " " code { (v.id) } @if v.advisory.is_some() { " (advisory)" }

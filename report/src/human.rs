@@ -55,14 +55,16 @@ pub fn vector_line(outcome: &VectorOutcome, title: &str, style: Style) -> String
 /// Skip reasons with how many vectors each skipped, most frequent first
 /// (ties in reason order), so the summary says why the run checked less.
 pub fn skips_by_reason(report: &Report) -> Vec<(String, usize)> {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for v in report.vectors.iter().filter(|v| v.status == Status::Skip) {
-        *counts.entry(v.reason.as_str()).or_default() += 1;
+        match counts.get_mut(&v.reason) {
+            Some(n) => *n += 1,
+            None => {
+                counts.insert(v.reason.clone(), 1);
+            }
+        }
     }
-    let mut out: Vec<(String, usize)> = counts
-        .into_iter()
-        .map(|(reason, n)| (reason.to_owned(), n))
-        .collect();
+    let mut out: Vec<(String, usize)> = counts.into_iter().collect();
     out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     out
 }

@@ -18,6 +18,7 @@
 //! `skipped` counts and no properties. `runner/tests/data/junit.xsd` states
 //! the format; the integration tests check every file against it.
 
+use std::collections::BTreeMap;
 use std::io;
 
 use quick_xml::escape::partial_escape;
@@ -57,64 +58,55 @@ fn seconds(ms: u64) -> String {
     format!("{}.{:03}", ms / 1000, ms % 1000)
 }
 
-/// One suite: its name, whether it is advisory, its vectors.
-struct Suite<'a> {
+/// One suite: its name, whether it is advisory, its vectors (by their
+/// place in the report: a spooled run's entries are read back one at a
+/// time as they are written), their counts and their summed duration.
+#[derive(Default)]
+struct Suite {
     name: String,
     advisory: bool,
-    vectors: Vec<&'a VectorEntry>,
-}
-
-impl Suite<'_> {
-    fn totals(&self) -> Totals {
-        let mut t = Totals::default();
-        for v in &self.vectors {
-            t.add(v.status);
-        }
-        t
-    }
+    members: Vec<usize>,
+    totals: Totals,
+    ms: u64,
 }
 
 /// The suites of a report: gating parts first, then advisory ones, each in
 /// part order, leaving out empty ones.
-fn suites(report: &Report) -> Vec<Suite<'_>> {
+fn suites(report: &Report) -> Vec<Suite> {
+    let mut by: BTreeMap<(bool, String), Suite> = BTreeMap::new();
+    for (i, (v, ms)) in report.timed().enumerate() {
+        let advisory = v.advisory.is_some();
+        let s = by.entry((advisory, v.part.clone())).or_default();
+        s.members.push(i);
+        s.totals.add(v.status);
+        s.ms += ms;
+    }
     let mut out = Vec::new();
     for advisory in [false, true] {
         for part in &report.parts {
-            let vectors: Vec<&VectorEntry> = report
-                .vectors
-                .iter()
-                .filter(|v| v.part == part.part && v.advisory.is_some() == advisory)
-                .collect();
-            if vectors.is_empty() {
+            let Some(mut suite) = by.remove(&(advisory, part.part.clone())) else {
                 continue;
-            }
-            let name = if advisory {
+            };
+            suite.name = if advisory {
                 format!("advisory: {}", part.part)
             } else {
                 part.part.clone()
             };
-            out.push(Suite {
-                name,
-                advisory,
-                vectors,
-            });
+            suite.advisory = advisory;
+            out.push(suite);
         }
     }
     out
 }
 
-fn ms_of(report: &Report, id: &str) -> u64 {
-    report.timing.vectors_ms.get(id).copied().unwrap_or(0)
-}
-
 fn write_case<W: io::Write>(
     w: &mut Writer<W>,
-    report: &Report,
     suite: &str,
     v: &VectorEntry,
+    ms: u64,
 ) -> io::Result<()> {
     let name = xml_text(&format!("{}: {}", v.id, v.title));
-    let time = seconds(ms_of(report, &v.id));
+    let time = seconds(ms);
     let reason = xml_text(&match &v.advisory {
         Some(d) => format!("advisory ({d}; never blocks a claim): {}", v.reason),
         None => v.reason.clone(),
@@ -188,7 +180,7 @@ fn write_xml<W: io::Write>(w: &mut Writer<W>, report: &Report) -> io::Result<()>
     let suites = suites(report);
     let mut all = Totals::default();
     for s in &suites {
-        let t = s.totals();
+        let t = s.totals;
         all.pass += t.pass;
         all.fail += t.fail;
         all.skip += t.skip;
@@ -216,8 +208,7 @@ fn write_xml<W: io::Write>(w: &mut Writer<W>, report: &Report) -> io::Result<()>
         ])
         .write_inner_content(|w| {
             for (id, s) in suites.iter().enumerate() {
-                let t = s.totals();
-                let ms: u64 = s.vectors.iter().map(|v| ms_of(report, &v.id)).sum();
+                let (t, ms) = (s.totals, s.ms);
                 let name = xml_text(&s.name);
                 w.create_element("testsuite")
                     .with_attributes([
@@ -246,8 +237,10 @@ fn write_xml<W: io::Write>(w: &mut Writer<W>, report: &Report) -> io::Result<()>
                             }
                             Ok(())
                         })?;
-                        for v in &s.vectors {
-                            write_case(w, report, &name, v)?;
+                        for &i in &s.members {
+                            if let Some((v, ms)) = report.timed_at(i) {
+                                write_case(w, &name, &v, ms)?;
+                            }
                         }
                         Ok(())
                     })?;
@@ -271,5 +264,10 @@ pub fn write(report: &Report, out: impl io::Write) -> io::Result<()> {
     let mut writer = Writer::new_with_indent(&mut out, b' ', 2);
     write_xml(&mut writer, report)?;
     io::Write::write_all(&mut out, b"\n")?;
-    io::Write::flush(&mut out)
+    io::Write::flush(&mut out)?;
+    // A spool that could not be read back whole left cases out.
+    match report.failure() {
+        Some(why) => Err(io::Error::other(why)),
+        None => Ok(()),
+    }
 }

@@ -16,6 +16,7 @@ pub mod badge;
 pub mod baseline;
 pub mod build;
 pub mod claim;
+pub mod entries;
 pub mod events;
 pub mod html;
 pub mod human;

@@ -119,30 +119,31 @@ pub fn check(reports: &[Report], triage: &Triage) -> Problems {
         problems.push(format!("triage format is not {TRIAGE_FORMAT}"));
     }
     // (implementation, vector) -> whether the failing vector is advisory.
-    let mut failing: BTreeMap<(&str, &str), bool> = BTreeMap::new();
+    let mut failing: BTreeMap<(&str, String), bool> = BTreeMap::new();
     for r in reports {
         for v in &r.vectors {
             if matches!(v.status, Status::Fail | Status::Error) {
-                failing.insert((r.host.name.as_str(), v.id.as_str()), v.advisory.is_some());
+                failing.insert((r.host.name.as_str(), v.id.clone()), v.advisory.is_some());
             }
         }
     }
     let mut classified: BTreeSet<(&str, &str)> = BTreeSet::new();
     for (i, e) in triage.entries.iter().enumerate() {
         let key = (e.implementation.as_str(), e.vector.as_str());
+        let failing_key = (e.implementation.as_str(), e.vector.clone());
         if !classified.insert(key) {
             problems.push(format!(
                 "/entries/{i}: {} {} is classified twice",
                 e.implementation, e.vector
             ));
         }
-        if e.class == TriageClass::OtherReading && failing.get(&key) == Some(&false) {
+        if e.class == TriageClass::OtherReading && failing.get(&failing_key) == Some(&false) {
             problems.push(format!(
                 "/entries/{i}: {} {} is a gating vector: a gating vector asserts only what every reading shares, so \"another reading\" means the vector is wrong",
                 e.implementation, e.vector
             ));
         }
-        if !failing.contains_key(&key) {
+        if !failing.contains_key(&failing_key) {
             problems.push(format!(
                 "/entries/{i}: {} {} does not fail in any report (a stale entry: remove it)",
                 e.implementation, e.vector
@@ -163,7 +164,10 @@ pub fn check(reports: &[Report], triage: &Triage) -> Problems {
             ));
         }
     }
-    for (implementation, vector) in failing.keys().filter(|k| !classified.contains(*k)) {
+    for (implementation, vector) in failing
+        .keys()
+        .filter(|(i, v)| !classified.contains(&(*i, v.as_str())))
+    {
         problems.push(format!(
             "{implementation} {vector} fails and is not classified in the triage file"
         ));
@@ -228,7 +232,7 @@ pub struct FailureLine<'a> {
     /// The report (its implementation).
     pub report: &'a Report,
     /// The failing or erring vector.
-    pub vector: &'a VectorEntry,
+    pub vector: std::borrow::Cow<'a, VectorEntry>,
     /// How the triage file classifies it (`None`: unclassified).
     pub entry: Option<&'a TriageEntry>,
 }
@@ -251,10 +255,10 @@ pub fn failures<'a>(reports: &'a [Report], triage: &'a Triage) -> Vec<FailureLin
         })
         .map(|(report, vector)| FailureLine {
             report,
-            vector,
             entry: by_key
                 .get(&(report.host.name.as_str(), vector.id.as_str()))
                 .copied(),
+            vector,
         })
         .collect()
 }

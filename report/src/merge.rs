@@ -31,7 +31,10 @@ use sha2::{Digest as _, Sha256};
 use crate::build::{self, vector_set_digest};
 use serde_json::{json, Value};
 
-use crate::model::{BaselineInfo, DeclarationInfo, PartitionInfo, Report, VectorSet};
+use crate::model::{
+    BaselineInfo, DeclarationInfo, Entries, PartitionInfo, Report, VectorEntry, VectorSet,
+    VectorTimes,
+};
 use ctk_core::digest;
 use ctk_core::suite::Protocol;
 
@@ -226,7 +229,7 @@ fn text<T: serde::Serialize>(value: &T) -> String {
 pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
     let (first_path, first) = reports.first().ok_or(MergeError::Empty)?;
     let mut shard_of: BTreeMap<usize, &PathBuf> = BTreeMap::new();
-    let mut vector_of: BTreeMap<&str, &PathBuf> = BTreeMap::new();
+    let mut vector_of: BTreeMap<String, &PathBuf> = BTreeMap::new();
     let part0 = first
         .partition
         .as_ref()
@@ -283,7 +286,7 @@ pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
             }
         }
         for v in &r.vectors {
-            if let Some(other) = vector_of.insert(v.id.as_str(), path) {
+            if let Some(other) = vector_of.insert(v.id.clone(), path) {
                 return Err(MergeError::Overlap {
                     path: path.clone(),
                     other: other.clone(),
@@ -309,23 +312,21 @@ pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
         }
     }
     let mut merged = first.clone();
-    merged.vectors = reports
+    let mut all: Vec<VectorEntry> = reports
         .iter()
-        .flat_map(|(_, r)| r.vectors.iter().cloned())
+        .flat_map(|(_, r)| r.vectors.iter().map(std::borrow::Cow::into_owned))
         .collect();
     // Every loader runs its selection in file-name order, so that order
     // restores the unsharded run's; the set digest below confirms it.
-    merged
-        .vectors
-        .sort_by(|a, b| a.file.cmp(&b.file).then_with(|| a.id.cmp(&b.id)));
+    all.sort_by(|a, b| a.file.cmp(&b.file).then_with(|| a.id.cmp(&b.id)));
     let shards: Vec<usize> = shard_of.keys().copied().collect();
     let whole = shards.len() == part0.of;
     if whole {
-        let sha256 = vector_set_digest(merged.vectors.iter().map(|v| v.sha256.as_str()));
-        if merged.vectors.len() != part0.set.count || sha256 != part0.set.sha256 {
+        let sha256 = vector_set_digest(all.iter().map(|v| v.sha256.as_str()));
+        if all.len() != part0.set.count || sha256 != part0.set.sha256 {
             return Err(MergeError::NotTheSet {
                 of: part0.of,
-                count: merged.vectors.len(),
+                count: all.len(),
                 set_count: part0.set.count,
                 set_sha256: part0.set.sha256.clone(),
             });
@@ -333,17 +334,14 @@ pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
         merged.vector_set = part0.set.clone();
         merged.partition = None;
         // As `build` judges an unsharded run.
-        merged.complete = !part0.set.filtered
-            && !merged
-                .vectors
-                .iter()
-                .any(|v| ctk_core::outcome::never_ran(&v.reason));
+        merged.complete =
+            !part0.set.filtered && !all.iter().any(|v| ctk_core::outcome::never_ran(&v.reason));
     } else {
         merged.vector_set = VectorSet {
             source: part0.set.source.clone(),
-            count: merged.vectors.len(),
+            count: all.len(),
             filtered: true,
-            sha256: vector_set_digest(merged.vectors.iter().map(|v| v.sha256.as_str())),
+            sha256: vector_set_digest(all.iter().map(|v| v.sha256.as_str())),
         };
         merged.partition = Some(PartitionInfo {
             shards,
@@ -375,15 +373,19 @@ pub fn merge(reports: &[(PathBuf, Report)]) -> Result<Report, MergeError> {
         .map(|(_, r)| r.timing.started_at.clone())
         .min()
         .unwrap_or_default();
+    merged.vectors = Entries::from(all);
     merged.timing.total_ms = reports
         .iter()
         .map(|(_, r)| r.timing.total_ms)
         .max()
         .unwrap_or(0);
-    merged.timing.vectors_ms = reports
-        .iter()
-        .flat_map(|(_, r)| r.timing.vectors_ms.clone())
-        .collect();
+    let mut times = std::collections::BTreeMap::new();
+    for (_, r) in reports {
+        for (id, ms) in r.timing.vectors_ms.sorted().iter() {
+            times.insert(id.to_owned(), ms);
+        }
+    }
+    merged.timing.vectors_ms = VectorTimes::from(times);
     build::recount(&mut merged);
     build::seal(&mut merged);
     Ok(merged)
@@ -548,7 +550,10 @@ mod tests {
             .collect();
         assert!(shards.iter().all(|(_, r)| !r.vectors.is_empty()));
         let merged = merge(&shards).expect("merges");
-        assert_eq!(merged.vectors[1].status, Status::ExpectedFail);
+        assert_eq!(
+            merged.vectors.get(1).expect("a second entry").status,
+            Status::ExpectedFail
+        );
         assert_eq!(merged.baseline, whole.baseline);
         assert_eq!(merged.results_digest, whole.results_digest);
         let partial = merge(&shards[..3]).expect("merges");

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::entries::{Entries, VectorTimes};
 use ctk_core::outcome::AssertionFailure;
 use ctk_core::outcome::Status;
 
@@ -282,7 +283,7 @@ pub struct Timing {
     /// Whole run, milliseconds.
     pub total_ms: u64,
     /// Per vector id, milliseconds.
-    pub vectors_ms: BTreeMap<String, u64>,
+    pub vectors_ms: VectorTimes,
 }
 
 /// A conformance report.
@@ -304,7 +305,7 @@ pub struct Report {
     /// The vector set.
     pub vector_set: VectorSet,
     /// Every vector, in run order.
-    pub vectors: Vec<VectorEntry>,
+    pub vectors: Entries,
     /// Totals per part, sorted by part.
     pub parts: Vec<PartTotals>,
     /// Totals of the gating vectors (no `advisory` member): the exit code
@@ -330,26 +331,47 @@ pub struct Report {
 }
 
 impl Report {
+    /// Every entry with its duration, in run order: for a renderer that
+    /// shows both, without a lookup by id per vector.
+    pub fn timed(&self) -> impl Iterator<Item = (std::borrow::Cow<'_, VectorEntry>, u64)> + '_ {
+        crate::entries::timed(&self.vectors, &self.timing.vectors_ms)
+    }
+
+    /// Entry `index` with its duration.
+    pub fn timed_at(&self, index: usize) -> Option<(std::borrow::Cow<'_, VectorEntry>, u64)> {
+        crate::entries::timed_at(&self.vectors, &self.timing.vectors_ms, index)
+    }
+
+    /// Why the report's entries could not all be read back from the spool
+    /// its run wrote them to, if they could not: anything rendered then is
+    /// missing entries and must not be written.
+    pub fn failure(&self) -> Option<String> {
+        self.vectors
+            .failure()
+            .or_else(|| self.timing.vectors_ms.failure())
+    }
+
     /// The vectors skipped because the subject's adapter lacks a feature,
     /// grouped by feature (in name order) with the clauses they left
     /// unchecked; empty when there are none. Such a report is never
     /// claimable.
     pub fn feature_gaps(&self) -> Vec<FeatureGap> {
-        let mut by: BTreeMap<&str, (Vec<String>, BTreeMap<&str, &ClauseQuote>)> = BTreeMap::new();
+        let mut by: BTreeMap<String, (Vec<String>, BTreeMap<String, ClauseQuote>)> =
+            BTreeMap::new();
         for v in &self.vectors {
             if let Some(f) = &v.adapter_feature {
-                let (ids, clauses) = by.entry(f).or_default();
+                let (ids, clauses) = by.entry(f.clone()).or_default();
                 ids.push(v.id.clone());
                 for c in &v.clauses {
-                    clauses.insert(&c.id, c);
+                    clauses.insert(c.id.clone(), c.clone());
                 }
             }
         }
         by.into_iter()
             .map(|(feature, (vectors, clauses))| FeatureGap {
-                feature: feature.to_owned(),
+                feature,
                 vectors,
-                clauses: clauses.into_values().cloned().collect(),
+                clauses: clauses.into_values().collect(),
             })
             .collect()
     }

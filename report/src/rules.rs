@@ -14,11 +14,12 @@ pub struct RuleGroup<'a> {
     /// `records[].absent."resolved_by"`.
     pub key: String,
     /// What the assertion says went wrong.
-    pub message: &'a str,
+    pub message: String,
     /// The clauses every vector of the group cites, in the first one's order.
-    pub clauses: Vec<&'a ClauseQuote>,
-    /// The vectors, in report order.
-    pub vectors: Vec<&'a VectorEntry>,
+    pub clauses: Vec<ClauseQuote>,
+    /// The vectors, in report order (read back from a spooled run's file,
+    /// so only the failed ones are ever held at once).
+    pub vectors: Vec<std::borrow::Cow<'a, VectorEntry>>,
 }
 
 /// `key` without the digits of its array indexes: `records[12].x` is
@@ -47,7 +48,8 @@ pub fn gating_groups(report: &Report) -> Vec<RuleGroup<'_>> {
         .iter()
         .filter(|v| v.advisory.is_none() && matches!(v.status, Status::Fail | Status::ExpectedFail))
     {
-        let mut seen = Vec::new();
+        let mut seen: Vec<(String, &str)> = Vec::new();
+        let mut joins = Vec::new();
         for f in &v.failures {
             let key = rule_key(&f.key);
             if seen.contains(&(key.clone(), f.message.as_str())) {
@@ -55,20 +57,34 @@ pub fn gating_groups(report: &Report) -> Vec<RuleGroup<'_>> {
             }
             seen.push((key.clone(), f.message.as_str()));
             match groups
-                .iter_mut()
-                .find(|g| g.key == key && g.message == f.message)
+                .iter()
+                .position(|g| g.key == key && g.message == f.message)
             {
-                Some(g) => {
-                    g.clauses.retain(|c| v.clauses.iter().any(|d| d.id == c.id));
-                    g.vectors.push(v);
+                Some(g) => joins.push(g),
+                None => {
+                    joins.push(groups.len());
+                    groups.push(RuleGroup {
+                        key,
+                        message: f.message.clone(),
+                        clauses: v.clauses.clone(),
+                        vectors: Vec::new(),
+                    });
                 }
-                None => groups.push(RuleGroup {
-                    key,
-                    message: &f.message,
-                    clauses: v.clauses.iter().collect(),
-                    vectors: vec![v],
-                }),
             }
+        }
+        // The vector joins its groups once its failures are read, since
+        // it moves into the last of them.
+        let last = joins.len();
+        for (n, g) in joins.into_iter().enumerate() {
+            let group = &mut groups[g];
+            group
+                .clauses
+                .retain(|c| v.clauses.iter().any(|d| d.id == c.id));
+            if n + 1 == last {
+                group.vectors.push(v);
+                break;
+            }
+            group.vectors.push(v.clone());
         }
     }
     groups.sort_by(|a, b| {
@@ -156,7 +172,8 @@ mod tests {
             ),
             advisory,
             entry("CTK-0004", Status::Pass, &[], &[]),
-        ];
+        ]
+        .into();
         let groups = gating_groups(&report);
         assert_eq!(groups.len(), 2);
         assert_eq!(groups[0].key, "records[].absent.\"resolved_by\"");

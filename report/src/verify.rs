@@ -71,7 +71,7 @@ pub fn verify_parsed(
             report.declaration.sha256
         ));
     }
-    let set = vector_set_digest(report.vectors.iter().map(|v| v.sha256.as_str()));
+    let set = vector_set_digest(report.vectors.iter().map(|v| v.sha256.clone()));
     if set != report.vector_set.sha256 || report.vector_set.count != report.vectors.len() {
         problems.push("vector_set does not match the listed vectors".to_owned());
     }
@@ -111,9 +111,9 @@ pub fn verify_parsed(
 fn count_problems(report: &Report) -> Problems {
     let mut gating = Totals::default();
     let mut advisory = Totals::default();
-    let mut parts: BTreeMap<&str, (Totals, Totals)> = BTreeMap::new();
+    let mut parts: BTreeMap<String, (Totals, Totals)> = BTreeMap::new();
     for v in &report.vectors {
-        let part = parts.entry(v.part.as_str()).or_default();
+        let part = parts.entry(v.part.clone()).or_default();
         if v.advisory.is_some() {
             advisory.add(v.status);
             part.1.add(v.status);
@@ -140,7 +140,8 @@ fn count_problems(report: &Report) -> Problems {
         .iter()
         .map(|p| (p.part.as_str(), (p.totals, p.advisory)))
         .collect();
-    let listed: Vec<(&str, (Totals, Totals))> = parts.into_iter().collect();
+    let listed: Vec<(&str, (Totals, Totals))> =
+        parts.iter().map(|(part, t)| (part.as_str(), *t)).collect();
     if stated != listed {
         problems.push("parts are not the per-part counts of the vectors listed".to_owned());
     }

@@ -258,7 +258,7 @@ fn an_ahp_claim_is_refused_when_a_claimed_profile_has_a_failure() {
                 );
             }
             let mut partial = report(role, doc, |_| End::Pass);
-            partial.vectors.retain(|v| v.id != first.id);
+            partial.vectors.held_mut().retain(|v| v.id != first.id);
             assert!(
                 claim::refusals(&partial, &[], ctk::set::released)
                     .iter()

@@ -231,9 +231,31 @@ where
     F: Fn() -> H + Send + Sync + 'static,
     V: RunnableVector,
 {
+    let mut outcomes = Vec::with_capacity(vectors.len());
+    run_each(factory, vectors, options, on_event, |_, outcome| {
+        outcomes.push(outcome);
+    })
+    .await;
+    outcomes
+}
+
+/// [`run_all`], handing each outcome to `on_outcome` in vector order as
+/// soon as the ones before it are in ([`vector_loop::run_each`]), for a
+/// report written as the run goes.
+pub async fn run_each<H, F, V>(
+    factory: F,
+    vectors: Arc<Vec<V>>,
+    options: EngineOptions,
+    on_event: impl FnMut(&Event),
+    on_outcome: impl FnMut(usize, VectorOutcome),
+) where
+    H: HostAdapter + 'static,
+    F: Fn() -> H + Send + Sync + 'static,
+    V: RunnableVector,
+{
     let loop_options = options.loop_options.clone();
     let options = Arc::new(options);
-    vector_loop::run_all(
+    vector_loop::run_each(
         move || HostRunner {
             host: factory(),
             options: options.clone(),
@@ -242,8 +264,9 @@ where
         vectors,
         loop_options,
         on_event,
+        on_outcome,
     )
-    .await
+    .await;
 }
 
 #[cfg(test)]

@@ -125,8 +125,23 @@ where
             interrupted: job.interrupted.clone(),
         },
     };
-    let outcomes: Vec<VectorOutcome> =
-        engine::run_all(factory, job.vectors.clone(), options, on_event).await;
+    // Each entry goes to a spool file as its vector finishes, and the
+    // report is rendered from there: a run holds no result it has already
+    // passed on (issue 30).
+    let mut builder = build::Builder::spooled(job.spec.wire())?;
+    let vectors = Arc::clone(&job.vectors);
+    engine::run_each(
+        factory,
+        job.vectors.clone(),
+        options,
+        on_event,
+        |index, outcome| {
+            if let Some(v) = vectors.get(index) {
+                builder.vector(&v.meta, Some(outcome));
+            }
+        },
+    )
+    .await;
     let ctx = RunContext {
         spec: job.spec.wire().to_owned(),
         host: HostIdentity {
@@ -144,7 +159,7 @@ where
         total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
     Ok(RunResult {
-        report: build::build(ctx, job.vectors.iter().map(|v| &v.meta), &outcomes),
+        report: builder.finish(ctx)?,
     })
 }
 
@@ -257,7 +272,14 @@ pub fn write_reports(dir: &Path, report: &Report) -> Result<(), ReportError> {
         dir,
         "report.md",
         &markdown::render(report, crate::set::released),
-    );
+    )
+    .and_then(|()| {
+        // The page renders to text first; a spool that could not be read
+        // back left vectors out of it (the streamed files fail as they go).
+        report
+            .failure()
+            .map_or(Ok(()), |why| Err(ReportError::Spool(why)))
+    });
     let html = stream(dir, "report.html", |f| {
         html::write(report, &[], crate::set::released, f)
     });

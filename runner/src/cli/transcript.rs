@@ -272,16 +272,27 @@ impl TranscriptDir {
     /// run asked for transcripts must not look complete without them.
     pub fn finish(&self, report: Option<&Report>, code: u8) -> u8 {
         let written = lock(&self.written).clone();
+        // One walk of the report (a run's entries are read back from its
+        // spool), keeping only the transcribed vectors' results.
+        let wanted: std::collections::BTreeSet<&str> =
+            written.iter().map(|(id, _, _)| id.as_str()).collect();
+        let mut outcomes: std::collections::BTreeMap<String, (&'static str, String)> =
+            std::collections::BTreeMap::new();
+        for v in report.iter().flat_map(|r| r.vectors.iter()) {
+            if wanted.contains(v.id.as_str()) && !outcomes.contains_key(&v.id) {
+                outcomes.insert(v.id.clone(), (v.status.as_str(), v.reason.clone()));
+            }
+        }
         let vectors: Vec<serde_json::Value> = written
             .iter()
             .map(|(id, file, messages)| {
-                let outcome = report.and_then(|r| r.vectors.iter().find(|v| &v.id == id));
+                let outcome = outcomes.get(id);
                 serde_json::json!({
                     "id": id,
                     "file": file,
                     "messages": messages,
-                    "status": outcome.map(|v| v.status.as_str()),
-                    "reason": outcome.map(|v| v.reason.clone()),
+                    "status": outcome.map(|(status, _)| *status),
+                    "reason": outcome.map(|(_, reason)| reason.clone()),
                 })
             })
             .collect();

@@ -234,7 +234,7 @@ fn a_run_with_feature_skips_keeps_its_exit_code_and_cannot_claim() {
     });
     assert_eq!(r.totals.fail + r.totals.error, 0);
     assert_eq!(ctk::cli::run::exit_code_for(&r), ctk::exit_code::SUCCESS);
-    let skipped: Vec<&str> = r.vectors[..3].iter().map(|v| v.id.as_str()).collect();
+    let skipped: Vec<String> = r.vectors.iter().take(3).map(|v| v.id.clone()).collect();
     assert_eq!(
         refusals(&r, &[], ctk::set::released),
         [format!(
@@ -245,11 +245,13 @@ fn a_run_with_feature_skips_keeps_its_exit_code_and_cannot_claim() {
         )]
     );
     // Each such skip names the clauses it left unchecked, with their text.
-    for v in &r.vectors[..3] {
+    for v in r.vectors.iter().take(3) {
         assert_eq!(v.adapter_feature.as_deref(), Some("persisted-state"));
         assert!(!v.clauses.is_empty(), "{} lists no clause", v.id);
     }
-    assert!(r.vectors[3..]
+    assert!(r
+        .vectors
         .iter()
+        .skip(3)
         .all(|v| v.adapter_feature.is_none() && v.clauses.is_empty()));
 }

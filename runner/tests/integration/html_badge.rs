@@ -179,7 +179,7 @@ fn hostile() -> Report {
     r.host.version = "\"><img src=x onerror=alert(1)>".into();
     r.declaration.surface["posture"] = json!("<script>alert('surface')</script>");
     r.declaration.document["host"]["name"] = json!("</pre><script>x()</script>");
-    for v in &mut r.vectors {
+    for v in r.vectors.held_mut() {
         match v.status {
             Status::Error => {
                 v.reason = "harness error: setup: the host exited; host stderr (last lines): <script>alert('stderr')</script> | </code></pre><b>bold</b>".into();
@@ -473,6 +473,7 @@ fn baselined(stale: bool) -> Report {
     let mut r = released_report("agent-hooks/0.1", true);
     let v = r
         .vectors
+        .held_mut()
         .iter_mut()
         .find(|v| v.advisory.is_none())
         .expect("a gating vector");
@@ -557,13 +558,13 @@ fn a_long_report_is_one_table_with_every_row_and_its_anchor() {
         .iter()
         .find(|v| v.status == Status::Pass)
         .expect("a passing vector")
-        .clone();
+        .into_owned();
     let failing = r
         .vectors
         .iter()
         .find(|v| v.status == Status::Fail)
         .expect("a failing vector")
-        .clone();
+        .into_owned();
     r.vectors = (0..2345)
         .map(|i| {
             let mut v = if i == 2100 {
@@ -574,7 +575,8 @@ fn a_long_report_is_one_table_with_every_row_and_its_anchor() {
             v.id = format!("AH-CTK-L{i:04}");
             v
         })
-        .collect();
+        .collect::<Vec<_>>()
+        .into();
     let page = html::render(&r, &[], ctk::set::released);
     let table = &page[page.find("<h2 id=\"vectors\">").expect("the section")..];
     let table = &table[..table.find("</tbody>").expect("one table body")];

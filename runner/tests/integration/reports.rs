@@ -443,7 +443,10 @@ fn an_advisory_failure_never_gates() {
     );
     assert_eq!((r.totals.pass, r.totals.fail), (5, 0));
     assert_eq!((r.advisory_totals.pass, r.advisory_totals.fail), (0, 1));
-    assert_eq!(r.vectors[2].advisory.as_deref(), Some("D-29"));
+    assert_eq!(
+        r.vectors.get(2).expect("a third entry").advisory.as_deref(),
+        Some("D-29")
+    );
     assert_eq!(r.parts[0].advisory.fail, 1);
     assert_eq!(ctk::cli::run::exit_code_for(&r), ctk::exit_code::SUCCESS);
     // Claimable against a suite in which that vector is the advisory one.
@@ -501,7 +504,7 @@ fn an_advisory_failure_never_gates() {
 #[test]
 fn verify_recounts_both_columns() {
     let mut r = report("agent-hooks/0.1", false);
-    r.vectors[2].advisory = Some("D-29".into());
+    r.vectors.held_mut()[2].advisory = Some("D-29".into());
     ctk::report::build::seal(&mut r);
     let problems = verify::verify(&json::render(&r), None);
     assert!(
@@ -627,9 +630,9 @@ fn claim_refuses_a_narrowed_report() {
 fn claim_refuses_a_forged_vector_digest() {
     let mut r = released_report("agent-hooks/0.1", true);
     let forged = format!("sha256:{}", "0".repeat(64));
-    r.vectors[1].sha256 = forged.clone();
+    r.vectors.held_mut()[1].sha256 = forged.clone();
     r.vector_set.sha256 =
-        ctk::report::build::vector_set_digest(r.vectors.iter().map(|v| v.sha256.as_str()));
+        ctk::report::build::vector_set_digest(r.vectors.iter().map(|v| v.sha256.clone()));
     ctk::report::build::seal(&mut r);
     let text = json::render(&r);
     assert_eq!(verify::verify(&text, None), Vec::<String>::new());
@@ -638,7 +641,7 @@ fn claim_refuses_a_forged_vector_digest() {
         refusals,
         [format!(
             "1 vector(s) have another digest: {} (report {forged}, suite {})",
-            r.vectors[1].id,
+            r.vectors.get(1).expect("a second entry").id,
             released()[1].sha256
         )]
     );
@@ -1125,7 +1128,7 @@ fn upstream_vectors_are_grouped_by_their_real_part() {
 fn junit_survives_control_characters() {
     let mut r = report("agent-hooks/0.1", false);
     r.host.name = "evil\u{1}<&\"\u{1b}[31m".into();
-    r.vectors[2].reason = "bell\u{7} and ]]> end".into();
+    r.vectors.held_mut()[2].reason = "bell\u{7} and ]]> end".into();
     let xml = junit::render(&r).expect("junit");
     assert_eq!(junit_problems(&xml), Vec::<String>::new());
     assert!(!xml.contains('\u{1}') && !xml.contains('\u{7}'), "{xml}");

@@ -1,0 +1,568 @@
+//! A report's members that grow with its run: [`Entries`] (`vectors`) and
+//! [`VectorTimes`] (`timing.vectors_ms`). A report read from a file holds
+//! them in memory. A run writes them to a spool file as its vectors finish
+//! ([`crate::build::Builder::spooled`]) and every rendering reads them back
+//! from there, so a run's memory does not grow with its number of vectors
+//! (issue 30). Either way a report renders, digests and compares the same.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufRead as _, BufReader, BufWriter, Read as _, Seek as _, Write as _};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::VectorEntry;
+
+/// One line of the spool: a vector's entry and its duration.
+#[derive(Serialize)]
+struct LineOut<'a> {
+    ms: u64,
+    entry: &'a VectorEntry,
+}
+
+/// [`LineOut`] read back.
+#[derive(Deserialize)]
+struct LineIn {
+    ms: u64,
+    entry: VectorEntry,
+}
+
+/// The entries of a run, one JSON line each, in run order, in a file that
+/// is removed when the last report sharing it is dropped.
+struct Spool {
+    file: tempfile::NamedTempFile,
+    /// Where each line starts, and where the last one ends: a line is read
+    /// alone without reading the ones before it.
+    offsets: Vec<u64>,
+    /// The handle the single-line reads share.
+    reader: Mutex<Option<File>>,
+    /// The first read that failed. A read cannot fail mid-iteration
+    /// without losing entries, so it is kept here, and whoever renders a
+    /// spooled report asks [`Entries::failure`] before trusting the output.
+    failed: Mutex<Option<String>>,
+}
+
+impl Spool {
+    fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    fn fail(&self, what: String) {
+        let mut slot = match self.failed.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        slot.get_or_insert(what);
+    }
+
+    fn failure(&self) -> Option<String> {
+        match self.failed.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    fn parse(&self, index: usize, text: &[u8]) -> Option<LineIn> {
+        match serde_json::from_slice(text) {
+            Ok(line) => Some(line),
+            Err(e) => {
+                self.fail(format!(
+                    "the report's spool file {} holds a broken line {}: {e}",
+                    self.file.path().display(),
+                    index + 1
+                ));
+                None
+            }
+        }
+    }
+
+    fn io_failed(&self, e: &io::Error) {
+        self.fail(format!(
+            "cannot read the report's spool file {}: {e}",
+            self.file.path().display()
+        ));
+    }
+
+    /// Every line, in order; a read that fails ends the walk early and is
+    /// recorded.
+    fn lines(&self) -> SpoolLines<'_> {
+        let reader = match self.file.reopen() {
+            Ok(f) => Some(BufReader::with_capacity(64 * 1024, f)),
+            Err(e) => {
+                self.io_failed(&e);
+                None
+            }
+        };
+        SpoolLines {
+            spool: self,
+            reader,
+            index: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Line `index` alone.
+    fn line(&self, index: usize) -> Option<LineIn> {
+        let (start, end) = (*self.offsets.get(index)?, *self.offsets.get(index + 1)?);
+        let mut slot = match self.reader.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if slot.is_none() {
+            match self.file.reopen() {
+                Ok(f) => *slot = Some(f),
+                Err(e) => {
+                    self.io_failed(&e);
+                    return None;
+                }
+            }
+        }
+        let file = slot.as_mut()?;
+        let mut text = vec![0; usize::try_from(end - start).ok()?];
+        let read = file
+            .seek(io::SeekFrom::Start(start))
+            .and_then(|_| file.read_exact(&mut text));
+        if let Err(e) = read {
+            self.io_failed(&e);
+            return None;
+        }
+        self.parse(index, &text)
+    }
+}
+
+/// The walk of [`Spool::lines`].
+struct SpoolLines<'a> {
+    spool: &'a Spool,
+    reader: Option<BufReader<File>>,
+    index: usize,
+    buf: Vec<u8>,
+}
+
+impl Iterator for SpoolLines<'_> {
+    type Item = LineIn;
+
+    fn next(&mut self) -> Option<LineIn> {
+        if self.index >= self.spool.len() {
+            return None;
+        }
+        let reader = self.reader.as_mut()?;
+        self.buf.clear();
+        match reader.read_until(b'\n', &mut self.buf) {
+            Ok(0) => {
+                self.spool.fail(format!(
+                    "the report's spool file {} ends after {} of its {} lines",
+                    self.spool.file.path().display(),
+                    self.index,
+                    self.spool.len()
+                ));
+                self.reader = None;
+                None
+            }
+            Ok(_) => {
+                let line = self.spool.parse(self.index, &self.buf);
+                if line.is_none() {
+                    self.reader = None;
+                }
+                self.index += 1;
+                line
+            }
+            Err(e) => {
+                self.spool.io_failed(&e);
+                self.reader = None;
+                None
+            }
+        }
+    }
+}
+
+/// Writes a run's entries to a spool as they come ([`crate::build::Builder`]).
+pub(crate) struct SpoolWriter {
+    out: BufWriter<tempfile::NamedTempFile>,
+    offsets: Vec<u64>,
+    at: u64,
+    line: Vec<u8>,
+}
+
+impl SpoolWriter {
+    /// A new spool in the temporary folder (`TMPDIR`).
+    pub(crate) fn new() -> io::Result<Self> {
+        let file = tempfile::Builder::new()
+            .prefix("ctk-report-entries-")
+            .suffix(".jsonl")
+            .tempfile()?;
+        Ok(Self {
+            out: BufWriter::with_capacity(64 * 1024, file),
+            offsets: vec![0],
+            at: 0,
+            line: Vec::new(),
+        })
+    }
+
+    /// Where the spool is, for an error that names it.
+    pub(crate) fn path(&self) -> &std::path::Path {
+        self.out.get_ref().path()
+    }
+
+    /// Append one vector's entry and duration.
+    pub(crate) fn push(&mut self, entry: &VectorEntry, ms: u64) -> io::Result<()> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, &LineOut { ms, entry })?;
+        self.line.push(b'\n');
+        self.out.write_all(&self.line)?;
+        self.at += self.line.len() as u64;
+        self.offsets.push(self.at);
+        Ok(())
+    }
+
+    /// The entries and durations written, readable as often as needed.
+    pub(crate) fn finish(self) -> io::Result<(Entries, VectorTimes)> {
+        let file = self
+            .out
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)?;
+        let spool = Arc::new(Spool {
+            file,
+            offsets: self.offsets,
+            reader: Mutex::new(None),
+            failed: Mutex::new(None),
+        });
+        Ok((
+            Entries {
+                held: Vec::new(),
+                spool: Some(Arc::clone(&spool)),
+                failed: None,
+            },
+            VectorTimes {
+                held: BTreeMap::new(),
+                spool: Some(spool),
+            },
+        ))
+    }
+}
+
+/// Every vector's entry of a report, in run order: `vectors` in
+/// report.json.
+#[derive(Clone, Default)]
+pub struct Entries {
+    /// The entries, when they are in memory (no spool).
+    held: Vec<VectorEntry>,
+    /// The spool they are read back from, when a run wrote one.
+    spool: Option<Arc<Spool>>,
+    /// Why a spool made held could not be read back whole, kept for
+    /// whoever renders.
+    failed: Option<String>,
+}
+
+impl Entries {
+    /// How many vectors the report names.
+    pub fn len(&self) -> usize {
+        self.spool.as_ref().map_or(self.held.len(), |s| s.len())
+    }
+
+    /// Whether the report names no vector.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every entry, in run order. A spooled entry is read back as it is
+    /// reached; a read that fails ends the walk early, and
+    /// [`Entries::failure`] then says why.
+    pub fn iter(&self) -> Iter<'_> {
+        Iter(match &self.spool {
+            None => IterRepr::Held(self.held.iter()),
+            Some(s) => IterRepr::Spooled(s.lines()),
+        })
+    }
+
+    /// Entry `index`, read alone.
+    pub fn get(&self, index: usize) -> Option<Cow<'_, VectorEntry>> {
+        match &self.spool {
+            None => self.held.get(index).map(Cow::Borrowed),
+            Some(s) => s.line(index).map(|l| Cow::Owned(l.entry)),
+        }
+    }
+
+    /// The entries in memory, to change them (a baseline, a merge); a
+    /// spooled report is read back whole first, so it is no longer flat.
+    /// A spool that cannot be read back leaves the entries it could read,
+    /// and [`Entries::failure`] says why.
+    pub fn held_mut(&mut self) -> &mut Vec<VectorEntry> {
+        if let Some(s) = self.spool.take() {
+            self.held = s.lines().map(|l| l.entry).collect();
+            self.failed = s.failure();
+        }
+        &mut self.held
+    }
+
+    /// The spool file, for a test that takes it away.
+    #[cfg(test)]
+    pub(crate) fn spool_path(&self) -> Option<&std::path::Path> {
+        self.spool.as_ref().map(|s| s.file.path())
+    }
+
+    /// Why a spooled report could not be read back whole, if it could not:
+    /// a rendering made while this is `Some` is missing entries and must
+    /// not be written.
+    pub fn failure(&self) -> Option<String> {
+        self.spool
+            .as_ref()
+            .and_then(|s| s.failure())
+            .or_else(|| self.failed.clone())
+    }
+}
+
+impl From<Vec<VectorEntry>> for Entries {
+    fn from(held: Vec<VectorEntry>) -> Self {
+        Entries {
+            held,
+            spool: None,
+            failed: None,
+        }
+    }
+}
+
+impl FromIterator<VectorEntry> for Entries {
+    fn from_iter<I: IntoIterator<Item = VectorEntry>>(iter: I) -> Self {
+        Entries::from(iter.into_iter().collect::<Vec<_>>())
+    }
+}
+
+impl<'a> IntoIterator for &'a Entries {
+    type Item = Cow<'a, VectorEntry>;
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// The walk of [`Entries::iter`].
+pub struct Iter<'a>(IterRepr<'a>);
+
+enum IterRepr<'a> {
+    Held(std::slice::Iter<'a, VectorEntry>),
+    Spooled(SpoolLines<'a>),
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = Cow<'a, VectorEntry>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            IterRepr::Held(it) => it.next().map(Cow::Borrowed),
+            IterRepr::Spooled(it) => it.next().map(|l| Cow::Owned(l.entry)),
+        }
+    }
+}
+
+impl std::fmt::Debug for Entries {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.spool {
+            None => self.held.fmt(f),
+            Some(s) => write!(
+                f,
+                "Entries(spooled: {} in {})",
+                s.len(),
+                s.file.path().display()
+            ),
+        }
+    }
+}
+
+impl PartialEq for Entries {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Serialize for Entries {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let done = serializer.collect_seq(self.iter())?;
+        match self.failure() {
+            Some(why) => Err(serde::ser::Error::custom(why)),
+            None => Ok(done),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Vec::<VectorEntry>::deserialize(deserializer).map(Entries::from)
+    }
+}
+
+/// Every vector's duration in milliseconds by id: `timing.vectors_ms` in
+/// report.json, in id order (byte order, as a map of the model's).
+#[derive(Clone, Default)]
+pub struct VectorTimes {
+    /// The durations, when they are in memory (no spool).
+    held: BTreeMap<String, u64>,
+    /// The spool they are read back from, when a run wrote one.
+    spool: Option<Arc<Spool>>,
+}
+
+/// [`VectorTimes::sorted`]: the durations in id order.
+pub enum Sorted<'a> {
+    /// A report read from a file, already in order.
+    Held(&'a BTreeMap<String, u64>),
+    /// A spooled run's, sorted once: every id in one string.
+    Spooled {
+        /// The ids, end to end.
+        ids: String,
+        /// Each id's `(start, end)` in `ids`, and its duration, in id order.
+        at: Vec<(usize, usize, u64)>,
+    },
+}
+
+impl Sorted<'_> {
+    /// `(id, milliseconds)` in id order.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = (&str, u64)> + '_> {
+        match self {
+            Sorted::Held(map) => Box::new(map.iter().map(|(id, ms)| (id.as_str(), *ms))),
+            Sorted::Spooled { ids, at } => Box::new(
+                at.iter()
+                    .map(move |&(start, end, ms)| (ids.get(start..end).unwrap_or_default(), ms)),
+            ),
+        }
+    }
+}
+
+impl VectorTimes {
+    /// The duration of vector `id`. A spooled report finds it by reading
+    /// its entries: a caller walking every vector takes the durations from
+    /// [`VectorTimes::sorted`] or [`crate::model::Report::timed`] instead.
+    pub fn get(&self, id: &str) -> Option<u64> {
+        match &self.spool {
+            None => self.held.get(id).copied(),
+            Some(s) => s.lines().find(|l| l.entry.id == id).map(|l| l.ms),
+        }
+    }
+
+    /// How many durations there are.
+    pub fn len(&self) -> usize {
+        self.spool.as_ref().map_or(self.held.len(), |s| s.len())
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every duration in id order. A spooled run's ids are gathered into
+    /// one string and sorted there, for as long as the caller holds the
+    /// result: one string and three numbers a vector, not a map.
+    pub fn sorted(&self) -> Sorted<'_> {
+        match &self.spool {
+            None => Sorted::Held(&self.held),
+            Some(s) => {
+                let mut ids = String::new();
+                let mut at = Vec::with_capacity(s.len());
+                for line in s.lines() {
+                    let start = ids.len();
+                    ids.push_str(&line.entry.id);
+                    at.push((start, ids.len(), line.ms));
+                }
+                at.sort_by(|a, b| ids[a.0..a.1].cmp(&ids[b.0..b.1]));
+                Sorted::Spooled { ids, at }
+            }
+        }
+    }
+
+    /// The durations in memory, to change them (a merge).
+    pub fn held_mut(&mut self) -> &mut BTreeMap<String, u64> {
+        if let Some(s) = self.spool.take() {
+            self.held = s.lines().map(|l| (l.entry.id, l.ms)).collect();
+        }
+        &mut self.held
+    }
+
+    /// Why a spooled run's durations could not be read back, if they could
+    /// not (see [`Entries::failure`]).
+    pub fn failure(&self) -> Option<String> {
+        self.spool.as_ref().and_then(|s| s.failure())
+    }
+
+    /// The duration of entry `index`, whose id is `id`: read alone from a
+    /// spool, looked up by id otherwise.
+    pub(crate) fn of(&self, index: usize, id: &str) -> u64 {
+        match &self.spool {
+            None => self.held.get(id).copied().unwrap_or(0),
+            Some(s) => s.line(index).map_or(0, |l| l.ms),
+        }
+    }
+}
+
+/// Every entry with its duration, in run order ([`crate::model::Report::timed`]):
+/// one walk of the spool when both come from the same one.
+pub(crate) fn timed<'a>(
+    entries: &'a Entries,
+    times: &'a VectorTimes,
+) -> Box<dyn Iterator<Item = (Cow<'a, VectorEntry>, u64)> + 'a> {
+    match (&entries.spool, &times.spool) {
+        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => {
+            Box::new(a.lines().map(|l| (Cow::Owned(l.entry), l.ms)))
+        }
+        _ => Box::new(entries.iter().enumerate().map(|(i, v)| {
+            let ms = times.of(i, &v.id);
+            (v, ms)
+        })),
+    }
+}
+
+/// Entry `index` with its duration ([`crate::model::Report::timed_at`]): one
+/// read of the line when both come from the same spool.
+pub(crate) fn timed_at<'a>(
+    entries: &'a Entries,
+    times: &VectorTimes,
+    index: usize,
+) -> Option<(Cow<'a, VectorEntry>, u64)> {
+    match (&entries.spool, &times.spool) {
+        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => {
+            a.line(index).map(|l| (Cow::Owned(l.entry), l.ms))
+        }
+        _ => entries.get(index).map(|v| {
+            let ms = times.of(index, &v.id);
+            (v, ms)
+        }),
+    }
+}
+
+impl From<BTreeMap<String, u64>> for VectorTimes {
+    fn from(held: BTreeMap<String, u64>) -> Self {
+        VectorTimes { held, spool: None }
+    }
+}
+
+impl std::fmt::Debug for VectorTimes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.spool {
+            None => self.held.fmt(f),
+            Some(s) => write!(f, "VectorTimes(spooled: {})", s.len()),
+        }
+    }
+}
+
+impl PartialEq for VectorTimes {
+    fn eq(&self, other: &Self) -> bool {
+        let (mine, theirs) = (self.sorted(), other.sorted());
+        self.len() == other.len() && mine.iter().eq(theirs.iter())
+    }
+}
+
+impl Serialize for VectorTimes {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let sorted = self.sorted();
+        let done = serializer.collect_map(sorted.iter())?;
+        match self.failure() {
+            Some(why) => Err(serde::ser::Error::custom(why)),
+            None => Ok(done),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for VectorTimes {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        BTreeMap::<String, u64>::deserialize(deserializer).map(VectorTimes::from)
+    }
+}
