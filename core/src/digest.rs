@@ -144,9 +144,20 @@ impl DigestWriter {
     pub fn object<V, E: From<CanonicalError>>(
         &mut self,
         mut members: Vec<(&str, V)>,
-        mut value: impl FnMut(&mut Self, &str, V) -> Result<(), E>,
+        value: impl FnMut(&mut Self, &str, V) -> Result<(), E>,
     ) -> Result<(), E> {
         members.sort_unstable_by(|a, b| member_order(a.0, b.0));
+        self.object_in_order(members, value)
+    }
+
+    /// [`DigestWriter::object`] of members the caller has already put in
+    /// [`member_order`]: an object of a hundred thousand members is then
+    /// never gathered into one list to be sorted here.
+    pub fn object_in_order<'m, V, E: From<CanonicalError>>(
+        &mut self,
+        members: impl IntoIterator<Item = (&'m str, V)>,
+        mut value: impl FnMut(&mut Self, &str, V) -> Result<(), E>,
+    ) -> Result<(), E> {
         self.punct("{");
         for (i, (name, member)) in members.into_iter().enumerate() {
             if i > 0 {

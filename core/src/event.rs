@@ -25,3 +25,13 @@ pub enum Event {
     /// Every vector finished.
     RunFinished,
 }
+
+impl Event {
+    /// The position of the vector the event is about, if it is about one.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            Event::VectorStarted { index } | Event::VectorFinished { index, .. } => Some(*index),
+            Event::RunStarted { .. } | Event::RunFinished => None,
+        }
+    }
+}

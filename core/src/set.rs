@@ -42,6 +42,21 @@ impl AsRef<VectorMeta> for VectorMeta {
     }
 }
 
+/// A vector of a run as the views of the run (the terminal, `events.jsonl`)
+/// see it: its meta, while the run has it. A run that keeps only where each
+/// vector is (a plan of a hundred thousand vectors) has a vector's meta from
+/// the moment it is read for its run until its result is reported.
+pub trait VectorView {
+    /// The vector's meta, or `None` when the run does not have it now.
+    fn view(&self) -> Option<std::borrow::Cow<'_, VectorMeta>>;
+}
+
+impl VectorView for VectorMeta {
+    fn view(&self) -> Option<std::borrow::Cow<'_, VectorMeta>> {
+        Some(std::borrow::Cow::Borrowed(self))
+    }
+}
+
 /// The embedded vector files of a suite, as `(file name, text)`.
 pub fn embedded_files(suite: Suite) -> impl Iterator<Item = (&'static str, &'static str)> {
     FILES

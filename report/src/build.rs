@@ -459,10 +459,8 @@ fn streamed_digest(view: &DigestView<'_>) -> Option<String> {
                 if name != "vectors_ms" {
                     return w.value(value);
                 }
-                let sorted = t.vectors_ms.sorted();
-                w.object(sorted.iter().collect(), |w, _, ms| {
-                    w.value(&Value::from(ms))
-                })
+                let sorted = t.vectors_ms.in_member_order();
+                w.object_in_order(sorted.iter(), |w, _, ms| w.value(&Value::from(ms)))
             })
         }
         _ => w.value(value),

@@ -406,12 +406,13 @@ pub struct VectorTimes {
 pub enum Sorted<'a> {
     /// A report read from a file, already in order.
     Held(&'a BTreeMap<String, u64>),
-    /// A spooled run's, sorted once: every id in one string.
+    /// Sorted once, every id in one string: a spooled run's, or any
+    /// report's in another order than its map's.
     Spooled {
         /// The ids, end to end.
         ids: String,
-        /// Each id's `(start, end)` in `ids`, and its duration, in id order.
-        at: Vec<(usize, usize, u64)>,
+        /// Each id's `(start, end)` in `ids`, and its duration, in order.
+        at: Vec<(u32, u32, u64)>,
     },
 }
 
@@ -420,10 +421,12 @@ impl Sorted<'_> {
     pub fn iter(&self) -> Box<dyn Iterator<Item = (&str, u64)> + '_> {
         match self {
             Sorted::Held(map) => Box::new(map.iter().map(|(id, ms)| (id.as_str(), *ms))),
-            Sorted::Spooled { ids, at } => Box::new(
-                at.iter()
-                    .map(move |&(start, end, ms)| (ids.get(start..end).unwrap_or_default(), ms)),
-            ),
+            Sorted::Spooled { ids, at } => Box::new(at.iter().map(move |&(start, end, ms)| {
+                (
+                    ids.get(start as usize..end as usize).unwrap_or_default(),
+                    ms,
+                )
+            })),
         }
     }
 }
@@ -455,18 +458,34 @@ impl VectorTimes {
     pub fn sorted(&self) -> Sorted<'_> {
         match &self.spool {
             None => Sorted::Held(&self.held),
-            Some(s) => {
-                let mut ids = String::new();
-                let mut at = Vec::with_capacity(s.len());
-                for line in s.lines() {
-                    let start = ids.len();
-                    ids.push_str(&line.entry.id);
-                    at.push((start, ids.len(), line.ms));
-                }
-                at.sort_by(|a, b| ids[a.0..a.1].cmp(&ids[b.0..b.1]));
-                Sorted::Spooled { ids, at }
-            }
+            Some(_) => self.arena(str::cmp),
         }
+    }
+
+    /// Every duration with the ids in RFC 8785 member order (UTF-16 code
+    /// units), as a digest writes the map ([`ctk_core::digest::member_order`]).
+    pub fn in_member_order(&self) -> Sorted<'_> {
+        self.arena(ctk_core::digest::member_order)
+    }
+
+    fn arena(&self, order: fn(&str, &str) -> std::cmp::Ordering) -> Sorted<'static> {
+        let mut ids = String::new();
+        let mut at: Vec<(u32, u32, u64)> = Vec::with_capacity(self.len());
+        let mut add = |id: &str, ms: u64| {
+            let start = ids.len();
+            ids.push_str(id);
+            // Past 4 GiB of ids the durations are cut off, not misplaced.
+            if let (Ok(start), Ok(end)) = (u32::try_from(start), u32::try_from(ids.len())) {
+                at.push((start, end, ms));
+            }
+        };
+        match &self.spool {
+            None => self.held.iter().for_each(|(id, ms)| add(id, *ms)),
+            Some(s) => s.lines().for_each(|l| add(&l.entry.id, l.ms)),
+        }
+        let text = |&(start, end, _): &(u32, u32, u64)| &ids[start as usize..end as usize];
+        at.sort_by(|a, b| order(text(a), text(b)));
+        Sorted::Spooled { ids, at }
     }
 
     /// The durations in memory, to change them (a merge).

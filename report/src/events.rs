@@ -24,10 +24,9 @@ pub struct RunHeader<'a> {
     pub vector_source: &'a str,
 }
 
-/// The JSON line for `event`; `vectors` are the run's vectors (indexed by
-/// the event's position). Ends without a newline.
-pub fn line<T: AsRef<VectorMeta>>(event: &Event, vectors: &[T], header: &RunHeader<'_>) -> String {
-    let meta = |index: usize| vectors.get(index).map(AsRef::as_ref);
+/// The JSON line for `event`; `meta` is that of the vector the event is
+/// about ([`Event::index`]), when the run has it. Ends without a newline.
+pub fn line(event: &Event, meta: Option<&VectorMeta>, header: &RunHeader<'_>) -> String {
     let value: Value = match event {
         Event::RunStarted { total } => json!({
             "event": "run_started",
@@ -39,10 +38,10 @@ pub fn line<T: AsRef<VectorMeta>>(event: &Event, vectors: &[T], header: &RunHead
         Event::VectorStarted { index } => json!({
             "event": "vector_started",
             "index": index,
-            "id": meta(*index).map(|v| v.id.as_str()),
+            "id": meta.map(|v| v.id.as_str()),
         }),
         Event::VectorFinished { index, outcome } => {
-            let loaded = meta(*index);
+            let loaded = meta;
             let mut v = json!({
                 "event": "vector_finished",
                 "index": index,
@@ -84,10 +83,9 @@ mod tests {
             vector_source: "tests",
         };
         let outcome = VectorOutcome::error("AH-CTK-900", "boom".into(), Duration::from_millis(7));
-        let vectors = vec![loaded];
         let text = line(
             &Event::VectorFinished { index: 0, outcome },
-            &vectors,
+            Some(&loaded),
             &header,
         );
         assert!(!text.contains('\n'), "{text}");
@@ -99,9 +97,9 @@ mod tests {
         assert_eq!(v["status"], "error");
         assert_eq!(v["reason"], "boom");
         assert_eq!(v["duration_ms"], 7);
-        assert_eq!(v["sha256"], vectors[0].sha256.as_str());
+        assert_eq!(v["sha256"], loaded.sha256.as_str());
         let first: Value =
-            serde_json::from_str(&line(&Event::RunStarted { total: 1 }, &vectors, &header))
+            serde_json::from_str(&line(&Event::RunStarted { total: 1 }, None, &header))
                 .expect("json");
         assert_eq!(first["format"], EVENTS_FORMAT);
         assert_eq!(first["total"], 1);

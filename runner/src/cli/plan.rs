@@ -58,7 +58,7 @@ fn wanted(select: &SelectArgs, part: &str, id: &str) -> bool {
 pub fn selected(select: &SelectArgs) -> Result<Vec<PlannedVector>, CliError> {
     check_folder(select)?;
     let mut all = plan::plan(&source(select))?;
-    all.retain(|v| wanted(select, &v.meta.part, &v.meta.id));
+    all.retain(|v| wanted(select, v.part(), v.id()));
     Ok(all)
 }
 

@@ -21,7 +21,7 @@ use crate::report::human::{self, Style};
 use crate::report::model::{HostIdentity, PartitionInfo, Report, VectorSet};
 use crate::report::{baseline, merge};
 use crate::report::{events, html, json, junit, markdown};
-use crate::set::VectorMeta;
+use crate::set::{VectorMeta, VectorView as _};
 use ctk_agent_hooks_suite::declaration::{self, Surface};
 use ctk_agent_hooks_suite::engine::{self, EngineOptions, LoopOptions};
 use ctk_agent_hooks_suite::vector::model::SpecVersion;
@@ -50,11 +50,29 @@ pub struct Job {
     pub fail_fast: bool,
 }
 
-/// What a run produced.
-#[derive(Debug, Clone)]
+/// What a run produced: every result, in the report's builder, and the
+/// facts the report states besides them. [`RunResult::report`] seals it;
+/// `ctk run` first lets go of the run's plan, so that the two never take
+/// memory at once (issue 30).
 pub struct RunResult {
-    /// The report.
-    pub report: Report,
+    builder: build::Builder,
+    ctx: RunContext,
+}
+
+impl std::fmt::Debug for RunResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunResult")
+            .field("ctx", &self.ctx)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunResult {
+    /// The sealed report; `Err` when the spool its entries went to could
+    /// not be written or read back (the message names the file).
+    pub fn report(self) -> Result<Report, CliError> {
+        Ok(self.builder.finish(self.ctx)?)
+    }
 }
 
 /// Query the host, derive the surface, run every vector, build the report.
@@ -137,7 +155,8 @@ where
         on_event,
         |index, outcome| {
             if let Some(v) = vectors.get(index) {
-                builder.vector(&v.meta, Some(outcome));
+                // Taken, so the plan no longer holds it.
+                builder.vector(&v.take_meta(), Some(outcome));
             }
         },
     )
@@ -158,9 +177,7 @@ where
         started_at,
         total_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
-    Ok(RunResult {
-        report: builder.finish(ctx)?,
-    })
+    Ok(RunResult { builder, ctx })
 }
 
 /// The features a host announced, as the surface holds them; a name the
@@ -205,13 +222,26 @@ pub fn exit_code_for(report: &Report) -> u8 {
 /// The report of a run whose host never finished its handshake (it could
 /// not start, died, or stated a broken declaration): every vector is an
 /// `error` with `reason`, so CI still finds its report and JUnit file, and
-/// the report can never back a claim.
-pub fn unstarted_report(job: &Job, host_label: &str, reason: &str) -> Report {
-    let outcomes: Vec<VectorOutcome> = job
-        .vectors
-        .iter()
-        .map(|v| VectorOutcome::error(&v.meta.id, reason.to_owned(), Duration::ZERO))
-        .collect();
+/// the report can never back a claim. `each` sees every vector's meta and
+/// outcome as it goes into the report (for `events.jsonl`).
+pub fn unstarted_report(
+    job: &Job,
+    host_label: &str,
+    reason: &str,
+    mut each: impl FnMut(usize, &VectorMeta, &VectorOutcome),
+) -> Report {
+    let spec = job.spec.wire();
+    // Spooled as a run's report is; held only where no spool can be made.
+    let (mut builder, spooled) = match build::Builder::spooled(spec) {
+        Ok(b) => (b, true),
+        Err(_) => (build::Builder::new(spec), false),
+    };
+    for (index, v) in job.vectors.iter().enumerate() {
+        let meta = v.take_meta();
+        let outcome = VectorOutcome::error(&meta.id, reason.to_owned(), Duration::ZERO);
+        each(index, &meta, &outcome);
+        builder.vector(&meta, Some(outcome));
+    }
     let (source, document) = match &job.declaration {
         Some((path, doc)) => (path.display().to_string(), doc.clone()),
         None => (
@@ -236,7 +266,21 @@ pub fn unstarted_report(job: &Job, host_label: &str, reason: &str) -> Report {
         started_at: build::rfc3339(std::time::SystemTime::now()),
         total_ms: 0,
     };
-    build::build(ctx, job.vectors.iter().map(|v| &v.meta), &outcomes)
+    match builder.finish(ctx.clone()) {
+        Ok(report) => report,
+        // The spool failed: the same report, held.
+        Err(_) if spooled => {
+            let mut held = build::Builder::new(spec);
+            for v in job.vectors.iter() {
+                let meta = v.take_meta();
+                let outcome = VectorOutcome::error(&meta.id, reason.to_owned(), Duration::ZERO);
+                held.vector(&meta, Some(outcome));
+            }
+            held.finish(ctx)
+                .unwrap_or_else(|e| unreachable!("a held report cannot fail: {e}"))
+        }
+        Err(e) => unreachable!("a held report cannot fail: {e}"),
+    }
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
@@ -319,8 +363,8 @@ impl EventLog {
         }
     }
 
-    /// Append `event`'s line.
-    pub(crate) fn record<T: AsRef<VectorMeta>>(&mut self, event: &Event, vectors: &[T]) {
+    /// Append `event`'s line; `meta` is that of the vector it is about.
+    pub(crate) fn record(&mut self, event: &Event, meta: Option<&VectorMeta>) {
         let Some(file) = &mut self.file else { return };
         let header = events::RunHeader {
             spec: &self.spec,
@@ -328,7 +372,7 @@ impl EventLog {
         };
         // One unbuffered write per line: nothing sits in a buffer a kill
         // could lose.
-        let line = format!("{}\n", events::line(event, vectors, &header));
+        let line = format!("{}\n", events::line(event, meta, &header));
         if let Err(e) = file.write_all(line.as_bytes()) {
             terminal::err(&format!(
                 "warning: cannot write {}: {e}",
@@ -377,11 +421,13 @@ pub(crate) struct RunExtras {
 
 impl RunExtras {
     /// Load `--baseline` and cut `--partition`'s shard out of `selection`
-    /// (in selection order; `meta` is the core's view of an item).
+    /// (in selection order; `id` and `sha256` give an item's id and
+    /// digest).
     pub(crate) fn settle<T>(
         args: &RunArgs,
         selection: Vec<T>,
-        meta: impl Fn(&T) -> &VectorMeta,
+        id: impl Fn(&T) -> &str,
+        sha256: impl Fn(&T) -> String,
         source: &str,
     ) -> Result<(Vec<T>, Self), CliError> {
         let baseline = args.baseline.as_deref().map(baseline::load).transpose()?;
@@ -396,7 +442,7 @@ impl RunExtras {
         let mut extras = Self {
             partition: None,
             universe: (!narrowed && baseline.is_some())
-                .then(|| selection.iter().map(|v| meta(v).id.clone()).collect()),
+                .then(|| selection.iter().map(|v| id(v).to_owned()).collect()),
             expected: baseline
                 .iter()
                 .flat_map(|b| &b.entries)
@@ -412,12 +458,12 @@ impl RunExtras {
             source: source.to_owned(),
             count: selection.len(),
             filtered: narrowed,
-            sha256: build::vector_set_digest(selection.iter().map(|v| meta(v).sha256.as_str())),
+            sha256: build::vector_set_digest(selection.iter().map(&sha256)),
         }));
         let kept = selection
             .into_iter()
             .enumerate()
-            .filter(|(i, item)| partition.contains(*i, &meta(item).id))
+            .filter(|(i, item)| partition.contains(*i, id(item)))
             .map(|(_, item)| item)
             .collect();
         Ok((kept, extras))
@@ -506,7 +552,13 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
     }
     let vectors = plan::selected(&args.select)?;
     let source = plan::source(&args.select).to_string();
-    let (vectors, extras) = RunExtras::settle(&args, vectors, |v| &v.meta, &source)?;
+    let (vectors, extras) = RunExtras::settle(
+        &args,
+        vectors,
+        PlannedVector::id,
+        PlannedVector::sha256,
+        &source,
+    )?;
     if vectors.is_empty() {
         return Ok(no_tests(
             args.no_tests,
@@ -586,7 +638,8 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         let on_event = |event: &Event| {
             view.on_event(&extras.shown(event));
             if let Some(log) = &mut log {
-                log.record(event, &vectors);
+                let meta = event.index().and_then(|i| vectors.get(i)?.view());
+                log.record(event, meta.as_deref());
             }
         };
         runtime.block_on(host::run(
@@ -597,21 +650,32 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         ))
     };
     view.finish();
+    // The report has every result now: the plan goes before the report is
+    // sealed and rendered, so the two never take memory at once (issue 30).
+    drop(view);
     let report = match result {
-        Ok(result) => result.report,
+        Ok(result) => {
+            drop(log);
+            drop(vectors);
+            drop(job);
+            result.report()?
+        }
         Err(CliError::Harness(reason)) => {
             // The host never got as far as a vector: say why, and still
             // leave a report (every vector an error) for CI to find.
             terminal::err(&format!("error: host error: {reason}"));
             let reason = format!("host error before any vector ran: {reason}");
-            let report = unstarted_report(&job, &host_label(&choice), &reason);
-            if let Some(log) = &mut log {
-                for (index, v) in report.vectors.iter().enumerate() {
-                    let outcome = VectorOutcome::error(&v.id, v.reason.clone(), Duration::ZERO);
-                    log.record(&Event::VectorFinished { index, outcome }, &vectors);
-                }
-            }
-            report
+            unstarted_report(
+                &job,
+                &host_label(&choice),
+                &reason,
+                |index, meta, outcome| {
+                    if let Some(log) = &mut log {
+                        let outcome = outcome.clone();
+                        log.record(&Event::VectorFinished { index, outcome }, Some(meta));
+                    }
+                },
+            )
         }
         Err(e) => return Err(e),
     };

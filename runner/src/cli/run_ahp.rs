@@ -61,9 +61,9 @@ struct Loaded {
     alone: bool,
 }
 
-impl AsRef<VectorMeta> for Loaded {
-    fn as_ref(&self) -> &VectorMeta {
-        &self.meta
+impl ctk_core::set::VectorView for Loaded {
+    fn view(&self) -> Option<std::borrow::Cow<'_, VectorMeta>> {
+        Some(std::borrow::Cow::Borrowed(&self.meta))
     }
 }
 
@@ -586,7 +586,13 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         }
     };
     let (loaded, source) = vectors(&args.select, line, role)?;
-    let (loaded, extras) = RunExtras::settle(&args, loaded, |l| &l.meta, &source)?;
+    let (loaded, extras) = RunExtras::settle(
+        &args,
+        loaded,
+        |l| l.meta.id.as_str(),
+        |l| l.meta.sha256.clone(),
+        &source,
+    )?;
     if loaded.is_empty() {
         return Ok(no_tests(
             args.no_tests,
@@ -675,7 +681,8 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
         |event: &Event| {
             view.on_event(&extras.shown(event));
             if let Some(log) = &mut log {
-                log.record(event, &loaded[..]);
+                let meta = event.index().and_then(|i| loaded.get(i)).map(|l| &l.meta);
+                log.record(event, meta);
             }
         },
     ));

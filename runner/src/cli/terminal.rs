@@ -13,7 +13,7 @@ use crate::cli::args::ColorChoice;
 use crate::event::Event;
 use crate::outcome::Status;
 use crate::report::human::{self, Style};
-use crate::set::VectorMeta;
+use crate::set::{VectorMeta, VectorView};
 
 /// Print `text` on stdout, ignoring a closed or failing stdout: output is a
 /// courtesy, and losing it must never cost a result.
@@ -60,16 +60,18 @@ pub struct Display {
 }
 
 /// The live view of one run, over the run's vectors as the run holds them
-/// (anything that lends a [`VectorMeta`], so no copy of them is made).
+/// (anything that shows a [`VectorMeta`] while it runs, so no copy of them
+/// is made).
 pub struct Terminal<'a, T = VectorMeta> {
     display: Display,
     vectors: &'a [T],
     bar: Option<ProgressBar>,
-    running: BTreeMap<usize, &'a str>,
+    /// The running vectors' ids and titles, by position.
+    running: BTreeMap<usize, (String, String)>,
     counts: [usize; 4],
 }
 
-impl<'a, T: AsRef<VectorMeta>> Terminal<'a, T> {
+impl<'a, T: VectorView> Terminal<'a, T> {
     /// A view over `vectors`. The progress display appears at once (before
     /// the host's handshake), when stderr is a terminal and the run is
     /// neither quiet nor JSON.
@@ -100,19 +102,15 @@ impl<'a, T: AsRef<VectorMeta>> Terminal<'a, T> {
         }
     }
 
-    fn meta(&self, index: usize) -> Option<&'a VectorMeta> {
-        self.vectors.get(index).map(AsRef::as_ref)
-    }
-
-    fn title(&self, index: usize) -> &'a str {
-        self.meta(index).map_or("", |v| v.title.as_str())
+    fn meta(&self, index: usize) -> Option<std::borrow::Cow<'a, VectorMeta>> {
+        self.vectors.get(index).and_then(VectorView::view)
     }
 
     fn message(&self) -> String {
         let [pass, fail, skip, error] = self.counts;
         let mut msg = format!("{pass} passed, {fail} failed, {skip} skipped, {error} errors");
-        if let Some((index, id)) = self.running.iter().next_back() {
-            msg.push_str(&format!(" | running {id} {}", self.title(*index)));
+        if let Some((_, (id, title))) = self.running.iter().next_back() {
+            msg.push_str(&format!(" | running {id} {title}"));
             if self.running.len() > 1 {
                 msg.push_str(&format!(" (+{} more)", self.running.len() - 1));
             }
@@ -134,7 +132,7 @@ impl<'a, T: AsRef<VectorMeta>> Terminal<'a, T> {
             Event::RunStarted { .. } => {}
             Event::VectorStarted { index } => {
                 if let Some(v) = self.meta(*index) {
-                    self.running.insert(*index, v.id.as_str());
+                    self.running.insert(*index, (v.id.clone(), v.title.clone()));
                 }
             }
             Event::VectorFinished { index, outcome } => {
@@ -151,11 +149,11 @@ impl<'a, T: AsRef<VectorMeta>> Terminal<'a, T> {
                 let shown =
                     !self.display.quiet || matches!(outcome.status, Status::Fail | Status::Error);
                 if self.display.human && shown {
-                    let title = match self.meta(*index).and_then(|v| v.advisory.as_deref()) {
-                        Some(decision) => {
-                            format!("{} [advisory {decision}]", self.title(*index))
-                        }
-                        None => self.title(*index).to_owned(),
+                    let meta = self.meta(*index);
+                    let title = meta.as_ref().map_or("", |v| v.title.as_str());
+                    let title = match meta.as_ref().and_then(|v| v.advisory.as_deref()) {
+                        Some(decision) => format!("{title} [advisory {decision}]"),
+                        None => title.to_owned(),
                     };
                     self.print_line(&human::vector_line(outcome, &title, self.display.style));
                 }
