@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufRead as _, BufReader, BufWriter, Read as _, Seek as _, Write as _};
+use std::io::{self, BufRead as _, BufReader, BufWriter, Read, Write as _};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
@@ -29,15 +29,16 @@ struct LineIn {
     entry: VectorEntry,
 }
 
-/// The entries of a run, one JSON line each, in run order, in a file that
-/// is removed when the last report sharing it is dropped.
+/// The entries of a run, one JSON line each, in run order, in a file with
+/// no name: the system removes it when the last report sharing it is
+/// dropped, and when the process is killed, so no run leaves one behind.
 struct Spool {
-    file: tempfile::NamedTempFile,
+    file: File,
+    /// The folder it is in (`TMPDIR`), for errors.
+    dir: std::path::PathBuf,
     /// Where each line starts, and where the last one ends: a line is read
     /// alone without reading the ones before it.
     offsets: Vec<u64>,
-    /// The handle the single-line reads share.
-    reader: Mutex<Option<File>>,
     /// The first read that failed. A read cannot fail mid-iteration
     /// without losing entries, so it is kept here, and whoever renders a
     /// spooled report asks [`Entries::failure`] before trusting the output.
@@ -69,8 +70,8 @@ impl Spool {
             Ok(line) => Some(line),
             Err(e) => {
                 self.fail(format!(
-                    "the report's spool file {} holds a broken line {}: {e}",
-                    self.file.path().display(),
+                    "the report's spool file (in {}) holds a broken line {}: {e}",
+                    self.dir.display(),
                     index + 1
                 ));
                 None
@@ -80,24 +81,23 @@ impl Spool {
 
     fn io_failed(&self, e: &io::Error) {
         self.fail(format!(
-            "cannot read the report's spool file {}: {e}",
-            self.file.path().display()
+            "cannot read the report's spool file (in {}): {e}",
+            self.dir.display()
         ));
     }
 
     /// Every line, in order; a read that fails ends the walk early and is
     /// recorded.
     fn lines(&self) -> SpoolLines<'_> {
-        let reader = match self.file.reopen() {
-            Ok(f) => Some(BufReader::with_capacity(64 * 1024, f)),
-            Err(e) => {
-                self.io_failed(&e);
-                None
-            }
-        };
         SpoolLines {
             spool: self,
-            reader,
+            reader: Some(BufReader::with_capacity(
+                64 * 1024,
+                At {
+                    file: &self.file,
+                    at: 0,
+                },
+            )),
             index: 0,
             buf: Vec::new(),
         }
@@ -106,25 +106,12 @@ impl Spool {
     /// Line `index` alone.
     fn line(&self, index: usize) -> Option<LineIn> {
         let (start, end) = (*self.offsets.get(index)?, *self.offsets.get(index + 1)?);
-        let mut slot = match self.reader.lock() {
-            Ok(g) => g,
-            Err(p) => p.into_inner(),
-        };
-        if slot.is_none() {
-            match self.file.reopen() {
-                Ok(f) => *slot = Some(f),
-                Err(e) => {
-                    self.io_failed(&e);
-                    return None;
-                }
-            }
-        }
-        let file = slot.as_mut()?;
         let mut text = vec![0; usize::try_from(end - start).ok()?];
-        let read = file
-            .seek(io::SeekFrom::Start(start))
-            .and_then(|_| file.read_exact(&mut text));
-        if let Err(e) = read {
+        let mut reader = At {
+            file: &self.file,
+            at: start,
+        };
+        if let Err(e) = reader.read_exact(&mut text) {
             self.io_failed(&e);
             return None;
         }
@@ -132,10 +119,43 @@ impl Spool {
     }
 }
 
+/// Reads a file from a place of its own, without moving the file's cursor:
+/// any number of walks of one spool go side by side.
+struct At<'a> {
+    file: &'a File,
+    at: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = read_at(self.file, buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, at)
+}
+
+#[cfg(not(any(unix, windows)))]
+fn read_at(_: &File, _: &mut [u8], _: u64) -> io::Result<usize> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "reading a file at a place is not supported on this platform",
+    ))
+}
+
 /// The walk of [`Spool::lines`].
 struct SpoolLines<'a> {
     spool: &'a Spool,
-    reader: Option<BufReader<File>>,
+    reader: Option<BufReader<At<'a>>>,
     index: usize,
     buf: Vec<u8>,
 }
@@ -152,8 +172,8 @@ impl Iterator for SpoolLines<'_> {
         match reader.read_until(b'\n', &mut self.buf) {
             Ok(0) => {
                 self.spool.fail(format!(
-                    "the report's spool file {} ends after {} of its {} lines",
-                    self.spool.file.path().display(),
+                    "the report's spool file (in {}) ends after {} of its {} lines",
+                    self.spool.dir.display(),
                     self.index,
                     self.spool.len()
                 ));
@@ -179,7 +199,8 @@ impl Iterator for SpoolLines<'_> {
 
 /// Writes a run's entries to a spool as they come ([`crate::build::Builder`]).
 pub(crate) struct SpoolWriter {
-    out: BufWriter<tempfile::NamedTempFile>,
+    out: BufWriter<File>,
+    dir: std::path::PathBuf,
     offsets: Vec<u64>,
     at: u64,
     line: Vec<u8>,
@@ -188,21 +209,20 @@ pub(crate) struct SpoolWriter {
 impl SpoolWriter {
     /// A new spool in the temporary folder (`TMPDIR`).
     pub(crate) fn new() -> io::Result<Self> {
-        let file = tempfile::Builder::new()
-            .prefix("ctk-report-entries-")
-            .suffix(".jsonl")
-            .tempfile()?;
+        let dir = std::env::temp_dir();
+        let file = tempfile::tempfile_in(&dir)?;
         Ok(Self {
             out: BufWriter::with_capacity(64 * 1024, file),
+            dir,
             offsets: vec![0],
             at: 0,
             line: Vec::new(),
         })
     }
 
-    /// Where the spool is, for an error that names it.
-    pub(crate) fn path(&self) -> &std::path::Path {
-        self.out.get_ref().path()
+    /// The folder the spool is in, for an error that names it.
+    pub(crate) fn dir(&self) -> &std::path::Path {
+        &self.dir
     }
 
     /// Append one vector's entry and duration.
@@ -224,8 +244,8 @@ impl SpoolWriter {
             .map_err(io::IntoInnerError::into_error)?;
         let spool = Arc::new(Spool {
             file,
+            dir: self.dir,
             offsets: self.offsets,
-            reader: Mutex::new(None),
             failed: Mutex::new(None),
         });
         Ok((
@@ -296,10 +316,14 @@ impl Entries {
         &mut self.held
     }
 
-    /// The spool file, for a test that takes it away.
+    /// Cut the spool short, for a test of what a spool that cannot be
+    /// read back does.
     #[cfg(test)]
-    pub(crate) fn spool_path(&self) -> Option<&std::path::Path> {
-        self.spool.as_ref().map(|s| s.file.path())
+    pub(crate) fn truncate_spool(&self) -> io::Result<()> {
+        match &self.spool {
+            Some(s) => s.file.set_len(s.offsets.get(1).copied().unwrap_or(0)),
+            None => Ok(()),
+        }
     }
 
     /// Why a spooled report could not be read back whole, if it could not:
@@ -360,12 +384,7 @@ impl std::fmt::Debug for Entries {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.spool {
             None => self.held.fmt(f),
-            Some(s) => write!(
-                f,
-                "Entries(spooled: {} in {})",
-                s.len(),
-                s.file.path().display()
-            ),
+            Some(s) => write!(f, "Entries(spooled: {} in {})", s.len(), s.dir.display()),
         }
     }
 }

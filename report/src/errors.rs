@@ -26,7 +26,7 @@ pub enum ReportError {
         detail: String,
     },
     /// The file a run spools its report's entries to could not be made,
-    /// written or read back; the message names it.
+    /// written or read back; the message names its folder.
     #[error("{0}")]
     Spool(String),
     /// Rendering JUnit failed.

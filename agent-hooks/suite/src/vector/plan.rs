@@ -364,8 +364,8 @@ fn list(dir: &Path, arena: &mut Arena) -> Result<Vec<Span>, LoadError> {
         let entry = entry.map_err(io)?;
         let name = entry.file_name();
         // `is_file` follows links, as the loader does.
-        let wanted = Path::new(&name).extension().is_some_and(|e| e == "json")
-            && dir.join(&name).is_file();
+        let wanted =
+            Path::new(&name).extension().is_some_and(|e| e == "json") && dir.join(&name).is_file();
         if !wanted {
             continue;
         }
