@@ -722,6 +722,32 @@ mod tests {
         assert_eq!(again, spooled);
     }
 
+    /// A failure quotes what the host sent, as deep as the kit reads it
+    /// (past serde_json's default recursion limit): its entry is read back
+    /// from the spool as it went in.
+    #[test]
+    fn a_failure_nested_as_deep_as_the_kit_reads_is_read_back_from_the_spool() {
+        let mut deep = json!("bottom");
+        for i in 0..ctk_support::depth::MAX_NESTING - 1 {
+            deep = if i % 2 == 0 {
+                json!([deep])
+            } else {
+                json!({"k": deep})
+            };
+        }
+        let failure = AssertionFailure::mismatch("k", "differs", &deep, Some(&json!("allow")));
+        let metas = [meta("CTK-0001", None), meta("CTK-0002", None)];
+        let outcomes = [
+            VectorOutcome::from_failures("CTK-0001", vec![failure], Duration::from_millis(3)),
+            VectorOutcome::from_failures("CTK-0002", vec![], Duration::from_millis(5)),
+        ];
+        let held = build(ctx(), &metas, &outcomes);
+        let spooled = spooled(&metas, &outcomes);
+        assert_eq!(spooled.failure(), None);
+        assert_eq!(held, spooled);
+        assert_eq!(crate::json::render(&held), crate::json::render(&spooled));
+    }
+
     /// A spool that cannot be read back whole (a full disk, a cut file)
     /// leaves every rendering failing with its folder named, never a report
     /// that quietly lists fewer vectors.

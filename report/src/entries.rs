@@ -66,7 +66,16 @@ impl Spool {
     }
 
     fn parse(&self, index: usize, text: &[u8]) -> Option<LineIn> {
-        match serde_json::from_slice(text) {
+        // A failure carries the values a host sent, as deep as the kit
+        // reads them (past serde_json's default of 128 levels), one level
+        // further down in a line than in report.json.
+        let parsed = std::str::from_utf8(text)
+            .map_err(|e| e.to_string())
+            .and_then(|text| {
+                ctk_support::depth::from_str_within(text, ctk_support::depth::REPORT_NESTING + 1)
+                    .map_err(|e| e.to_string())
+            });
+        match parsed {
             Ok(line) => Some(line),
             Err(e) => {
                 self.fail(format!(
