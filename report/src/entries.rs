@@ -218,7 +218,11 @@ pub(crate) struct SpoolWriter {
 impl SpoolWriter {
     /// A new spool in the temporary folder (`TMPDIR`).
     pub(crate) fn new() -> io::Result<Self> {
-        let dir = std::env::temp_dir();
+        Self::new_in(std::env::temp_dir())
+    }
+
+    /// A new spool in `dir`.
+    fn new_in(dir: std::path::PathBuf) -> io::Result<Self> {
         let file = tempfile::tempfile_in(&dir)?;
         Ok(Self {
             out: BufWriter::with_capacity(64 * 1024, file),
@@ -611,5 +615,32 @@ impl Serialize for VectorTimes {
 impl<'de> Deserialize<'de> for VectorTimes {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         BTreeMap::<String, u64>::deserialize(deserializer).map(VectorTimes::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spool is in its folder without a name while a report reads it,
+    /// so nothing is left there however the process ends.
+    #[test]
+    fn a_spool_leaves_no_file_in_its_folder() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut spool = SpoolWriter::new_in(dir.path().to_path_buf()).expect("a spool");
+        let entry: VectorEntry = serde_json::from_value(serde_json::json!({
+            "id": "CTK-0001", "title": "t", "part": "p", "file": "f.json",
+            "sha256": "sha256:00", "status": "pass", "reason": "", "failures": []
+        }))
+        .expect("an entry");
+        spool.push(&entry, 3).expect("written");
+        let (entries, times) = spool.finish().expect("finished");
+        assert_eq!(entries.iter().next().as_deref(), Some(&entry));
+        assert_eq!(times.get("CTK-0001"), Some(3));
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("listed")
+            .map(|e| e.map(|e| e.file_name()))
+            .collect();
+        assert!(names.is_empty(), "{names:?}");
     }
 }
