@@ -223,19 +223,15 @@ pub fn exit_code_for(report: &Report) -> u8 {
 /// not start, died, or stated a broken declaration): every vector is an
 /// `error` with `reason`, so CI still finds its report and JUnit file, and
 /// the report can never back a claim. `each` sees every vector's meta and
-/// outcome as it goes into the report (for `events.jsonl`).
+/// outcome as it goes into the report (for `events.jsonl`). The report is
+/// spooled as a run's is, and fails as a run's does when the spool does.
 pub fn unstarted_report(
     job: &Job,
     host_label: &str,
     reason: &str,
     mut each: impl FnMut(usize, &VectorMeta, &VectorOutcome),
-) -> Report {
-    let spec = job.spec.wire();
-    // Spooled as a run's report is; held only where no spool can be made.
-    let (mut builder, spooled) = match build::Builder::spooled(spec) {
-        Ok(b) => (b, true),
-        Err(_) => (build::Builder::new(spec), false),
-    };
+) -> Result<Report, CliError> {
+    let mut builder = build::Builder::spooled(job.spec.wire())?;
     for (index, v) in job.vectors.iter().enumerate() {
         let meta = v.take_meta();
         let outcome = VectorOutcome::error(&meta.id, reason.to_owned(), Duration::ZERO);
@@ -266,21 +262,7 @@ pub fn unstarted_report(
         started_at: build::rfc3339(std::time::SystemTime::now()),
         total_ms: 0,
     };
-    match builder.finish(ctx.clone()) {
-        Ok(report) => report,
-        // The spool failed: the same report, held.
-        Err(_) if spooled => {
-            let mut held = build::Builder::new(spec);
-            for v in job.vectors.iter() {
-                let meta = v.take_meta();
-                let outcome = VectorOutcome::error(&meta.id, reason.to_owned(), Duration::ZERO);
-                held.vector(&meta, Some(outcome));
-            }
-            held.finish(ctx)
-                .unwrap_or_else(|e| unreachable!("a held report cannot fail: {e}"))
-        }
-        Err(e) => unreachable!("a held report cannot fail: {e}"),
-    }
+    Ok(builder.finish(ctx)?)
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), ReportError> {
@@ -675,7 +657,7 @@ pub fn command(args: RunArgs) -> Result<u8, CliError> {
                         log.record(&Event::VectorFinished { index, outcome }, Some(meta));
                     }
                 },
-            )
+            )?
         }
         Err(e) => return Err(e),
     };
