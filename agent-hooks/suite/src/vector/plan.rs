@@ -59,10 +59,17 @@ struct Shared {
     loaded: Mutex<HashMap<u32, Arc<VectorMeta>>>,
 }
 
+impl Span {
+    /// This piece of `text` (a plan's one string).
+    fn of(self, text: &str) -> &str {
+        let end = self.start as usize + usize::from(self.len);
+        text.get(self.start as usize..end).unwrap_or_default()
+    }
+}
+
 impl Shared {
     fn text(&self, span: Span) -> &str {
-        let end = span.start as usize + span.len as usize;
-        self.text.get(span.start as usize..end).unwrap_or_default()
+        span.of(&self.text)
     }
 
     fn loaded(&self) -> std::sync::MutexGuard<'_, HashMap<u32, Arc<VectorMeta>>> {
@@ -148,10 +155,14 @@ impl PlannedVector {
 
     /// The vector's id.
     pub fn id(&self) -> &str {
-        self.shared.text(Span {
+        self.shared.text(self.id_span())
+    }
+
+    fn id_span(&self) -> Span {
+        Span {
             start: self.id_start,
             len: self.id_len,
-        })
+        }
     }
 
     /// The vector's part.
@@ -248,17 +259,15 @@ impl VectorView for PlannedVector {
 /// Where the vector whose file name is `file` is read from, as errors name
 /// it.
 fn path_of(root: &Root, text: &str, odd: &[OsString], file: Span) -> PathBuf {
-    let name = |s: Span| {
-        let end = s.start as usize + s.len as usize;
-        text.get(s.start as usize..end).unwrap_or_default()
-    };
     match root {
         Root::Dir(dir) if file.len == ELSEWHERE => match odd.get(file.start as usize) {
             Some(n) => dir.join(n),
             None => dir.clone(),
         },
-        Root::Dir(dir) => dir.join(name(file)),
-        Root::Embedded(spec) => PathBuf::from(format!("embedded:{}/{}", spec.as_str(), name(file))),
+        Root::Dir(dir) => dir.join(file.of(text)),
+        Root::Embedded(spec) => {
+            PathBuf::from(format!("embedded:{}/{}", spec.as_str(), file.of(text)))
+        }
     }
 }
 
@@ -281,8 +290,7 @@ fn parse_at(
             )
         }
         Root::Embedded(spec) => {
-            let end = file.start as usize + file.len as usize;
-            let name = text.get(file.start as usize..end).unwrap_or_default();
+            let name = file.of(text);
             let found = embedded::files(*spec).find(|(n, _)| *n == name);
             let (_, body) = found.ok_or_else(|| LoadError::NoVectors {
                 source_name: path.display().to_string(),
@@ -301,10 +309,7 @@ fn parse_at(
 /// load reports it: the ids are sorted by reference (four bytes a vector),
 /// not gathered into a set.
 fn duplicate(root: &Root, arena: &Arena, planned: &[PlannedVector]) -> Option<LoadError> {
-    let id = |v: &PlannedVector| {
-        let end = v.id_start as usize + usize::from(v.id_len);
-        arena.text.get(v.id_start as usize..end).unwrap_or_default()
-    };
+    let id = |v: &PlannedVector| v.id_span().of(&arena.text);
     let mut order: Vec<u32> = (0..u32::try_from(planned.len()).ok()?).collect();
     order.sort_by(|&a, &b| {
         id(&planned[a as usize])
@@ -388,12 +393,7 @@ fn list(dir: &Path, arena: &mut Arena) -> Result<Vec<Span>, LoadError> {
                 .get(s.start as usize)
                 .map_or(&[][..], |n| n.as_encoded_bytes())
         } else {
-            let end = s.start as usize + s.len as usize;
-            arena
-                .text
-                .as_bytes()
-                .get(s.start as usize..end)
-                .unwrap_or_default()
+            s.of(&arena.text).as_bytes()
         }
     };
     files.sort_by(|a, b| name(a).cmp(name(b)));
