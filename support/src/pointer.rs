@@ -8,6 +8,19 @@ pub fn token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
+/// Append `key` to `out` as one reference token, escaped as [`token`]
+/// escapes it, without a string of its own: for walks that extend one
+/// pointer member by member.
+pub fn push_token(out: &mut String, key: &str) {
+    for c in key.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+}
+
 /// `parent` extended by the member `key` (escaped).
 pub fn child(parent: &str, key: &str) -> String {
     format!("{parent}/{}", token(key))
@@ -23,6 +36,11 @@ mod tests {
         // `~1` in a key stays the key's: it must not read back as `/`.
         assert_eq!(token("~1"), "~01");
         assert_eq!(token("plain"), "plain");
+        for key in ["a/b~c", "~1", "plain", "", "//~~", "é/~"] {
+            let mut out = String::from("/x/");
+            push_token(&mut out, key);
+            assert_eq!(out, format!("/x/{}", token(key)), "{key}");
+        }
     }
 
     #[test]

@@ -63,6 +63,26 @@ pub enum RedactorReply {
     },
 }
 
+/// What interceptor `index` answered when it was lent a shared context
+/// ([`Callbacks::intercept_shared`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SharedReply {
+    /// Its answer.
+    pub reply: InterceptorReply,
+    /// Its own copy of the context, when it changed that copy: what a host
+    /// speaking `PROTOCOL.md` must write into the copy it passed. `None`
+    /// when the interceptor changed nothing.
+    pub changed: Option<Value>,
+}
+
+impl SharedReply {
+    /// `reply`, with the interceptor's changed copy if it changed one.
+    pub fn new(reply: InterceptorReply, changed: Option<Value>) -> Self {
+        Self { reply, changed }
+    }
+}
+
 /// The runner's side of a running vector, called by the host.
 ///
 /// Interceptor `index` refers to [`VectorSetup::interceptors`]. Every method
@@ -79,6 +99,24 @@ pub trait Callbacks: Send + Sync {
         index: usize,
         context: &'a mut Value,
     ) -> BoxFuture<'a, InterceptorReply>;
+
+    /// Ask interceptor `index` for its verdict on `context`, lent shared and
+    /// never written: the interceptor's own copy is made only if it changes
+    /// it, and comes back as [`SharedReply::changed`].
+    ///
+    /// A host that hands every interceptor of an emission one immutable
+    /// snapshot calls this and pays for no copy of a context its interceptors
+    /// only read. The default makes the copy, calls [`Callbacks::intercept`]
+    /// and compares; the runner's scripted callbacks override it and copy
+    /// only for a `mutate` fault.
+    fn intercept_shared(&self, index: usize, context: Arc<Value>) -> BoxFuture<'_, SharedReply> {
+        Box::pin(async move {
+            let mut own = Value::clone(&context);
+            let reply = self.intercept(index, &mut own).await;
+            let changed = (own != *context).then_some(own);
+            SharedReply::new(reply, changed)
+        })
+    }
 
     /// Ask the registered approval resolver to resolve `request`, an
     /// `ApprovalRequest` (§9).
@@ -114,4 +152,60 @@ pub trait HostAdapter: Send {
 
     /// Release whatever the prepared vector holds.
     fn teardown(&mut self) -> impl Future<Output = Result<(), AdapterError>> + Send;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Callbacks written before `intercept_shared`: one interceptor writes
+    /// into its copy, the other only reads.
+    struct OwnedOnly;
+
+    impl Callbacks for OwnedOnly {
+        fn intercept<'a>(
+            &'a self,
+            index: usize,
+            context: &'a mut Value,
+        ) -> BoxFuture<'a, InterceptorReply> {
+            Box::pin(async move {
+                if index == 0 {
+                    context["changed"] = json!(true);
+                }
+                InterceptorReply::Response(json!({"decision": "allow"}))
+            })
+        }
+
+        fn resolve_approval<'a>(&'a self, _: &'a Value) -> BoxFuture<'a, ResolverReply> {
+            Box::pin(async { ResolverReply::Resolution(Value::Null) })
+        }
+
+        fn redact<'a>(&'a self, context: &'a Value) -> BoxFuture<'a, RedactorReply> {
+            Box::pin(async move { RedactorReply::Redacted(context.clone()) })
+        }
+    }
+
+    #[tokio::test]
+    async fn the_default_lends_a_copy_and_reports_what_changed() {
+        let lent = Arc::new(json!({"interception_point": "input"}));
+        let writer = OwnedOnly.intercept_shared(0, Arc::clone(&lent)).await;
+        assert_eq!(
+            writer.changed,
+            Some(json!({"interception_point": "input", "changed": true}))
+        );
+        assert_eq!(
+            *lent,
+            json!({"interception_point": "input"}),
+            "the lent context is never written"
+        );
+        let reader = OwnedOnly.intercept_shared(1, lent).await;
+        assert_eq!(
+            reader,
+            SharedReply::new(
+                InterceptorReply::Response(json!({"decision": "allow"})),
+                None
+            )
+        );
+    }
 }

@@ -60,7 +60,7 @@ pub use client::{
 };
 pub use errors::{AdapterError, AdapterErrorKind, Phase};
 pub use interface::{
-    BoxFuture, Callbacks, HostAdapter, InterceptorReply, RedactorReply, ResolverReply,
+    BoxFuture, Callbacks, HostAdapter, InterceptorReply, RedactorReply, ResolverReply, SharedReply,
 };
 pub use model::host::HostInfo;
 pub use model::record::{LoadOutcome, LoadRecord, RunOutcome, RunRecord, ToolInvocation};

@@ -217,8 +217,10 @@ pub struct Emitted {
     /// The combined verdict, unions applied.
     pub verdict: Verdict,
     /// The context the next step must use: transforms applied and written
-    /// back when the action proceeds in enforce mode, else as emitted.
-    pub context: Value,
+    /// back when the action proceeds in enforce mode, else as emitted. Shared:
+    /// the snapshot every interceptor was lent (a recorder may still hold
+    /// it), or the composed copy, never copied again to be handed back.
+    pub context: Arc<Value>,
     /// The record written for this emission, in wire form: the very value
     /// the emitter's buffer holds, shared rather than copied.
     pub record: Arc<Value>,
@@ -447,7 +449,7 @@ impl Emitter {
         Emitted {
             proceed: self.mode == Mode::EvaluateOnly,
             verdict,
-            context,
+            context: Arc::new(context),
             record,
         }
     }
@@ -513,7 +515,7 @@ impl Emitter {
             return Emitted {
                 proceed: self.mode == Mode::EvaluateOnly,
                 verdict: v,
-                context,
+                context: Arc::new(context),
                 record,
             };
         }
@@ -564,11 +566,12 @@ impl Emitter {
         // asked again.
         let unchanged = !matches!(self.provider, IdentityProvider::Custom { .. })
             && !pool.iter().any(|v| v.transform.is_some());
-        // Every interceptor is done with the snapshot; it is copied here
-        // only if a task that timed out has not let go of it yet.
+        // The snapshot goes back as it is, shared with whatever still holds
+        // it (a task that timed out, the runner's record of what interceptor
+        // 0 received): nothing writes to it.
         let input = |composed_ctx: Arc<Value>| {
             drop(composed_ctx);
-            Arc::unwrap_or_clone(snapshot)
+            snapshot
         };
         let (proceed, out_ctx, enforced_identity) = match self.mode {
             Mode::EvaluateOnly => (true, input(composed_ctx), input_identity),
@@ -591,9 +594,8 @@ impl Emitter {
                 };
                 match identified {
                     Ok(id) => {
-                        // Lets go of the input, so the folded copy is the only one.
                         drop(input);
-                        (true, Arc::unwrap_or_clone(composed_ctx), id)
+                        (true, composed_ctx, id)
                     }
                     Err(e) => {
                         // A transform pushed the context out of the bounds or
@@ -658,7 +660,7 @@ impl Emitter {
         Emitted {
             proceed: false,
             verdict,
-            context,
+            context: Arc::new(context),
             record,
         }
     }

@@ -314,6 +314,20 @@ impl Interceptor for CallbackInterceptor {
             }
         })
     }
+
+    /// The emission's snapshot goes to the runner lent, not copied; the copy
+    /// a scripted `mutate` changes is the interceptor's own and is dropped,
+    /// as the owned path drops it.
+    fn intercept_shared(&self, context: Arc<Value>) -> BoxFuture<InterceptorAnswer> {
+        let callbacks = self.callbacks.clone();
+        let index = self.index;
+        Box::pin(async move {
+            match callbacks.intercept_shared(index, context).await.reply {
+                InterceptorReply::Response(v) => InterceptorAnswer::Returned(v),
+                _ => InterceptorAnswer::Raised,
+            }
+        })
+    }
 }
 
 /// The runner's approval resolver.

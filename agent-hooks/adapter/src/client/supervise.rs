@@ -231,12 +231,13 @@ async fn answer(callbacks: Arc<dyn Callbacks>, id: &Id, method: &str, params: Va
     let result: Result<Value, ErrorObject> = match method {
         methods::CALLBACK_INTERCEPT => match serde_json::from_value::<InterceptParams>(params) {
             Ok(p) => {
-                let mut context = p.context;
-                let before = context.clone();
                 let index = usize::try_from(p.index).unwrap_or(usize::MAX);
-                let reply = callbacks.intercept(index, &mut context).await;
-                let changed = (context != before).then_some(context);
-                Ok(to_value(&InterceptResult::from_reply(reply, changed)))
+                // Lent, not copied: the callbacks copy only what they change.
+                let shared = callbacks.intercept_shared(index, Arc::new(p.context)).await;
+                Ok(to_value(&InterceptResult::from_reply(
+                    shared.reply,
+                    shared.changed,
+                )))
             }
             Err(e) => Err(bad(e)),
         },

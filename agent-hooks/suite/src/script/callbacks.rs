@@ -3,11 +3,12 @@
 use std::sync::{Arc, Mutex};
 
 use ctk_agent_hooks_adapter::{
-    BoxFuture, Callbacks, InterceptorReply, RedactorReply, ResolverReply,
+    BoxFuture, Callbacks, InterceptorReply, RedactorReply, ResolverReply, SharedReply,
 };
 use serde_json::Value;
 
-use crate::script::{interceptor, redactor, resolver};
+use crate::script::interceptor::{self, Decision};
+use crate::script::{redactor, resolver};
 use crate::vector::model::{ApprovalRule, InterceptorRule, Vector};
 
 /// The scripted callbacks of one vector run.
@@ -16,7 +17,8 @@ pub struct ScriptedCallbacks {
     scripts: Vec<Vec<InterceptorRule>>,
     approval: Vec<ApprovalRule>,
     redact: Vec<String>,
-    recorded: Mutex<Vec<Value>>,
+    /// Interceptor 0's contexts; shared with the host where it lent them.
+    recorded: Mutex<Vec<Arc<Value>>>,
     approval_requests: Mutex<Vec<Value>>,
     rule_errors: Mutex<Vec<String>>,
 }
@@ -50,22 +52,24 @@ impl ScriptedCallbacks {
         }
     }
 
-    /// Deep copies of the contexts interceptor 0 received, in arrival order.
+    /// Copies of the contexts interceptor 0 received, in arrival order.
     pub fn recorded(&self) -> Vec<Value> {
-        self.recorded
+        let recorded = self
+            .recorded
             .lock()
-            .map(|r| r.clone())
-            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        recorded.iter().map(|c| Value::clone(c)).collect()
     }
 
     /// The contexts interceptor 0 received, in arrival order, taken out of
-    /// the callbacks: what the assertions read once the run is over, with
-    /// no second copy of every context.
+    /// the callbacks: what the assertions read once the run is over. A
+    /// context the host lent is copied only if the host still holds it.
     pub fn take_recorded(&self) -> Vec<Value> {
-        match self.recorded.lock() {
+        let taken = match self.recorded.lock() {
             Ok(mut r) => std::mem::take(&mut *r),
             Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
-        }
+        };
+        taken.into_iter().map(Arc::unwrap_or_clone).collect()
     }
 
     /// Copies of the approval requests the resolver received, in arrival
@@ -87,8 +91,31 @@ impl ScriptedCallbacks {
             .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
     }
 
-    fn record(&self, context: &Value) {
-        push(&self.recorded, context);
+    fn record(&self, context: Arc<Value>) {
+        match self.recorded.lock() {
+            Ok(mut r) => r.push(context),
+            Err(poisoned) => poisoned.into_inner().push(context),
+        }
+    }
+
+    /// What interceptor `index`'s script decides on `context`; a rule it
+    /// cannot answer is kept for the engine and raised.
+    fn decide(&self, index: usize, context: &Value) -> Decision {
+        let Some(rules) = self.scripts.get(index) else {
+            return Decision::Reply(InterceptorReply::Raised {
+                message: format!("ctk: no interceptor script at index {index}"),
+            });
+        };
+        interceptor::decide(rules, context).unwrap_or_else(|e| {
+            let message = format!("interceptor {index}'s {e}");
+            match self.rule_errors.lock() {
+                Ok(mut r) => r.push(message.clone()),
+                Err(poisoned) => poisoned.into_inner().push(message.clone()),
+            }
+            Decision::Reply(InterceptorReply::Raised {
+                message: format!("ctk: {message}"),
+            })
+        })
     }
 }
 
@@ -107,26 +134,34 @@ impl Callbacks for ScriptedCallbacks {
     ) -> BoxFuture<'a, InterceptorReply> {
         Box::pin(async move {
             if index == 0 {
-                self.record(context);
+                self.record(Arc::new(context.clone()));
             }
-            let Some(rules) = self.scripts.get(index) else {
-                return InterceptorReply::Raised {
-                    message: format!("ctk: no interceptor script at index {index}"),
-                };
-            };
-            match interceptor::evaluate(rules, context) {
-                Ok(Some(reply)) => reply,
-                Ok(None) => std::future::pending().await,
-                Err(e) => {
-                    let message = format!("interceptor {index}'s {e}");
-                    match self.rule_errors.lock() {
-                        Ok(mut r) => r.push(message.clone()),
-                        Err(poisoned) => poisoned.into_inner().push(message.clone()),
-                    }
-                    InterceptorReply::Raised {
-                        message: format!("ctk: {message}"),
-                    }
+            match self.decide(index, context) {
+                Decision::Reply(reply) => reply,
+                Decision::Mutate => {
+                    interceptor::mutate(context);
+                    interceptor::mutated_reply()
                 }
+                Decision::Never => std::future::pending().await,
+            }
+        })
+    }
+
+    fn intercept_shared(&self, index: usize, context: Arc<Value>) -> BoxFuture<'_, SharedReply> {
+        Box::pin(async move {
+            if index == 0 {
+                self.record(Arc::clone(&context));
+            }
+            match self.decide(index, &context) {
+                Decision::Reply(reply) => SharedReply::new(reply, None),
+                Decision::Mutate => {
+                    let mut own = Value::clone(&context);
+                    interceptor::mutate(&mut own);
+                    // A context the fault cannot touch comes back unchanged.
+                    let changed = (own != *context).then_some(own);
+                    SharedReply::new(interceptor::mutated_reply(), changed)
+                }
+                Decision::Never => std::future::pending().await,
             }
         })
     }
@@ -181,6 +216,83 @@ mod tests {
             vec![json!({"interception_point": "input", "target": {"content": "x"}})]
         );
         assert!(cb.take_recorded().is_empty(), "taken once, not copied");
+    }
+
+    /// A lent context is recorded as the very snapshot, not a copy; the copy
+    /// a `mutate` fault changes is made apart and comes back as `changed`.
+    #[tokio::test]
+    async fn a_lent_context_is_shared_and_copied_only_to_mutate() {
+        let cb = ScriptedCallbacks::from_parts(
+            vec![
+                vec![rule(json!({"at": "output", "fault": "mutate"}))],
+                vec![rule(json!({"at": "input", "fault": "mutate"}))],
+            ],
+            vec![],
+            vec![],
+        );
+        let input = Arc::new(json!({"interception_point": "input", "target": {"content": "x"}}));
+        let read = cb.intercept_shared(0, Arc::clone(&input)).await;
+        assert_eq!(
+            read,
+            SharedReply::new(
+                InterceptorReply::Response(json!({"decision": "allow"})),
+                None
+            )
+        );
+        assert_eq!(Arc::strong_count(&input), 2, "recorded without a copy");
+        let mutated = cb.intercept_shared(1, Arc::clone(&input)).await;
+        assert_eq!(mutated.reply, interceptor::mutated_reply());
+        assert_eq!(
+            mutated.changed,
+            Some(json!({"interception_point": "input", "target": "TAMPERED"}))
+        );
+        assert_eq!(
+            input["target"],
+            json!({"content": "x"}),
+            "the lent context is never written"
+        );
+        assert_eq!(Arc::strong_count(&input), 2, "only interceptor 0 records");
+        // A context the fault cannot touch is not reported as changed.
+        let untouched = Arc::new(json!({"interception_point": "input", "target": "TAMPERED"}));
+        assert_eq!(cb.intercept_shared(1, untouched).await.changed, None);
+        drop(input);
+        assert_eq!(
+            cb.take_recorded(),
+            vec![json!({"interception_point": "input", "target": {"content": "x"}})]
+        );
+    }
+
+    /// The host may still hold what it lent when the run is over: the record
+    /// is then copied out, and the two stay apart.
+    #[tokio::test]
+    async fn a_context_still_held_is_copied_out() {
+        let cb = ScriptedCallbacks::from_parts(vec![vec![]], vec![], vec![]);
+        let held = Arc::new(json!({"interception_point": "input"}));
+        cb.intercept_shared(0, Arc::clone(&held)).await;
+        assert_eq!(cb.recorded(), vec![Value::clone(&held)]);
+        assert_eq!(cb.take_recorded(), vec![Value::clone(&held)]);
+        assert!(cb.take_recorded().is_empty());
+        assert_eq!(Arc::strong_count(&held), 1);
+    }
+
+    #[tokio::test]
+    async fn a_lent_context_times_out_and_raises_as_an_owned_one() {
+        let cb = ScriptedCallbacks::from_parts(
+            vec![vec![rule(json!({"at": "input", "fault": "timeout"}))]],
+            vec![],
+            vec![],
+        );
+        let ctx = Arc::new(json!({"interception_point": "input"}));
+        let waited = tokio::time::timeout(
+            Duration::from_millis(20),
+            cb.intercept_shared(0, ctx.clone()),
+        )
+        .await;
+        assert!(waited.is_err());
+        assert!(matches!(
+            cb.intercept_shared(5, ctx).await.reply,
+            InterceptorReply::Raised { .. }
+        ));
     }
 
     #[tokio::test]

@@ -28,25 +28,33 @@ pub fn matches(predicates: &Map<String, Value>, context: &Value) -> bool {
         .all(|(path, want)| lookup(context, path).is_some_and(|got| json_eq(got, want)))
 }
 
+/// What a scripted interceptor does with the context it was handed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// It answers this, leaving its copy as it was.
+    Reply(InterceptorReply),
+    /// The `mutate` fault: it tampers with its own copy ([`mutate`]), then
+    /// answers [`mutated_reply`].
+    Mutate,
+    /// It never answers (`timeout`).
+    Never,
+}
+
 /// The first rule at the context's point whose `match` holds decides; no rule
-/// means allow. `None` means the interceptor never answers (`timeout`). A
-/// `return` holding a context-sized fill is sized against `context` here
-/// ([`pad`]).
-pub fn evaluate(
-    rules: &[InterceptorRule],
-    context: &mut Value,
-) -> Result<Option<InterceptorReply>, RuleError> {
+/// means allow. A `return` holding a context-sized fill is sized against
+/// `context` here ([`pad`]). Reads the context only, so that a context lent
+/// shared is copied just for the rule that changes it.
+pub fn decide(rules: &[InterceptorRule], context: &Value) -> Result<Decision, RuleError> {
     let point = context
         .get("interception_point")
         .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
+        .unwrap_or_default();
     let Some((index, rule)) = rules
         .iter()
         .enumerate()
         .find(|(_, r)| r.at == point && matches(&r.match_, context))
     else {
-        return Ok(Some(InterceptorReply::Response(
+        return Ok(Decision::Reply(InterceptorReply::Response(
             json!({"decision": "allow"}),
         )));
     };
@@ -54,37 +62,55 @@ pub fn evaluate(
         if let Some(ret) = &rule.return_ {
             let filled = pad::fill(ret, context).map_err(|cause| RuleError {
                 rule: index,
-                point: point.clone(),
+                point: point.to_owned(),
                 cause,
             })?;
             if let Some(filled) = filled {
-                return Ok(Some(InterceptorReply::Response(filled)));
+                return Ok(Decision::Reply(InterceptorReply::Response(filled)));
             }
         }
     }
-    Ok(Some(match rule.fault {
-        Some(InterceptorFault::Raise) => InterceptorReply::Raised {
+    Ok(match rule.fault {
+        Some(InterceptorFault::Raise) => Decision::Reply(InterceptorReply::Raised {
             message: "ctk: scripted interceptor raised".into(),
-        },
+        }),
         Some(InterceptorFault::MalformedVerdict) => {
-            InterceptorReply::Response(json!({"decision": "transform"}))
+            Decision::Reply(InterceptorReply::Response(json!({"decision": "transform"})))
         }
-        Some(InterceptorFault::Mutate) => {
-            mutate(context);
-            InterceptorReply::Response(json!({"decision": "allow", "reason": "ctk:mutated"}))
-        }
-        Some(InterceptorFault::Timeout) => return Ok(None),
-        None => InterceptorReply::Response(
+        Some(InterceptorFault::Mutate) => Decision::Mutate,
+        Some(InterceptorFault::Timeout) => Decision::Never,
+        None => Decision::Reply(InterceptorReply::Response(
             rule.return_raw
                 .clone()
                 .or_else(|| rule.return_.clone())
                 .unwrap_or_else(|| json!({"decision": "allow"})),
-        ),
-    }))
+        )),
+    })
+}
+
+/// [`decide`], carried out on the interceptor's own copy: a `mutate` fault
+/// writes into `context`. `None` means the interceptor never answers.
+pub fn evaluate(
+    rules: &[InterceptorRule],
+    context: &mut Value,
+) -> Result<Option<InterceptorReply>, RuleError> {
+    Ok(match decide(rules, context)? {
+        Decision::Reply(reply) => Some(reply),
+        Decision::Mutate => {
+            mutate(context);
+            Some(mutated_reply())
+        }
+        Decision::Never => None,
+    })
+}
+
+/// The answer of an interceptor that tampered with its copy.
+pub fn mutated_reply() -> InterceptorReply {
+    InterceptorReply::Response(json!({"decision": "allow", "reason": "ctk:mutated"}))
 }
 
 /// The `mutate` fault: tamper with the received context in place.
-fn mutate(context: &mut Value) {
+pub fn mutate(context: &mut Value) {
     if let Some(obj) = context.as_object_mut() {
         obj.insert("target".into(), json!("TAMPERED"));
         if let Some(Value::Object(call)) = obj.get_mut("tool_call") {

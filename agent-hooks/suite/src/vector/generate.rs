@@ -44,6 +44,8 @@
 //! string inside it escaped at worst, a fill's N plus one) is at most
 //! [`MAX_GENERATED_BYTES`].
 
+use std::fmt::Write as _;
+
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -445,15 +447,15 @@ pub fn find(doc: &Value) -> Result<Vec<String>, Refusal> {
             Value::Object(m) => {
                 for (k, child) in m {
                     pointer.push('/');
-                    pointer.push_str(&pointer_token(k));
+                    // In place: the walk visits every member of every vector.
+                    ctk_support::pointer::push_token(pointer, k);
                     walk(child, pointer, level + 1, total, out, pads, in_json)?;
                     pointer.truncate(len);
                 }
             }
             Value::Array(a) => {
                 for (i, child) in a.iter().enumerate() {
-                    pointer.push('/');
-                    pointer.push_str(&i.to_string());
+                    let _ = write!(pointer, "/{i}");
                     walk(child, pointer, level + 1, total, out, pads, in_json)?;
                     pointer.truncate(len);
                 }

@@ -162,7 +162,14 @@ fn parse_checked(file: &Path, text: &str, expanded: bool) -> Result<LoadedVector
         vector: id.clone(),
         detail,
     })?;
-    if let Some(error) = validator().iter_errors(&value).next() {
+    // The quick yes first: most vectors are valid, and only a refusal needs
+    // the error's location.
+    let refused = if validator().is_valid(&value) {
+        None
+    } else {
+        validator().iter_errors(&value).next()
+    };
+    if let Some(error) = refused {
         return Err(LoadError::Schema {
             location: loc(error.instance_path().as_str()),
             vector: id,

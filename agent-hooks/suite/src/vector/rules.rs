@@ -8,6 +8,9 @@
 //! (id and file-name conventions, retired ids, clause coverage) stay with the
 //! generator, in `vectors/gen/check.py`.
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
 use serde_json::{Map, Value};
 
 use crate::json_path::pointer_token;
@@ -374,7 +377,7 @@ struct Walker<'a> {
     out: Vec<(String, String, &'static str)>,
 }
 
-impl Walker<'_> {
+impl<'a> Walker<'a> {
     fn ws(&mut self) {
         while self.text.get(self.pos).is_some_and(u8::is_ascii_whitespace) {
             self.pos += 1;
@@ -385,20 +388,29 @@ impl Walker<'_> {
         self.text.get(self.pos).copied()
     }
 
-    /// Skip a string literal and return its decoded text.
-    fn string(&mut self) -> String {
+    /// Skip a string literal and return its decoded text, borrowed when it
+    /// holds no escape (most member names: the walk visits every one).
+    fn string(&mut self) -> Cow<'a, str> {
+        let text: &'a [u8] = self.text;
         let start = self.pos;
+        let mut escaped = false;
         self.pos += 1;
         while let Some(b) = self.peek() {
             self.pos += 1;
             match b {
-                b'\\' => self.pos += 1,
+                b'\\' => {
+                    escaped = true;
+                    self.pos += 1;
+                }
                 b'"' => break,
                 _ => {}
             }
         }
-        let raw = std::str::from_utf8(&self.text[start..self.pos]).unwrap_or("\"\"");
-        serde_json::from_str(raw).unwrap_or_default()
+        let raw = std::str::from_utf8(&text[start..self.pos]).unwrap_or("\"\"");
+        match raw.get(1..raw.len().saturating_sub(1)) {
+            Some(inner) if !escaped && raw.len() >= 2 && raw.ends_with('"') => Cow::Borrowed(inner),
+            _ => Cow::Owned(serde_json::from_str(raw).unwrap_or_default()),
+        }
     }
 
     fn value(&mut self, pointer: &mut String) {
@@ -421,7 +433,7 @@ impl Walker<'_> {
                     self.pos += 1; // ':'
                     let len = pointer.len();
                     pointer.push('/');
-                    pointer.push_str(&pointer_token(&key));
+                    ctk_support::pointer::push_token(pointer, &key);
                     self.value(pointer);
                     pointer.truncate(len);
                     self.ws();
@@ -440,7 +452,8 @@ impl Walker<'_> {
                         break;
                     }
                     let len = pointer.len();
-                    pointer.push_str(&format!("/{i}"));
+                    // Written in place: this walk visits every member.
+                    let _ = write!(pointer, "/{i}");
                     self.value(pointer);
                     pointer.truncate(len);
                     i += 1;
