@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::errors::{AdapterError, AdapterErrorKind};
 use crate::interface::{
-    BoxFuture, Callbacks, HostAdapter, InterceptorReply, RedactorReply, ResolverReply,
+    BoxFuture, Callbacks, HostAdapter, InterceptorReply, RedactorReply, ResolverReply, SharedReply,
 };
 use crate::model::setup::VectorSetup;
 use crate::wire::codec::{write_line, CodecError, LineReader, DEFAULT_MAX_LINE_BYTES};
@@ -262,6 +262,34 @@ impl Callbacks for RemoteCallbacks {
                     reply
                 }
                 Err(message) => InterceptorReply::Raised { message },
+            }
+        })
+    }
+
+    /// The request is written from the lent context itself: no copy is made
+    /// to send it, and none to compare it after.
+    fn intercept_shared(&self, index: usize, context: Arc<Value>) -> BoxFuture<'_, SharedReply> {
+        /// `callback/intercept` params that borrow their context.
+        #[derive(Serialize)]
+        struct Lent<'a> {
+            index: u64,
+            context: &'a Value,
+        }
+        Box::pin(async move {
+            let params = Lent {
+                index: index as u64,
+                context: &context,
+            };
+            match self
+                .link
+                .call::<_, methods::InterceptResult>(methods::CALLBACK_INTERCEPT, &params)
+                .await
+            {
+                Ok(result) => {
+                    let (reply, changed) = result.into_reply();
+                    SharedReply::new(reply, changed)
+                }
+                Err(message) => SharedReply::new(InterceptorReply::Raised { message }, None),
             }
         })
     }

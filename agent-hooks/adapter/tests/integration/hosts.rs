@@ -86,6 +86,25 @@ impl HostAdapter for FakeHost {
         })?;
         let limit = Duration::from_millis(setup.interceptor_timeout_ms.unwrap_or(10_000));
         let mut record = RunRecord::new(RunOutcome::Completed);
+        if setup.vector_id == "lent" {
+            // One snapshot lent to every interceptor in turn, as the
+            // reference host's emitter lends it; what each changed comes back.
+            let snapshot = Arc::new(json!({"point": "input"}));
+            for i in 0..setup.interceptors.len() {
+                let lent = callbacks.intercept_shared(i, Arc::clone(&snapshot));
+                let Ok(shared) = tokio::time::timeout(limit, lent).await else {
+                    record.records.push(json!({"index": i, "reply": "timeout"}));
+                    continue;
+                };
+                record.records.push(json!({
+                    "index": i,
+                    "reply": describe(&shared.reply),
+                    "changed": shared.changed,
+                }));
+            }
+            record.records.push(json!({"snapshot": *snapshot}));
+            return Ok(record);
+        }
         // Every interceptor at once: answers may come back in any order.
         let mut contexts: Vec<Value> = (0..setup.interceptors.len())
             .map(|i| json!({"point": "input", "index": i}))

@@ -142,6 +142,29 @@ pub(crate) fn trials() -> Vec<Trial> {
             remote.shutdown().await;
             Ok(())
         }),
+        async_trial("loopback::a_lent_context_crosses_the_wire", || async {
+            let mut linked = FakeHost::default();
+            let expected = one_vector(&mut linked, "lent").await?;
+            let mut remote = stdio_host("serve").build();
+            let got = one_vector(&mut remote, "lent").await?;
+            remote.shutdown().await;
+            let r = &got.records;
+            ensure(
+                r[0]["changed"] == json!({"point": "input", "mutated_by": "interceptor-0"}),
+                || format!("the changed copy is lost: {}", r[0]),
+            )?;
+            ensure(r[1]["changed"].is_null(), || r[1].to_string())?;
+            ensure(r[1]["reply"] == json!({"raised": "scripted raise"}), || {
+                r[1].to_string()
+            })?;
+            ensure(r[2]["reply"] == "timeout", || r[2].to_string())?;
+            ensure(r[4] == json!({"snapshot": {"point": "input"}}), || {
+                format!("the lent snapshot was written: {}", r[4])
+            })?;
+            ensure(got.records == expected.records, || {
+                format!("stdio {:#?}\nlinked {:#?}", got.records, expected.records)
+            })
+        }),
         async_trial("loopback::every_callback_crosses_the_wire", || async {
             let mut remote = stdio_host("serve").build();
             let got = one_vector(&mut remote, "v2").await?;
