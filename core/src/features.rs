@@ -34,6 +34,10 @@ pub struct Feature {
     /// `model_calls`). `None`: needed whatever the surface.
     #[serde(default)]
     pub only_without_capability: Option<String>,
+    /// The feature only saves time (fewer round trips): no vector needs it,
+    /// and an adapter without it is judged on every vector as one with it.
+    #[serde(default)]
+    pub efficiency_only: bool,
 }
 
 /// A contract's catalog of features.

@@ -1,6 +1,7 @@
 //! The two traits of the host interface: [`HostAdapter`] (runner to host) and
 //! [`Callbacks`] (host to runner, while a vector runs).
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -83,6 +84,31 @@ impl SharedReply {
     }
 }
 
+/// What one interceptor answers whatever the context it is handed, known
+/// before the run: the stdio client sends it in `vector/run` to a host that
+/// announced the `known-answers` adapter feature, which then answers those
+/// calls itself instead of calling back (PROTOCOL.md §2.2).
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct KnownAnswers {
+    /// By interception point: the answer there, or `None` where the
+    /// interceptor must be called back (its answer depends on the context,
+    /// or it never answers).
+    pub at: BTreeMap<String, Option<InterceptorReply>>,
+    /// The answer at every point `at` does not name; `None`: called back.
+    pub elsewhere: Option<InterceptorReply>,
+}
+
+impl KnownAnswers {
+    /// The answer at `point`, if it is known.
+    pub fn answer(&self, point: &str) -> Option<&InterceptorReply> {
+        match self.at.get(point) {
+            Some(known) => known.as_ref(),
+            None => self.elsewhere.as_ref(),
+        }
+    }
+}
+
 /// The runner's side of a running vector, called by the host.
 ///
 /// Interceptor `index` refers to [`VectorSetup::interceptors`]. Every method
@@ -116,6 +142,15 @@ pub trait Callbacks: Send + Sync {
             let changed = (own != *context).then_some(own);
             SharedReply::new(reply, changed)
         })
+    }
+
+    /// What interceptor `index` answers whatever the context, where that is
+    /// known before the run; `None` (the default) when nothing is. Only for
+    /// an interceptor whose contexts the callbacks need not see: a host that
+    /// uses these answers never calls back for them.
+    fn known_answers(&self, index: usize) -> Option<KnownAnswers> {
+        let _ = index;
+        None
     }
 
     /// Ask the registered approval resolver to resolve `request`, an

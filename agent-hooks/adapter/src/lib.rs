@@ -60,7 +60,8 @@ pub use client::{
 };
 pub use errors::{AdapterError, AdapterErrorKind, Phase};
 pub use interface::{
-    BoxFuture, Callbacks, HostAdapter, InterceptorReply, RedactorReply, ResolverReply, SharedReply,
+    BoxFuture, Callbacks, HostAdapter, InterceptorReply, KnownAnswers, RedactorReply,
+    ResolverReply, SharedReply,
 };
 pub use model::host::HostInfo;
 pub use model::record::{LoadOutcome, LoadRecord, RunOutcome, RunRecord, ToolInvocation};
@@ -73,6 +74,11 @@ pub use server::{serve, serve_stdio, serve_with, ServeError, ServeOptions};
 use std::sync::OnceLock;
 
 use ctk_core::features::FeatureCatalog;
+
+/// The adapter feature by which a host answers, itself, the interceptor calls
+/// whose answers the runner sends in `vector/run` (PROTOCOL.md §2.2). A host
+/// served by [`serve`] implements it and announces it without doing anything.
+pub const KNOWN_ANSWERS: &str = "known-answers";
 
 /// The features `ctk-harness/1` gained after its base (`features.json`
 /// beside `PROTOCOL.md`, whose §7 is their changelog): what a host may

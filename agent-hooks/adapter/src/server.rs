@@ -23,7 +23,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::errors::{AdapterError, AdapterErrorKind};
 use crate::interface::{
-    BoxFuture, Callbacks, HostAdapter, InterceptorReply, RedactorReply, ResolverReply, SharedReply,
+    BoxFuture, Callbacks, HostAdapter, InterceptorReply, KnownAnswers, RedactorReply,
+    ResolverReply, SharedReply,
 };
 use crate::model::setup::VectorSetup;
 use crate::wire::codec::{write_line, CodecError, LineReader, DEFAULT_MAX_LINE_BYTES};
@@ -236,9 +237,20 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
-/// The host's view of the runner during `vector/run`: each call is a request.
+/// The host's view of the runner during `vector/run`: each call is a request,
+/// but for the answers the runner sent with `vector/run` (`known-answers`).
 struct RemoteCallbacks {
     link: Arc<Link>,
+    /// By interceptor index.
+    known: Vec<Option<KnownAnswers>>,
+}
+
+impl RemoteCallbacks {
+    /// Interceptor `index`'s answer on `context`, if the runner sent it.
+    fn known(&self, index: usize, context: &Value) -> Option<InterceptorReply> {
+        let point = context.get("interception_point")?.as_str()?;
+        self.known.get(index)?.as_ref()?.answer(point).cloned()
+    }
 }
 
 impl Callbacks for RemoteCallbacks {
@@ -248,6 +260,9 @@ impl Callbacks for RemoteCallbacks {
         context: &'a mut Value,
     ) -> BoxFuture<'a, InterceptorReply> {
         Box::pin(async move {
+            if let Some(reply) = self.known(index, context) {
+                return reply;
+            }
             let params = methods::InterceptParams::new(index as u64, context.clone());
             match self
                 .link
@@ -276,6 +291,9 @@ impl Callbacks for RemoteCallbacks {
             context: &'a Value,
         }
         Box::pin(async move {
+            if let Some(reply) = self.known(index, &context) {
+                return SharedReply::new(reply, None);
+            }
             let params = Lent {
                 index: index as u64,
                 context: &context,
@@ -535,8 +553,15 @@ async fn dispatch_loop<H: HostAdapter>(
                     Err(e) => Err(ErrorObject::new(jsonrpc::INVALID_PARAMS, e.to_string())),
                 },
                 methods::VECTOR_RUN => {
+                    // The params passed the schema; what is known is a help,
+                    // so params this build cannot read leave every call a
+                    // callback.
+                    let known = serde_json::from_value::<methods::RunParams>(req.params)
+                        .map(methods::RunParams::into_known)
+                        .unwrap_or_default();
                     let callbacks: Arc<dyn Callbacks> = Arc::new(RemoteCallbacks {
                         link: Arc::clone(&link),
+                        known,
                     });
                     host.run(callbacks)
                         .await
@@ -580,7 +605,12 @@ async fn initialize<H: HostAdapter>(host: &mut H, params: Value) -> Result<Value
             ),
         ));
     }
-    let info = host.info().await.map_err(host_error)?;
+    let mut info = host.info().await.map_err(host_error)?;
+    // The link itself answers the calls the runner knows the answers to,
+    // whatever the host behind it.
+    if !info.features.iter().any(|f| f == crate::KNOWN_ANSWERS) {
+        info.features.push(crate::KNOWN_ANSWERS.to_owned());
+    }
     Ok(to_value(&InitializeResult::new(info)))
 }
 

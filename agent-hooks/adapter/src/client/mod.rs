@@ -61,8 +61,9 @@ use crate::model::host::HostInfo;
 use crate::model::record::RunRecord;
 use crate::model::setup::VectorSetup;
 use crate::wire::codec::DEFAULT_MAX_LINE_BYTES;
-use crate::wire::methods::{self, Empty, InitializeParams, InitializeResult};
+use crate::wire::methods::{self, Empty, InitializeParams, InitializeResult, RunParams};
 use crate::wire::PROTOCOL_VERSION;
+use crate::KNOWN_ANSWERS;
 
 /// How to start and supervise a stdio host.
 #[derive(Debug, Clone)]
@@ -258,6 +259,9 @@ pub struct StdioHost {
     /// answer may yet arrive, or half of its request may have been written,
     /// so the link is unusable.
     in_flight: Option<Phase>,
+    /// The interceptors of the vector set up, whose known answers `run` sends
+    /// to a host that announced `known-answers`.
+    interceptors: usize,
 }
 
 impl StdioHost {
@@ -280,6 +284,7 @@ impl StdioHost {
             last_failure: None,
             vector_deadline: None,
             in_flight: None,
+            interceptors: 0,
         }
     }
 
@@ -523,6 +528,7 @@ impl HostAdapter for StdioHost {
         self.vector_deadline = Some(deadline_after(self.config.vector_timeout));
         self.ensure_session().await?;
         let deadline = self.setup_deadline();
+        self.interceptors = setup.interceptors.len();
         let Empty {} = self
             .call(Phase::Setup, methods::VECTOR_SETUP, &setup, deadline, None)
             .await?;
@@ -531,10 +537,25 @@ impl HostAdapter for StdioHost {
 
     async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, AdapterError> {
         let deadline = self.vector_deadline();
+        // Answers the runner already knows save the host a round trip each
+        // (issue 30); only a host that announced the feature reads them.
+        let announced = self
+            .host_info
+            .as_ref()
+            .is_some_and(|info| info.features.iter().any(|f| f == KNOWN_ANSWERS));
+        let params = if announced {
+            RunParams::with_known(
+                (0..self.interceptors)
+                    .map(|i| callbacks.known_answers(i))
+                    .collect(),
+            )
+        } else {
+            RunParams::default()
+        };
         self.call(
             Phase::Run,
             methods::VECTOR_RUN,
-            &Empty {},
+            &params,
             deadline,
             Some(&callbacks),
         )

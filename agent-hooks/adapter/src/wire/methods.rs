@@ -1,10 +1,12 @@
 //! Method names and the typed params and result of each method. Each method
 //! has one schema file in `schemas/harness-protocol/` holding both.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::interface::{InterceptorReply, RedactorReply, ResolverReply};
+use crate::interface::{InterceptorReply, KnownAnswers, RedactorReply, ResolverReply};
 use crate::model::host::HostInfo;
 
 /// Runner to host: the handshake, first on every host process.
@@ -109,11 +111,86 @@ impl InitializeResult {
     }
 }
 
-/// The empty object: params of `vector/run`, `vector/teardown` and `shutdown`,
-/// result of `vector/setup`, `vector/teardown` and `shutdown`.
+/// The empty object: params of `vector/teardown` and `shutdown` (and of
+/// `vector/run` for a host without `known-answers`), result of
+/// `vector/setup`, `vector/teardown` and `shutdown`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Empty {}
+
+/// Params of `vector/run`: empty, but for the answers the runner knows
+/// before the run, which it sends only to a host that announced the
+/// `known-answers` feature.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct RunParams {
+    /// One entry per interceptor of the setup, in its order; `null` where
+    /// nothing is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known_answers: Option<Vec<Option<KnownAnswersWire>>>,
+}
+
+impl RunParams {
+    /// The params carrying `known`, one entry per interceptor; empty params
+    /// when nothing at all is known.
+    pub fn with_known(known: Vec<Option<KnownAnswers>>) -> Self {
+        if known.iter().all(Option::is_none) {
+            return Self::default();
+        }
+        Self {
+            known_answers: Some(
+                known
+                    .into_iter()
+                    .map(|k| k.map(KnownAnswersWire::from))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The known answers, one entry per interceptor (none past the list).
+    pub fn into_known(self) -> Vec<Option<KnownAnswers>> {
+        self.known_answers
+            .unwrap_or_default()
+            .into_iter()
+            .map(|k| k.map(KnownAnswers::from))
+            .collect()
+    }
+}
+
+/// [`KnownAnswers`] on the wire: each answer is a `callback/intercept`
+/// result without `context` (a known answer never changes the context).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct KnownAnswersWire {
+    /// By point; `null` where the interceptor is called back.
+    #[serde(default)]
+    pub at: BTreeMap<String, Option<InterceptResult>>,
+    /// At every other point; `null` (or absent): called back.
+    #[serde(default)]
+    pub elsewhere: Option<InterceptResult>,
+}
+
+impl From<KnownAnswers> for KnownAnswersWire {
+    fn from(known: KnownAnswers) -> Self {
+        let wire = |r: Option<InterceptorReply>| r.map(|r| InterceptResult::from_reply(r, None));
+        Self {
+            at: known.at.into_iter().map(|(p, r)| (p, wire(r))).collect(),
+            elsewhere: wire(known.elsewhere),
+        }
+    }
+}
+
+impl From<KnownAnswersWire> for KnownAnswers {
+    fn from(wire: KnownAnswersWire) -> Self {
+        let reply = |r: Option<InterceptResult>| r.map(|r| r.into_reply().0);
+        KnownAnswers {
+            at: wire.at.into_iter().map(|(p, r)| (p, reply(r))).collect(),
+            elsewhere: reply(wire.elsewhere),
+        }
+    }
+}
 
 /// Params of `callback/intercept`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -295,5 +372,54 @@ impl From<RedactResult> for RedactorReply {
             RedactResult::Redacted { context } => RedactorReply::Redacted(context),
             RedactResult::Raised { message } => RedactorReply::Raised { message },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::Schemas;
+    use serde_json::json;
+
+    #[test]
+    fn run_params_carry_known_answers_only_where_something_is_known() {
+        assert_eq!(
+            serde_json::to_value(RunParams::with_known(vec![None, None])).expect("JSON"),
+            json!({}),
+            "nothing known: the base's empty params"
+        );
+        let mut known = KnownAnswers::default();
+        known.at.insert(
+            "input".into(),
+            Some(InterceptorReply::Raised {
+                message: "scripted".into(),
+            }),
+        );
+        known.at.insert("pre_tool_call".into(), None);
+        known.elsewhere = Some(InterceptorReply::Response(json!({"decision": "allow"})));
+        let params = RunParams::with_known(vec![None, Some(known.clone())]);
+        let wire = serde_json::to_value(&params).expect("JSON");
+        assert_eq!(
+            wire,
+            json!({"known_answers": [null, {
+                "at": {"input": {"outcome": "raised", "message": "scripted"}, "pre_tool_call": null},
+                "elsewhere": {"outcome": "response", "response": {"decision": "allow"}}
+            }]})
+        );
+        let schemas = Schemas::get();
+        schemas
+            .check_params(super::VECTOR_RUN, &wire)
+            .expect("the schema takes them");
+        let back: RunParams = serde_json::from_value(wire).expect("read back");
+        assert_eq!(back.into_known(), vec![None, Some(known)]);
+        // A known answer never changes the context.
+        let with_context = json!({"known_answers": [{"elsewhere":
+            {"outcome": "response", "response": {}, "context": {}}}]});
+        assert!(schemas
+            .check_params(super::VECTOR_RUN, &with_context)
+            .is_err());
+        assert!(schemas
+            .check_params(super::VECTOR_RUN, &json!({"other": 1}))
+            .is_err());
     }
 }

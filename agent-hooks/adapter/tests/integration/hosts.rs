@@ -86,6 +86,18 @@ impl HostAdapter for FakeHost {
         })?;
         let limit = Duration::from_millis(setup.interceptor_timeout_ms.unwrap_or(10_000));
         let mut record = RunRecord::new(RunOutcome::Completed);
+        if setup.vector_id == "known" {
+            // Each interceptor in turn, on a context that names its point.
+            for i in 0..setup.interceptors.len() {
+                let mut ctx = json!({"interception_point": "input", "index": i});
+                let reply = tokio::time::timeout(limit, callbacks.intercept(i, &mut ctx)).await;
+                let reply = reply.as_ref().map_or(json!("timeout"), describe);
+                record
+                    .records
+                    .push(json!({"index": i, "reply": reply, "context": ctx}));
+            }
+            return Ok(record);
+        }
         if setup.vector_id == "lent" {
             // One snapshot lent to every interceptor in turn, as the
             // reference host's emitter lends it; what each changed comes back.

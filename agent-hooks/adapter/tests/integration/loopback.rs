@@ -1,15 +1,17 @@
 //! Loopback: the runner's client against `serve` in a real child process,
 //! compared with the same fake host linked in process.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ctk_agent_hooks_adapter::{
-    AdapterErrorKind, Callbacks, HostAdapter, InterceptorBinding, Phase, RunOutcome, RunRecord,
-    VectorSetup,
+    AdapterErrorKind, BoxFuture, Callbacks, HostAdapter, InterceptorBinding, InterceptorReply,
+    KnownAnswers, Phase, RedactorReply, ResolverReply, RunOutcome, RunRecord, VectorSetup,
+    KNOWN_ANSWERS,
 };
 use libtest_mimic::Trial;
-use serde_json::json;
 use serde_json::value::RawValue;
+use serde_json::{json, Value};
 
 use crate::hosts::{stdio_host, FakeHost, ScriptedCallbacks};
 use crate::{async_trial, ensure};
@@ -24,6 +26,70 @@ fn setup(id: &str) -> VectorSetup {
     setup.redactor = true;
     setup.interceptor_timeout_ms = Some(50);
     setup
+}
+
+/// The loopback script, counting the calls that reach it, with answers
+/// known in advance by interceptor index.
+struct Counting {
+    known: Vec<Option<KnownAnswers>>,
+    calls: Vec<AtomicUsize>,
+}
+
+impl Counting {
+    fn new(known: Vec<Option<KnownAnswers>>) -> Self {
+        let calls = known.iter().map(|_| AtomicUsize::new(0)).collect();
+        Self { known, calls }
+    }
+
+    fn calls(&self) -> Vec<usize> {
+        self.calls
+            .iter()
+            .map(|c| c.load(Ordering::SeqCst))
+            .collect()
+    }
+}
+
+impl Callbacks for Counting {
+    fn intercept<'a>(
+        &'a self,
+        index: usize,
+        context: &'a mut Value,
+    ) -> BoxFuture<'a, InterceptorReply> {
+        if let Some(calls) = self.calls.get(index) {
+            calls.fetch_add(1, Ordering::SeqCst);
+        }
+        // The known answer is the one a call would get.
+        match self.known.get(index).cloned().flatten() {
+            Some(known) => {
+                let reply = known.elsewhere.expect("known everywhere");
+                Box::pin(async move { reply })
+            }
+            None => ScriptedCallbacks.intercept(index, context),
+        }
+    }
+
+    fn known_answers(&self, index: usize) -> Option<KnownAnswers> {
+        self.known.get(index).cloned().flatten()
+    }
+
+    fn resolve_approval<'a>(&'a self, request: &'a Value) -> BoxFuture<'a, ResolverReply> {
+        ScriptedCallbacks.resolve_approval(request)
+    }
+
+    fn redact<'a>(&'a self, context: &'a Value) -> BoxFuture<'a, RedactorReply> {
+        ScriptedCallbacks.redact(context)
+    }
+}
+
+async fn run_with<H: HostAdapter>(
+    host: &mut H,
+    id: &str,
+    callbacks: Arc<Counting>,
+) -> Result<RunRecord, String> {
+    host.setup(setup(id)).await.map_err(|e| e.to_string())?;
+    let record = host.run(callbacks).await.map_err(|e| e.to_string())?;
+    host.teardown().await.map_err(|e| e.to_string())?;
+    Ok(record)
 }
 
 async fn one_vector<H: HostAdapter>(host: &mut H, id: &str) -> Result<RunRecord, String> {
@@ -141,6 +207,46 @@ pub(crate) fn trials() -> Vec<Trial> {
             }
             remote.shutdown().await;
             Ok(())
+        }),
+        async_trial("loopback::known_answers_save_their_callbacks", || async {
+            // Interceptor 3 denies whatever the context: known before the run.
+            let known = || {
+                let mut deny = KnownAnswers::default();
+                deny.elsewhere = Some(InterceptorReply::Response(
+                    json!({"decision": "deny", "reason": "policy:test"}),
+                ));
+                Arc::new(Counting::new(vec![None, None, None, Some(deny)]))
+            };
+            let linked_calls = known();
+            let mut linked = FakeHost::default();
+            let expected = run_with(&mut linked, "known", linked_calls.clone()).await?;
+            let mut remote = stdio_host("serve").build();
+            let info = remote.info().await.map_err(|e| e.to_string())?;
+            ensure(info.features.iter().any(|f| f == KNOWN_ANSWERS), || {
+                format!(
+                    "serve does not announce {KNOWN_ANSWERS}: {:?}",
+                    info.features
+                )
+            })?;
+            let remote_calls = known();
+            let got = run_with(&mut remote, "known", remote_calls.clone()).await?;
+            remote.shutdown().await;
+            ensure(got.records == expected.records, || {
+                format!("stdio {:#?}\nlinked {:#?}", got.records, expected.records)
+            })?;
+            ensure(
+                got.records[3]["reply"]["response"]["reason"] == "policy:test",
+                || got.records[3].to_string(),
+            )?;
+            ensure(linked_calls.calls() == [1, 1, 1, 1], || {
+                format!("linked calls {:?}", linked_calls.calls())
+            })?;
+            ensure(remote_calls.calls() == [1, 1, 1, 0], || {
+                format!(
+                    "over stdio interceptor 3 must be answered by the host: {:?}",
+                    remote_calls.calls()
+                )
+            })
         }),
         async_trial("loopback::a_lent_context_crosses_the_wire", || async {
             let mut linked = FakeHost::default();

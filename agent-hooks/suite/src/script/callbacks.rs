@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex};
 
 use ctk_agent_hooks_adapter::{
-    BoxFuture, Callbacks, InterceptorReply, RedactorReply, ResolverReply, SharedReply,
+    BoxFuture, Callbacks, InterceptorReply, KnownAnswers, RedactorReply, ResolverReply, SharedReply,
 };
 use serde_json::Value;
 
@@ -166,6 +166,17 @@ impl Callbacks for ScriptedCallbacks {
         })
     }
 
+    /// Interceptor 0's contexts are recorded, so it is always called back;
+    /// the others' answers that read nothing of the context are known.
+    fn known_answers(&self, index: usize) -> Option<KnownAnswers> {
+        if index == 0 {
+            return None;
+        }
+        self.scripts
+            .get(index)
+            .map(|rules| interceptor::known_answers(rules))
+    }
+
     fn resolve_approval<'a>(&'a self, request: &'a Value) -> BoxFuture<'a, ResolverReply> {
         Box::pin(async move {
             push(&self.approval_requests, request);
@@ -293,6 +304,37 @@ mod tests {
             cb.intercept_shared(5, ctx).await.reply,
             InterceptorReply::Raised { .. }
         ));
+    }
+
+    /// Interceptor 0's contexts are what the assertions read: it is never
+    /// answered in advance, whatever its script.
+    #[test]
+    fn only_interceptors_past_zero_have_known_answers() {
+        let cb = ScriptedCallbacks::from_parts(
+            vec![
+                vec![rule(
+                    json!({"at": "input", "return": {"decision": "deny", "reason": "ctk:a"}}),
+                )],
+                vec![rule(
+                    json!({"at": "input", "return": {"decision": "deny", "reason": "ctk:a"}}),
+                )],
+            ],
+            vec![],
+            vec![],
+        );
+        assert_eq!(cb.known_answers(0), None);
+        let known = cb.known_answers(1).expect("interceptor 1 is known");
+        assert_eq!(
+            known.answer("input"),
+            Some(&InterceptorReply::Response(
+                json!({"decision": "deny", "reason": "ctk:a"})
+            ))
+        );
+        assert_eq!(
+            cb.known_answers(2),
+            None,
+            "no script: called back, and raised"
+        );
     }
 
     #[tokio::test]

@@ -1,6 +1,6 @@
 //! Scripted interceptor rules (stateless: every call evaluates afresh).
 
-use ctk_agent_hooks_adapter::InterceptorReply;
+use ctk_agent_hooks_adapter::{InterceptorReply, KnownAnswers};
 use serde_json::{json, Map, Value};
 
 use crate::json_path::{json_eq, lookup};
@@ -58,34 +58,75 @@ pub fn decide(rules: &[InterceptorRule], context: &Value) -> Result<Decision, Ru
             json!({"decision": "allow"}),
         )));
     };
+    match rule.fault {
+        Some(InterceptorFault::Mutate) => return Ok(Decision::Mutate),
+        Some(InterceptorFault::Timeout) => return Ok(Decision::Never),
+        _ => {}
+    }
+    if let Some(reply) = fixed_reply(rule) {
+        return Ok(Decision::Reply(reply));
+    }
+    // What is left is a `return` holding a context-sized fill, sized against
+    // this context.
+    let ret = rule.return_.as_ref().unwrap_or(&Value::Null);
+    let filled = pad::fill(ret, context).map_err(|cause| RuleError {
+        rule: index,
+        point: point.to_owned(),
+        cause,
+    })?;
+    Ok(Decision::Reply(InterceptorReply::Response(
+        filled.unwrap_or_else(|| ret.clone()),
+    )))
+}
+
+/// What the interceptor scripted by `rules` answers whatever the context, at
+/// each point where that is known before the run, as [`decide`] would answer.
+/// At a point its rules name, the first rule there decides every context
+/// when it has no `match`: its answer is known unless it reads the context
+/// (a context-sized fill) or is no plain answer (`mutate`, `timeout`). At
+/// every other point no rule acts, and it allows.
+pub fn known_answers(rules: &[InterceptorRule]) -> KnownAnswers {
+    let mut known = KnownAnswers::default();
+    for rule in rules {
+        if known.at.contains_key(&rule.at) {
+            continue;
+        }
+        let fixed = if rule.match_.is_empty() {
+            fixed_reply(rule)
+        } else {
+            None
+        };
+        known.at.insert(rule.at.clone(), fixed);
+    }
+    known.elsewhere = Some(InterceptorReply::Response(json!({"decision": "allow"})));
+    known
+}
+
+/// The answer of `rule`, the rule that decides, when it reads nothing of the
+/// context; [`decide`] gives the same answer for every context it decides.
+fn fixed_reply(rule: &InterceptorRule) -> Option<InterceptorReply> {
     if rule.fault.is_none() && rule.return_raw.is_none() {
         if let Some(ret) = &rule.return_ {
-            let filled = pad::fill(ret, context).map_err(|cause| RuleError {
-                rule: index,
-                point: point.to_owned(),
-                cause,
-            })?;
-            if let Some(filled) = filled {
-                return Ok(Decision::Reply(InterceptorReply::Response(filled)));
+            if pad::holds_fill(ret) {
+                return None;
             }
         }
     }
-    Ok(match rule.fault {
-        Some(InterceptorFault::Raise) => Decision::Reply(InterceptorReply::Raised {
+    match rule.fault {
+        Some(InterceptorFault::Raise) => Some(InterceptorReply::Raised {
             message: "ctk: scripted interceptor raised".into(),
         }),
         Some(InterceptorFault::MalformedVerdict) => {
-            Decision::Reply(InterceptorReply::Response(json!({"decision": "transform"})))
+            Some(InterceptorReply::Response(json!({"decision": "transform"})))
         }
-        Some(InterceptorFault::Mutate) => Decision::Mutate,
-        Some(InterceptorFault::Timeout) => Decision::Never,
-        None => Decision::Reply(InterceptorReply::Response(
+        Some(InterceptorFault::Mutate | InterceptorFault::Timeout) => None,
+        None => Some(InterceptorReply::Response(
             rule.return_raw
                 .clone()
                 .or_else(|| rule.return_.clone())
                 .unwrap_or_else(|| json!({"decision": "allow"})),
         )),
-    })
+    }
 }
 
 /// [`decide`], carried out on the interceptor's own copy: a `mutate` fault
@@ -229,6 +270,111 @@ mod tests {
                 .starts_with("rule 1 at output: with an empty fill"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn known_answers_are_those_no_context_can_change() {
+        let known = known_answers(&rules(json!([
+            {"at": "input", "return": {"decision": "deny", "reason": "ctk:a"}},
+            {"at": "input", "return": {"decision": "allow"}},
+            {"at": "pre_tool_call", "match": {"tool_call.name": "rm"}, "return": {"decision": "deny", "reason": "ctk:b"}},
+            {"at": "pre_tool_call", "return": {"decision": "allow"}},
+            {"at": "output", "return": {"decision": "transform", "transform": {"path": "$target.content",
+                "value": {"$ctk.generate": {"pad_context_to": 100}}}}},
+            {"at": "post_tool_call", "fault": "mutate"},
+            {"at": "pre_model_call", "fault": "timeout"},
+            {"at": "post_model_call", "fault": "raise"},
+            {"at": "agent_shutdown", "return_raw": null}
+        ])));
+        assert_eq!(
+            known.answer("input"),
+            Some(&InterceptorReply::Response(
+                json!({"decision": "deny", "reason": "ctk:a"})
+            )),
+            "the first rule at the point decides"
+        );
+        for point in [
+            "pre_tool_call",
+            "output",
+            "post_tool_call",
+            "pre_model_call",
+        ] {
+            assert_eq!(
+                known.answer(point),
+                None,
+                "{point} reads the context or never answers"
+            );
+        }
+        assert!(matches!(
+            known.answer("post_model_call"),
+            Some(InterceptorReply::Raised { .. })
+        ));
+        assert_eq!(
+            known.answer("agent_shutdown"),
+            Some(&InterceptorReply::Response(Value::Null))
+        );
+        assert_eq!(
+            known.answer("post_output"),
+            Some(&InterceptorReply::Response(json!({"decision": "allow"}))),
+            "no rule acts there"
+        );
+    }
+
+    /// Wherever an answer is known, `decide` gives it for every context: held
+    /// over every script of the released suites, at every point, on contexts
+    /// that do and do not match the scripts' predicates.
+    #[test]
+    fn a_known_answer_is_what_decide_answers() {
+        use crate::vector::embedded;
+        use crate::vector::model::SpecVersion;
+        let points = [
+            "input",
+            "pre_model_call",
+            "post_model_call",
+            "pre_tool_call",
+            "post_tool_call",
+            "output",
+            "agent_start",
+            "agent_shutdown",
+            "post_output",
+            "elsewhere",
+        ];
+        let mut checked = 0;
+        for spec in [SpecVersion::V0_1, SpecVersion::Draft] {
+            for loaded in embedded::released(spec).expect("the released suite loads") {
+                for script in loaded.vector.scripts() {
+                    let known = known_answers(&script);
+                    for point in points {
+                        let Some(answer) = known.answer(point) else {
+                            continue;
+                        };
+                        let mut contexts = vec![json!({"interception_point": point})];
+                        for rule in script.iter().filter(|r| r.at == point) {
+                            let mut matching = json!({"interception_point": point});
+                            for (path, want) in &rule.match_ {
+                                let mut at = &mut matching;
+                                for key in path.split('.') {
+                                    at = &mut at[key];
+                                }
+                                *at = want.clone();
+                            }
+                            contexts.push(matching);
+                        }
+                        for context in contexts {
+                            let decided = decide(&script, &context).expect("answers");
+                            assert_eq!(
+                                decided,
+                                Decision::Reply(answer.clone()),
+                                "{} at {point} on {context}",
+                                loaded.vector.id
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} answers checked");
     }
 
     #[test]

@@ -78,6 +78,16 @@ fn locate(value: &Value) -> Option<(Vec<Segment>, Pad)> {
     Some((path, pad))
 }
 
+/// Whether `verdict` holds a context-sized fill: its answer then depends on
+/// the context it is sized against.
+pub fn holds_fill(verdict: &Value) -> bool {
+    verdict
+        .get("transform")
+        .and_then(|t| t.get("value"))
+        .and_then(locate)
+        .is_some()
+}
+
 /// The verdict `verdict` (a scripted transform) with its context-sized fill
 /// sized against `context`, the context the interceptor received; `None`
 /// when the verdict holds no fill.
