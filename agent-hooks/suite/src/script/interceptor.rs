@@ -129,22 +129,6 @@ fn fixed_reply(rule: &InterceptorRule) -> Option<InterceptorReply> {
     }
 }
 
-/// [`decide`], carried out on the interceptor's own copy: a `mutate` fault
-/// writes into `context`. `None` means the interceptor never answers.
-pub fn evaluate(
-    rules: &[InterceptorRule],
-    context: &mut Value,
-) -> Result<Option<InterceptorReply>, RuleError> {
-    Ok(match decide(rules, context)? {
-        Decision::Reply(reply) => Some(reply),
-        Decision::Mutate => {
-            mutate(context);
-            Some(mutated_reply())
-        }
-        Decision::Never => None,
-    })
-}
-
 /// The answer of an interceptor that tampered with its copy.
 pub fn mutated_reply() -> InterceptorReply {
     InterceptorReply::Response(json!({"decision": "allow", "reason": "ctk:mutated"}))
@@ -163,6 +147,22 @@ pub fn mutate(context: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`decide`], carried out on the interceptor's own copy: a `mutate` fault
+    /// writes into `context`. `None` means the interceptor never answers.
+    fn evaluate(
+        rules: &[InterceptorRule],
+        context: &mut Value,
+    ) -> Result<Option<InterceptorReply>, RuleError> {
+        Ok(match decide(rules, context)? {
+            Decision::Reply(reply) => Some(reply),
+            Decision::Mutate => {
+                mutate(context);
+                Some(mutated_reply())
+            }
+            Decision::Never => None,
+        })
+    }
 
     fn rules(v: Value) -> Vec<InterceptorRule> {
         serde_json::from_value(v).expect("rules")
