@@ -18,7 +18,7 @@ const DECLARATION = JSON.parse(readFileSync(join(HERE, "..", "host.json"), "utf8
 // The ctk-harness/1 features this host implements (agent-hooks/adapter/PROTOCOL.md §7); the
 // declaration features (load-detail, declaration-path-classes) are for hosts that load documents.
 const FEATURES = ["generated-values", "persisted-state", "released-output-absent", "deep-lines",
-  "context-sized-fills"];
+  "context-sized-fills", "known-answers", "recorded-contexts"];
 const POINTS = ["agent_startup", "input", "pre_model_call", "post_model_call", "pre_tool_call",
   "post_tool_call", "output", "agent_shutdown"];
 // The conditional members of each point and their sub-members (null: the member itself).

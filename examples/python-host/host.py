@@ -49,7 +49,8 @@ SPEC = "agent-hooks/0.1"
 # (agent-hooks/adapter/PROTOCOL.md section 7). `--features LIST` announces LIST instead
 # (comma-separated; empty: a base adapter, as CI's compatibility gate runs it).
 FEATURES = ["generated-values", "persisted-state", "load-detail", "released-output-absent",
-            "deep-lines", "context-sized-fills", "declaration-path-classes", "agent-steps"]
+            "deep-lines", "context-sized-fills", "declaration-path-classes", "agent-steps",
+            "known-answers", "recorded-contexts"]
 POINTS = [
     "agent_startup", "input", "pre_model_call", "post_model_call",
     "pre_tool_call", "post_tool_call", "output", "agent_shutdown",

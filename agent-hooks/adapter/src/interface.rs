@@ -97,6 +97,14 @@ pub struct KnownAnswers {
     pub at: BTreeMap<String, Option<InterceptorReply>>,
     /// The answer at every point `at` does not name; `None`: called back.
     pub elsewhere: Option<InterceptorReply>,
+    /// The callbacks record the contexts this interceptor is handed: a host
+    /// that answers it itself reports each such context with a
+    /// `callback/record` notification, which reaches
+    /// [`Callbacks::record`]. Sent only to a host that announced the
+    /// `recorded-contexts` feature; for any other host the stdio client
+    /// sends no known answers for this interceptor, which is then always
+    /// called back.
+    pub record: bool,
 }
 
 impl KnownAnswers {
@@ -145,12 +153,24 @@ pub trait Callbacks: Send + Sync {
     }
 
     /// What interceptor `index` answers whatever the context, where that is
-    /// known before the run; `None` (the default) when nothing is. Only for
-    /// an interceptor whose contexts the callbacks need not see: a host that
-    /// uses these answers never calls back for them.
+    /// known before the run; `None` (the default) when nothing is. A host
+    /// that uses these answers never calls back for them: where the
+    /// callbacks must still see the contexts, they set
+    /// [`KnownAnswers::record`] and receive them through
+    /// [`Callbacks::record`].
     fn known_answers(&self, index: usize) -> Option<KnownAnswers> {
         let _ = index;
         None
+    }
+
+    /// Interceptor `index` was handed `context` and answered with its known
+    /// answer, without a call back: what [`Callbacks::intercept_shared`]
+    /// would have recorded of the call. Called, in the order the host
+    /// handed them, only for an interceptor whose [`KnownAnswers::record`]
+    /// the callbacks set; the default records nothing, which is right for
+    /// callbacks that never set it.
+    fn record(&self, index: usize, context: Arc<Value>) {
+        let _ = (index, context);
     }
 
     /// Ask the registered approval resolver to resolve `request`, an

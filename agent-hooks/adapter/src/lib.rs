@@ -80,6 +80,12 @@ use ctk_core::features::FeatureCatalog;
 /// served by [`serve`] implements it and announces it without doing anything.
 pub const KNOWN_ANSWERS: &str = "known-answers";
 
+/// The adapter feature by which a host that answers an interceptor itself
+/// (`known-answers`) reports the context it handed it in a `callback/record`
+/// notification, where the runner records that interceptor's contexts
+/// (PROTOCOL.md §3). A host served by [`serve`] implements and announces it.
+pub const RECORDED_CONTEXTS: &str = "recorded-contexts";
+
 /// The features `ctk-harness/1` gained after its base (`features.json`
 /// beside `PROTOCOL.md`, whose §7 is their changelog): what a host may
 /// announce in `initialize` and a vector may list in `adapter_features`.

@@ -30,7 +30,8 @@ use crate::model::setup::VectorSetup;
 use crate::wire::codec::{write_line, CodecError, LineReader, DEFAULT_MAX_LINE_BYTES};
 use crate::wire::depth::{self, ReadError};
 use crate::wire::jsonrpc::{
-    self, encode_error, encode_request, encode_result, ErrorObject, Id, Message, WireError,
+    self, encode_error, encode_notification, encode_request, encode_result, ErrorObject, Id,
+    Message, WireError,
 };
 use crate::wire::methods::{self, Empty, InitializeParams, InitializeResult};
 use crate::wire::{Schemas, PROTOCOL_VERSION};
@@ -245,11 +246,33 @@ struct RemoteCallbacks {
     known: Vec<Option<KnownAnswers>>,
 }
 
+/// `callback/intercept` and `callback/record` params that borrow their
+/// context.
+#[derive(Serialize)]
+struct Lent<'a> {
+    index: u64,
+    context: &'a Value,
+}
+
 impl RemoteCallbacks {
-    /// Interceptor `index`'s answer on `context`, if the runner sent it.
+    /// Interceptor `index`'s answer on `context`, if the runner sent it;
+    /// where the runner records that interceptor's contexts, the context is
+    /// reported first (`recorded-contexts`), so that the runner reads it
+    /// before anything the answer leads to.
     fn known(&self, index: usize, context: &Value) -> Option<InterceptorReply> {
         let point = context.get("interception_point")?.as_str()?;
-        self.known.get(index)?.as_ref()?.answer(point).cloned()
+        let known = self.known.get(index)?.as_ref()?;
+        let reply = known.answer(point)?.clone();
+        if known.record {
+            self.link.send(encode_notification(
+                methods::CALLBACK_RECORD,
+                &Lent {
+                    index: index as u64,
+                    context,
+                },
+            ));
+        }
+        Some(reply)
     }
 }
 
@@ -284,12 +307,6 @@ impl Callbacks for RemoteCallbacks {
     /// The request is written from the lent context itself: no copy is made
     /// to send it, and none to compare it after.
     fn intercept_shared(&self, index: usize, context: Arc<Value>) -> BoxFuture<'_, SharedReply> {
-        /// `callback/intercept` params that borrow their context.
-        #[derive(Serialize)]
-        struct Lent<'a> {
-            index: u64,
-            context: &'a Value,
-        }
         Box::pin(async move {
             if let Some(reply) = self.known(index, &context) {
                 return SharedReply::new(reply, None);
@@ -608,8 +625,10 @@ async fn initialize<H: HostAdapter>(host: &mut H, params: Value) -> Result<Value
     let mut info = host.info().await.map_err(host_error)?;
     // The link itself answers the calls the runner knows the answers to,
     // whatever the host behind it.
-    if !info.features.iter().any(|f| f == crate::KNOWN_ANSWERS) {
-        info.features.push(crate::KNOWN_ANSWERS.to_owned());
+    for feature in [crate::KNOWN_ANSWERS, crate::RECORDED_CONTEXTS] {
+        if !info.features.iter().any(|f| f == feature) {
+            info.features.push(feature.to_owned());
+        }
     }
     Ok(to_value(&InitializeResult::new(info)))
 }

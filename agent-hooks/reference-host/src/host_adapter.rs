@@ -41,10 +41,11 @@ pub const AGENT_ID: &str = "ref-agent";
 /// `initialize` (`agent-hooks/adapter/PROTOCOL.md` §7). Listed by hand, not
 /// taken from the kit's catalog: a feature the catalog gains is announced
 /// only once this host implements it (a test holds the list to the catalog).
-/// `known-answers` is the link's: `serve` answers those calls for the stdio
-/// binary, and linked in process there is no round trip to save. Announced
-/// on both paths, so that the two describe the same host.
-pub const FEATURES: [&str; 9] = [
+/// `known-answers` and `recorded-contexts` are the link's: `serve` answers
+/// those calls and reports their contexts for the stdio binary, and linked
+/// in process there is no round trip to save. Announced on both paths, so
+/// that the two describe the same host.
+pub const FEATURES: [&str; 10] = [
     "generated-values",
     "persisted-state",
     "load-detail",
@@ -54,6 +55,7 @@ pub const FEATURES: [&str; 9] = [
     "declaration-path-classes",
     "agent-steps",
     "known-answers",
+    "recorded-contexts",
 ];
 /// `agent.framework` of every context the reference host emits.
 pub const FRAMEWORK: &str = "reference-agent";

@@ -23,16 +23,40 @@ class ScenarioError(Exception):
 
 class Callbacks:
     """The runner's side of a vector's interceptors, resolver and redactor (PROTOCOL.md section
-    3). Each call waits at most `timeout_s` (the host's own timeout fires then: `TimeoutError`)."""
+    3). Each call waits at most `timeout_s` (the host's own timeout fires then: `TimeoutError`).
+
+    A host that announces the features `known-answers` and `recorded-contexts` gets, with
+    `vector/run`, what some interceptors answer whatever the context (PROTOCOL.md section 2.2):
+    `intercept` then answers those calls itself, reporting the context with a `callback/record`
+    notification where the runner records it, and calls back for the rest. A host that announces
+    neither is sent nothing, and every call is a callback."""
 
     def __init__(self, link):
         self.link = link
+        # vector/run's `known_answers`, by interceptor index; empty outside a run.
+        self.known = []
+
+    def known_answer(self, index, context):
+        """The answer `vector/run` carried for interceptor `index` on `context`, or None."""
+        entry = self.known[index] if isinstance(index, int) and 0 <= index < len(self.known) else None
+        point = context.get("interception_point") if isinstance(context, dict) else None
+        if not isinstance(entry, dict) or not isinstance(point, str):
+            return None
+        at = entry.get("at") or {}
+        answer = at[point] if point in at else entry.get("elsewhere")
+        if answer is not None and entry.get("record"):
+            # Before the answer leads anywhere: the runner records in line order.
+            self.link.write({"jsonrpc": "2.0", "method": "callback/record",
+                             "params": {"index": index, "context": context}})
+        return answer
 
     def intercept(self, index, context, timeout_s):
         """Interceptor `index` on its own copy `context`: `("response", value, changed_context or
         None)` or `("raised", message, None)`. A changed context must be written into the copy the
         host passed, as an in-process interceptor would have mutated it."""
-        result = self.link.call("callback/intercept", {"index": index, "context": context}, timeout_s)
+        result = self.known_answer(index, context)
+        if result is None:
+            result = self.link.call("callback/intercept", {"index": index, "context": context}, timeout_s)
         if result.get("outcome") == "raised":
             return "raised", result.get("message", ""), None
         return "response", result.get("response"), result.get("context")
@@ -194,7 +218,12 @@ def serve(host, link=None):
         if method == "vector/run":
             if state["setup"] is None:
                 raise RpcError(-32000, "vector/run before vector/setup", "run")
-            return host.run(state["setup"], callbacks)
+            known = params.get("known_answers")
+            callbacks.known = known if isinstance(known, list) else []
+            try:
+                return host.run(state["setup"], callbacks)
+            finally:
+                callbacks.known = []
         if method == "vector/teardown":
             state["setup"] = None
             host.teardown()

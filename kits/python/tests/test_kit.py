@@ -121,6 +121,35 @@ class ScenarioTests(unittest.TestCase):
         self.assertEqual(agent_hooks.blocked(None), {"role": "tool", "content": "blocked: denied"})
 
 
+def served(host, run_params, first_answer):
+    """Serve `host` through one vector whose `vector/run` has `run_params`, answering the first
+    `callback/intercept` with `first_answer`; the pipe, once the host has shut down (bounded: a kit
+    that never calls back fails the test, not hangs it)."""
+    p = Pipe()
+    link = Link(p.stdin, p.out)
+    for m in [{"id": 1, "method": "initialize", "params": {"protocol": "ctk-harness/1"}},
+              {"id": 2, "method": "vector/setup", "params": {"spec": "agent-hooks/0.1"}},
+              {"id": 3, "method": "vector/run", "params": run_params}]:
+        p.send(dict(m, jsonrpc="2.0"))
+
+    def runner():
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            asked = [l for l in p.lines() if l.get("method") == "callback/intercept"]
+            if asked:
+                p.send({"jsonrpc": "2.0", "id": asked[0]["id"],
+                        "result": {"outcome": "response", "response": first_answer}})
+                break
+            time.sleep(0.005)
+        while time.monotonic() < deadline and not any(l.get("id") == 3 and "result" in l for l in p.lines()):
+            time.sleep(0.005)
+        p.send({"jsonrpc": "2.0", "id": 4, "method": "shutdown"})
+
+    threading.Thread(target=runner, daemon=True).start()
+    assert agent_hooks.serve(host, link) == 0, "serve ended with a failure status"
+    return p
+
+
 class ServeTests(unittest.TestCase):
     def test_a_host_is_driven_through_the_vector_lifecycle_with_its_callbacks(self):
         class Echo(agent_hooks.Host):
@@ -135,34 +164,42 @@ class ServeTests(unittest.TestCase):
                 kind, verdict, _ = callbacks.intercept(0, {"interception_point": "input"}, timeout_s=5)
                 return agent_hooks.run_record("completed", final_output=verdict["decision"], records=[])
 
-        p = Pipe()
-        link = Link(p.stdin, p.out)
-        for m in [{"id": 1, "method": "initialize", "params": {"protocol": "ctk-harness/1"}},
-                  {"id": 2, "method": "vector/setup", "params": {"spec": "agent-hooks/0.1"}},
-                  {"id": 3, "method": "vector/run", "params": {}}]:
-            p.send(dict(m, jsonrpc="2.0"))
-
-        def runner():
-            # Answer the host's callback once it shows up, then say goodbye
-            # (bounded: a kit that never calls back fails the test, not hangs it).
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                asked = [l for l in p.lines() if l.get("method") == "callback/intercept"]
-                if asked:
-                    p.send({"jsonrpc": "2.0", "id": asked[0]["id"],
-                            "result": {"outcome": "response", "response": {"decision": "allow"}}})
-                    break
-                time.sleep(0.005)
-            while time.monotonic() < deadline and not any(l.get("id") == 3 and "result" in l for l in p.lines()):
-                time.sleep(0.005)
-            p.send({"jsonrpc": "2.0", "id": 4, "method": "shutdown"})
-
-        threading.Thread(target=runner, daemon=True).start()
-        self.assertEqual(agent_hooks.serve(Echo(), link), 0)
+        p = served(Echo(), {}, {"decision": "allow"})
         answers = {l["id"]: l for l in p.lines() if "method" not in l}
         self.assertEqual(answers[1]["result"]["protocol"], "ctk-harness/1")
         self.assertEqual(answers[3]["result"]["final_output"], "allow")
         self.assertEqual(answers[3]["result"]["tool_invocations"], [])
+
+    def test_known_answers_are_answered_by_the_kit_and_recorded_contexts_reported_in_order(self):
+        class Asks(agent_hooks.Host):
+            def info(self):
+                return {"name": "asks", "version": "1", "spec_versions": ["agent-hooks/0.1"],
+                        "features": ["known-answers", "recorded-contexts"]}
+
+            def setup(self, setup):
+                pass
+
+            def run(self, setup, callbacks):
+                got = [callbacks.intercept(0, {"interception_point": "input", "n": 1}, timeout_s=5),
+                       callbacks.intercept(1, {"interception_point": "input"}, timeout_s=5),
+                       callbacks.intercept(0, {"interception_point": "output", "n": 2}, timeout_s=5)]
+                return agent_hooks.run_record("completed", final_output=[g[1] for g in got], records=[])
+
+        known = [{"at": {"output": {"outcome": "raised", "message": "scripted"}},
+                  "elsewhere": {"outcome": "response", "response": {"decision": "allow"}}, "record": True},
+                 {"at": {"input": None}, "elsewhere": {"outcome": "response", "response": {}}}]
+        # Interceptor 1's answer at `input` is not known: it is the one callback.
+        p = served(Asks(), {"known_answers": known}, {"decision": "deny"})
+        lines = p.lines()
+        asked = [l for l in lines if l.get("method") == "callback/intercept"]
+        self.assertEqual([a["params"]["index"] for a in asked], [1])
+        reported = [l for l in lines if l.get("method") == "callback/record"]
+        self.assertEqual([r["params"] for r in reported],
+                         [{"index": 0, "context": {"interception_point": "input", "n": 1}},
+                          {"index": 0, "context": {"interception_point": "output", "n": 2}}])
+        self.assertTrue(all("id" not in r for r in reported), "a notification has no id")
+        answers = {l["id"]: l for l in lines if "method" not in l}
+        self.assertEqual(answers[3]["result"]["final_output"], [{"decision": "allow"}, {"decision": "deny"}, "scripted"])
 
     def test_an_ahp_harness_may_be_async_and_is_shut_down(self):
         class Async(ahp.Harness):

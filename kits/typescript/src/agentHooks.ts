@@ -16,13 +16,38 @@ export type InterceptAnswer =
   | { outcome: "response"; response: Json; context?: Json }
   | { outcome: "raised"; message: string };
 
-/** The runner's side of a vector's interceptors, resolver and redactor (PROTOCOL.md section 3). */
+/**
+ * The runner's side of a vector's interceptors, resolver and redactor (PROTOCOL.md section 3).
+ *
+ * A host that announces the features `known-answers` and `recorded-contexts` gets, with
+ * `vector/run`, what some interceptors answer whatever the context (PROTOCOL.md section 2.2):
+ * `intercept` then answers those calls itself, reporting the context with a `callback/record`
+ * notification where the runner records it, and calls back for the rest.
+ */
 export class Callbacks {
+  /** `vector/run`'s `known_answers`, by interceptor index; empty outside a run. */
+  known: Json[] = [];
+
   constructor(private readonly link: Link) {}
+
+  /** The answer `vector/run` carried for interceptor `index` on `context`, if any. */
+  knownAnswer(index: number, context: Json): JsonObject | null {
+    const entry = object(this.known[index]);
+    const point = object(context).interception_point;
+    if (typeof point !== "string") return null;
+    const at = object(entry.at);
+    const answer = point in at ? at[point] : entry.elsewhere;
+    if (typeof answer !== "object" || answer === null || Array.isArray(answer)) return null;
+    if (entry.record === true) {
+      // Before the answer leads anywhere: the runner records in line order.
+      this.link.write({ jsonrpc: "2.0", method: "callback/record", params: { index, context } });
+    }
+    return answer;
+  }
 
   /** Interceptor `index` on its own copy `context`, waiting at most `timeoutMs`. */
   async intercept(index: number, context: Json, timeoutMs?: number): Promise<InterceptAnswer> {
-    const r = await this.link.call("callback/intercept", { index, context }, timeoutMs);
+    const r = this.knownAnswer(index, context) ?? (await this.link.call("callback/intercept", { index, context }, timeoutMs));
     if (r.outcome === "raised") return { outcome: "raised", message: String(r.message ?? "") };
     return { outcome: "response", response: r.response ?? null, context: r.context };
   }
@@ -161,7 +186,12 @@ export async function serve(host: Host, link: Link = new Link()): Promise<number
         return {};
       case "vector/run":
         if (current === null) throw new RpcError(-32000, "vector/run before vector/setup", "run");
-        return await host.run(current, callbacks);
+        callbacks.known = array(params.known_answers);
+        try {
+          return await host.run(current, callbacks);
+        } finally {
+          callbacks.known = [];
+        }
       case "vector/teardown":
         current = null;
         await host.teardown?.();

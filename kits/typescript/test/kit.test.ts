@@ -98,6 +98,49 @@ test("a host is driven through the vector lifecycle and calls the runner back", 
   assert.equal((answer?.result as JsonObject).final_output, "allow");
 });
 
+test("known answers are answered by the kit and recorded contexts reported in order", async () => {
+  const r = runner();
+  const host = {
+    info: () => ({ name: "asks", version: "1", spec_versions: ["agent-hooks/0.1"], features: ["known-answers", "recorded-contexts"] }),
+    setup: () => {},
+    run: async (_: JsonObject, callbacks: Callbacks) => {
+      const got = [
+        await callbacks.intercept(0, { interception_point: "input", n: 1 }, 1000),
+        await callbacks.intercept(1, { interception_point: "input" }, 1000),
+        await callbacks.intercept(0, { interception_point: "output", n: 2 }, 1000),
+      ];
+      return { outcome: "completed", final_output: got.map((a) => (a.outcome === "response" ? a.response : a.message)) };
+    },
+  };
+  const known: JsonObject[] = [
+    { at: { output: { outcome: "raised", message: "scripted" } }, elsewhere: { outcome: "response", response: { decision: "allow" } }, record: true },
+    { at: { input: null }, elsewhere: { outcome: "response", response: {} } },
+  ];
+  r.send({ id: 1, method: "initialize", params: { protocol: "ctk-harness/1" } });
+  r.send({ id: 2, method: "vector/setup", params: { spec: "agent-hooks/0.1" } });
+  r.send({ id: 3, method: "vector/run", params: { known_answers: known } });
+  const served = serve(host, r.link);
+  for (let i = 0; i < 200 && !r.got.some((m) => m.method === "callback/intercept"); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  const asked = r.got.filter((m) => m.method === "callback/intercept");
+  assert.deepEqual(asked.map((m) => (m.params as JsonObject).index), [1], "interceptor 1 at input is the one callback");
+  r.send({ id: asked[0].id, result: { outcome: "response", response: { decision: "deny" } } });
+  for (let i = 0; i < 200 && !r.got.some((m) => m.id === 3 && "result" in m); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  r.send({ id: 4, method: "shutdown" });
+  assert.equal(await served, 0);
+  const reported = r.got.filter((m) => m.method === "callback/record");
+  assert.deepEqual(reported.map((m) => m.params), [
+    { index: 0, context: { interception_point: "input", n: 1 } },
+    { index: 0, context: { interception_point: "output", n: 2 } },
+  ]);
+  assert.ok(reported.every((m) => !("id" in m)), "a notification has no id");
+  const answer = r.got.find((m) => m.id === 3 && "result" in m);
+  assert.deepEqual((answer?.result as JsonObject).final_output, [{ decision: "allow" }, { decision: "deny" }, "scripted"]);
+});
+
 test("an AHP harness is served: handshake, load, calls, a missing feature, shutdown", async () => {
   const { serve, loaded, denied } = await import("../src/ahp.js");
   const r = runner();

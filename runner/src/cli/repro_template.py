@@ -14,9 +14,10 @@
 # vector/run and vector/teardown lines, byte for byte. While vector/run is
 # open it answers each callback the host makes with the answer the runner
 # recorded, after the same delay (a scripted slow or silent interceptor stays
-# slow or silent; an unanswered callback stays unanswered). A callback is
-# matched to the recording by method and, for callback/intercept, by
-# interceptor index, in order; the host's own callback ids may differ, and
+# slow or silent; an unanswered callback stays unanswered). A callback, or a
+# callback/record notification (never answered), is matched to the recording
+# by method and, for callback/intercept and callback/record, by interceptor
+# index, in order; the host's own callback ids may differ, and
 # each answer carries the id the host used now.
 #
 # What it checks. Every message the host sends is compared with the recorded
@@ -229,8 +230,8 @@ def describe(entry):
     elif entry.get("unreadable") is not None:
         what = "unreadable output (%s)" % entry["unreadable"]
     elif isinstance(msg, dict) and "method" in msg:
-        what = "request %s" % msg["method"]
-        if msg["method"] == "callback/intercept":
+        what = ("request %s" if "id" in msg else "notification %s") % msg["method"]
+        if msg["method"] in ("callback/intercept", "callback/record"):
             what += " (interceptor %s)" % msg.get("params", {}).get("index")
     else:
         what = "the answer to id %s" % show(msg.get("id") if isinstance(msg, dict) else None)
@@ -329,12 +330,15 @@ def replay(host, steps, args):
                 done.add(want["seq"])
                 checked += 1
                 continue
-            if (isinstance(msg, dict) and "id" in msg and isinstance(msg.get("method"), str)
+            # A callback request, or a callback/record notification (no id,
+            # never answered), is matched by method and interceptor index.
+            if (isinstance(msg, dict) and isinstance(msg.get("method"), str)
                     and msg["method"].startswith("callback/")):
                 index = msg.get("params", {}).get("index") if isinstance(msg.get("params"), dict) else None
                 candidates = [e for e in pending if isinstance(e["msg"], dict)
                               and e["msg"].get("method") == msg["method"]
-                              and (msg["method"] != "callback/intercept"
+                              and ("id" in e["msg"]) == ("id" in msg)
+                              and (msg["method"] not in ("callback/intercept", "callback/record")
                                    or e["msg"].get("params", {}).get("index") == index)]
                 # Concurrent callbacks (parallel tool calls) may come in
                 # another order: the first recorded one that matches exactly,
@@ -353,7 +357,7 @@ def replay(host, steps, args):
                 done.add(want["seq"])
                 checked += 1
                 answer = want.get("answer")
-                if answer is not None:
+                if answer is not None and "id" in msg:
                     text = with_id(answer["wire"], want["msg"]["id"], msg["id"], aliases)
                     delay = 0.0
                     if answer.get("t_ms") is not None and want.get("t_ms") is not None:

@@ -166,8 +166,8 @@ fn the_kits_own_subjects_announce_every_feature_of_their_contract() {
         .to_vec();
     assert_eq!(harness, ctk_ahp_adapter::features().names());
     // The Python example host states its list in its own words. Its kit
-    // does not implement what only saves time (known-answers): it is called
-    // back, and judged the same.
+    // does not implement what only saves time (known-answers,
+    // recorded-contexts): it is called back, and judged the same.
     let python = read("examples/python-host/host.py");
     let needed = ctk_agent_hooks_adapter::features()
         .features

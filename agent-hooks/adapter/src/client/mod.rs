@@ -56,14 +56,14 @@ pub use tap::{WireEvent, WireTap};
 use self::process::HostProcess;
 use self::supervise::{CallError, Deadline, Session};
 use crate::errors::{AdapterError, AdapterErrorKind, Phase};
-use crate::interface::{Callbacks, HostAdapter};
+use crate::interface::{Callbacks, HostAdapter, KnownAnswers};
 use crate::model::host::HostInfo;
 use crate::model::record::RunRecord;
 use crate::model::setup::VectorSetup;
 use crate::wire::codec::DEFAULT_MAX_LINE_BYTES;
 use crate::wire::methods::{self, Empty, InitializeParams, InitializeResult, RunParams};
 use crate::wire::PROTOCOL_VERSION;
-use crate::KNOWN_ANSWERS;
+use crate::{KNOWN_ANSWERS, RECORDED_CONTEXTS};
 
 /// How to start and supervise a stdio host.
 #[derive(Debug, Clone)]
@@ -538,28 +538,39 @@ impl HostAdapter for StdioHost {
     async fn run(&mut self, callbacks: Arc<dyn Callbacks>) -> Result<RunRecord, AdapterError> {
         let deadline = self.vector_deadline();
         // Answers the runner already knows save the host a round trip each
-        // (issue 30); only a host that announced the feature reads them.
-        let announced = self
-            .host_info
-            .as_ref()
-            .is_some_and(|info| info.features.iter().any(|f| f == KNOWN_ANSWERS));
-        let params = if announced {
-            RunParams::with_known(
-                (0..self.interceptors)
-                    .map(|i| callbacks.known_answers(i))
-                    .collect(),
-            )
-        } else {
-            RunParams::default()
+        // (issue 30); only a host that announced the feature reads them, and
+        // those of a recorded interceptor only a host that reports its
+        // contexts.
+        let announced = |name: &str| {
+            self.host_info
+                .as_ref()
+                .is_some_and(|info| info.features.iter().any(|f| f == name))
         };
-        self.call(
-            Phase::Run,
-            methods::VECTOR_RUN,
-            &params,
-            deadline,
-            Some(&callbacks),
-        )
-        .await
+        let known: Vec<Option<KnownAnswers>> = if announced(KNOWN_ANSWERS) {
+            let reports = announced(RECORDED_CONTEXTS);
+            (0..self.interceptors)
+                .map(|i| callbacks.known_answers(i).filter(|k| reports || !k.record))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let params = RunParams::with_known(known.clone());
+        if let Some(session) = self.session.as_mut() {
+            session.known = known;
+        }
+        let result = self
+            .call(
+                Phase::Run,
+                methods::VECTOR_RUN,
+                &params,
+                deadline,
+                Some(&callbacks),
+            )
+            .await;
+        if let Some(session) = self.session.as_mut() {
+            session.known.clear();
+        }
+        result
     }
 
     async fn teardown(&mut self) -> Result<(), AdapterError> {
@@ -603,13 +614,14 @@ mod tests {
     }
 
     /// A host in `sh` that answers every request, its teardowns half a
-    /// second late.
+    /// second late. Given arguments, it announces the features in `$1`, and
+    /// in answer to `vector/run` first writes the line in `$2` (if any).
     const SLOW_TEARDOWN_HOST: &str = r#"
 while IFS= read -r line; do
   id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
   case "$line" in
-    *'"initialize"'*) result='{"protocol":"ctk-harness/1","host":{"name":"sh","version":"0","spec_versions":["agent-hooks/0.1"]}}' ;;
-    *'"vector/run"'*) result='{"outcome":"completed","final_output":"ok"}' ;;
+    *'"initialize"'*) result='{"protocol":"ctk-harness/1","host":{"name":"sh","version":"0","spec_versions":["agent-hooks/0.1"],"features":'"${1:-[]}"'}}' ;;
+    *'"vector/run"'*) [ -n "$2" ] && printf '%s\n' "$2"; result='{"outcome":"completed","final_output":"ok"}' ;;
     *'"vector/teardown"'*) sleep 0.5; result='{}' ;;
     *) result='{}' ;;
   esac
@@ -745,5 +757,154 @@ done
         host.teardown().await.expect("teardown");
         assert_eq!(host.restarts(), 1);
         host.shutdown().await;
+    }
+
+    /// Interceptor 0 allows everywhere and is recorded; interceptor 1
+    /// denies everywhere.
+    #[derive(Debug, Default)]
+    struct KnownTwo(std::sync::Mutex<Vec<(usize, serde_json::Value)>>);
+
+    impl Callbacks for KnownTwo {
+        fn intercept<'a>(
+            &'a self,
+            index: usize,
+            context: &'a mut serde_json::Value,
+        ) -> crate::BoxFuture<'a, InterceptorReply> {
+            NoCallbacks.intercept(index, context)
+        }
+        fn known_answers(&self, index: usize) -> Option<KnownAnswers> {
+            let known = KnownAnswers {
+                elsewhere: Some(InterceptorReply::Response(
+                    serde_json::json!({"decision": if index == 0 { "allow" } else { "deny" }}),
+                )),
+                record: index == 0,
+                ..KnownAnswers::default()
+            };
+            (index < 2).then_some(known)
+        }
+        fn record(&self, index: usize, context: Arc<serde_json::Value>) {
+            self.0
+                .lock()
+                .expect("lock")
+                .push((index, serde_json::Value::clone(&context)));
+        }
+        fn resolve_approval<'a>(
+            &'a self,
+            request: &'a serde_json::Value,
+        ) -> crate::BoxFuture<'a, ResolverReply> {
+            NoCallbacks.resolve_approval(request)
+        }
+        fn redact<'a>(
+            &'a self,
+            context: &'a serde_json::Value,
+        ) -> crate::BoxFuture<'a, RedactorReply> {
+            NoCallbacks.redact(context)
+        }
+    }
+
+    /// Run one vector of two interceptors on a `SLOW_TEARDOWN_HOST`; the run's
+    /// result, the `vector/run` line the host was sent, and what was recorded.
+    async fn run_two(
+        features: &str,
+        first: &str,
+    ) -> (
+        Result<RunRecord, AdapterError>,
+        String,
+        Vec<(usize, serde_json::Value)>,
+    ) {
+        let tap = Arc::new(Recorder::default());
+        let mut host = StdioHost::builder("sh")
+            .args(["-c", SLOW_TEARDOWN_HOST, "sh", features, first])
+            .tap(tap.clone())
+            .build();
+        let scenario = serde_json::value::RawValue::from_string("{}".into()).expect("JSON");
+        let mut setup = VectorSetup::new("two", "agent-hooks/0.1", scenario);
+        setup.interceptors = (0..2)
+            .map(|_| crate::InterceptorBinding::everywhere())
+            .collect();
+        host.setup(setup).await.expect("setup");
+        let callbacks = Arc::new(KnownTwo::default());
+        let result = host.run(callbacks.clone()).await;
+        host.shutdown().await;
+        let sent = tap
+            .0
+            .lock()
+            .expect("lock")
+            .iter()
+            .find(|l| l.contains("\"vector/run\""))
+            .cloned()
+            .unwrap_or_default();
+        let recorded = callbacks.0.lock().expect("lock").clone();
+        (result, sent, recorded)
+    }
+
+    #[tokio::test]
+    async fn a_recorded_interceptor_is_answered_by_a_host_only_if_it_reports_contexts() {
+        let (result, sent, _) = run_two(r#"["known-answers"]"#, "").await;
+        result.expect("runs");
+        assert!(
+            sent.contains(r#""known_answers":[null,{"#) && !sent.contains("record"),
+            "a host without recorded-contexts is sent no answer for interceptor 0: {sent}"
+        );
+        let (result, sent, _) = run_two(r#"["known-answers","recorded-contexts"]"#, "").await;
+        result.expect("runs");
+        assert!(
+            sent.contains(r#""known_answers":[{"at":{},"elsewhere":{"outcome":"response","response":{"decision":"allow"}},"record":true},{"#),
+            "{sent}"
+        );
+        let (result, sent, _) = run_two("[]", "").await;
+        result.expect("runs");
+        assert!(sent.contains(r#""params":{}"#), "{sent}");
+    }
+
+    #[tokio::test]
+    async fn a_reported_context_is_recorded_only_where_the_runner_asked_for_it() {
+        let both = r#"["known-answers","recorded-contexts"]"#;
+        let (result, _, recorded) = run_two(
+            both,
+            r#"{"jsonrpc":"2.0","method":"callback/record","params":{"index":0,"context":{"interception_point":"input","n":1}}}"#,
+        )
+        .await;
+        result.expect("runs");
+        assert_eq!(
+            recorded,
+            [(
+                0,
+                serde_json::json!({"interception_point": "input", "n": 1})
+            )]
+        );
+        for (line, names) in [
+            (
+                r#"{"jsonrpc":"2.0","method":"callback/record","params":{"index":1,"context":{"interception_point":"input"}}}"#,
+                "interceptor 1 at `input`",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"callback/record","params":{"index":0,"context":{}}}"#,
+                "interceptor 0 at no interception_point",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"callback/record","params":{"index":0}}"#,
+                "params of callback/record",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"callback/other","params":{}}"#,
+                "notification `callback/other`",
+            ),
+        ] {
+            let (result, _, recorded) = run_two(both, line).await;
+            let err = result.expect_err(line);
+            assert!(
+                matches!(&err.kind, AdapterErrorKind::Protocol(text) if text.contains(names)),
+                "{line}: {err}"
+            );
+            assert!(recorded.is_empty(), "{line}: {recorded:?}");
+        }
+        // Not asked: a host that did not announce the feature may not report.
+        let (result, _, _) = run_two(
+            r#"["known-answers"]"#,
+            r#"{"jsonrpc":"2.0","method":"callback/record","params":{"index":0,"context":{"interception_point":"input"}}}"#,
+        )
+        .await;
+        assert!(result.is_err(), "an unasked report is a protocol error");
     }
 }

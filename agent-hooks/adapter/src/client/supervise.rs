@@ -14,13 +14,13 @@ use tokio::time::Instant;
 
 use super::process::{CallTicket, Event, HostProcess};
 use crate::errors::AdapterErrorKind;
-use crate::interface::Callbacks;
+use crate::interface::{Callbacks, KnownAnswers};
 use crate::wire::codec::CodecError;
 use crate::wire::depth::{self, ReadError};
 use crate::wire::jsonrpc::{
     self, encode_error, encode_request, encode_result, ErrorObject, Id, Message,
 };
-use crate::wire::methods::{self, InterceptParams, InterceptResult, RedactParams, RedactResult};
+use crate::wire::methods::{self, InterceptResult, RedactParams, RedactResult};
 use crate::wire::methods::{ResolveApprovalParams, ResolveApprovalResult};
 use crate::wire::Schemas;
 
@@ -51,6 +51,10 @@ pub(crate) struct Deadline {
 pub(crate) struct Session {
     pub(crate) process: HostProcess,
     next_id: i64,
+    /// The known answers sent with the open `vector/run`, by interceptor:
+    /// a `callback/record` is read only where one of them was to be
+    /// recorded.
+    pub(crate) known: Vec<Option<KnownAnswers>>,
 }
 
 fn excerpt(line: &str) -> String {
@@ -74,6 +78,7 @@ impl Session {
         Self {
             process,
             next_id: 1,
+            known: Vec::new(),
         }
     }
 
@@ -189,8 +194,19 @@ impl Session {
                         error.code, error.message
                     )))
                 }
+                Message::Notification { method: m, params } if m == methods::CALLBACK_RECORD => {
+                    let Some(callbacks) = callbacks else {
+                        return Err(protocol(format!("the host sent notification `{m}` while {method}, not vector/run, was open")));
+                    };
+                    schemas.check_notification(&m, &params).map_err(|e| protocol(e.to_string()))?;
+                    let (index, context) = index_and_context(params).map_err(|e| protocol(format!("params of {m}: {e}")))?;
+                    self.record(callbacks, index, context)?;
+                }
                 Message::Notification { method: m, .. } => {
-                    return Err(protocol(format!("the host sent notification `{m}`; the protocol defines none")))
+                    return Err(protocol(format!(
+                        "the host sent notification `{m}` while {method} was open; the only one the protocol defines is {} during vector/run",
+                        methods::CALLBACK_RECORD
+                    )))
                 }
                 Message::Request { id: req_id, method: m, params } => {
                     let Some(callbacks) = callbacks else {
@@ -223,23 +239,72 @@ impl Session {
     }
 }
 
+impl Session {
+    /// Hand a `callback/record` context to the callbacks, in line order;
+    /// a host that answered itself a call the runner sent no recorded
+    /// answer for broke the protocol (its answer may not be the script's).
+    fn record(
+        &self,
+        callbacks: &Arc<dyn Callbacks>,
+        index: usize,
+        context: Value,
+    ) -> Result<(), CallError> {
+        let point = context.get("interception_point").and_then(Value::as_str);
+        let answered = self
+            .known
+            .get(index)
+            .and_then(Option::as_ref)
+            .filter(|known| known.record)
+            .zip(point)
+            .is_some_and(|(known, point)| known.answer(point).is_some());
+        if !answered {
+            return Err(protocol(format!(
+                "the host sent {} for interceptor {index} at {}, where vector/run carried no \
+                 answer to be recorded; such a call is a callback/intercept",
+                methods::CALLBACK_RECORD,
+                point.map_or_else(|| "no interception_point".to_owned(), |p| format!("`{p}`")),
+            )));
+        }
+        callbacks.record(index, Arc::new(context));
+        Ok(())
+    }
+}
+
+/// `index` and `context` taken out of params the schema checked
+/// (`callback/intercept`, `callback/record`), without copying the context.
+fn index_and_context(params: Value) -> Result<(usize, Value), String> {
+    let Value::Object(mut members) = params else {
+        return Err("not an object".into());
+    };
+    let index = members
+        .get("index")
+        .and_then(Value::as_u64)
+        .ok_or("`index` is not a non-negative integer")?;
+    let context = members.remove("context").ok_or("`context` is missing")?;
+    Ok((usize::try_from(index).unwrap_or(usize::MAX), context))
+}
+
 /// Run one callback and encode its response line.
 async fn answer(callbacks: Arc<dyn Callbacks>, id: &Id, method: &str, params: Value) -> String {
     let bad = |e: serde_json::Error| {
         ErrorObject::new(jsonrpc::INVALID_PARAMS, format!("params of {method}: {e}"))
     };
     let result: Result<Value, ErrorObject> = match method {
-        methods::CALLBACK_INTERCEPT => match serde_json::from_value::<InterceptParams>(params) {
-            Ok(p) => {
-                let index = usize::try_from(p.index).unwrap_or(usize::MAX);
+        // Taken apart, not deserialised: a typed copy would rebuild every
+        // map of the context.
+        methods::CALLBACK_INTERCEPT => match index_and_context(params) {
+            Ok((index, context)) => {
                 // Lent, not copied: the callbacks copy only what they change.
-                let shared = callbacks.intercept_shared(index, Arc::new(p.context)).await;
+                let shared = callbacks.intercept_shared(index, Arc::new(context)).await;
                 Ok(to_value(&InterceptResult::from_reply(
                     shared.reply,
                     shared.changed,
                 )))
             }
-            Err(e) => Err(bad(e)),
+            Err(e) => Err(ErrorObject::new(
+                jsonrpc::INVALID_PARAMS,
+                format!("params of {method}: {e}"),
+            )),
         },
         methods::CALLBACK_RESOLVE_APPROVAL => {
             match serde_json::from_value::<ResolveApprovalParams>(params) {

@@ -258,6 +258,13 @@ struct RequestOut<'a, P: Serialize + ?Sized> {
 }
 
 #[derive(Serialize)]
+struct NotificationOut<'a, P: Serialize + ?Sized> {
+    jsonrpc: &'static str,
+    method: &'a str,
+    params: &'a P,
+}
+
+#[derive(Serialize)]
 struct ResultOut<'a, R: Serialize + ?Sized> {
     jsonrpc: &'static str,
     id: &'a Id,
@@ -289,6 +296,19 @@ pub fn encode_request<P: Serialize + ?Sized>(id: &Id, method: &str, params: &P) 
         serde_json::to_string(&RequestOut {
             jsonrpc: "2.0",
             id,
+            method,
+            params,
+        })
+        .expect("wire params serialise to JSON"),
+    )
+}
+
+/// Serialise a notification (a request without id, never answered) as one
+/// line (no newline).
+pub fn encode_notification<P: Serialize + ?Sized>(method: &str, params: &P) -> String {
+    one_line(
+        serde_json::to_string(&NotificationOut {
+            jsonrpc: "2.0",
             method,
             params,
         })

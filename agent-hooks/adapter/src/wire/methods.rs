@@ -25,6 +25,14 @@ pub const CALLBACK_INTERCEPT: &str = "callback/intercept";
 pub const CALLBACK_RESOLVE_APPROVAL: &str = "callback/resolve_approval";
 /// Host to runner, during `vector/run`: redaction.
 pub const CALLBACK_REDACT: &str = "callback/redact";
+/// Host to runner, during `vector/run`, a notification (feature
+/// `recorded-contexts`): the context an interceptor the host answered itself
+/// was handed, for the runner to record.
+pub const CALLBACK_RECORD: &str = "callback/record";
+
+/// The notifications the runner reads (host to runner, during `vector/run`);
+/// each has a schema file holding its params.
+pub const NOTIFICATIONS: [&str; 1] = [CALLBACK_RECORD];
 
 /// The methods a host serves (runner to host).
 pub const HOST_METHODS: [&str; 5] = [
@@ -170,6 +178,11 @@ pub struct KnownAnswersWire {
     /// At every other point; `null` (or absent): called back.
     #[serde(default)]
     pub elsewhere: Option<InterceptResult>,
+    /// The host reports the contexts of the calls it answers itself
+    /// (`callback/record`); sent only to a host that announced
+    /// `recorded-contexts`, and left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub record: bool,
 }
 
 impl From<KnownAnswers> for KnownAnswersWire {
@@ -178,6 +191,7 @@ impl From<KnownAnswers> for KnownAnswersWire {
         Self {
             at: known.at.into_iter().map(|(p, r)| (p, wire(r))).collect(),
             elsewhere: wire(known.elsewhere),
+            record: known.record,
         }
     }
 }
@@ -188,6 +202,7 @@ impl From<KnownAnswersWire> for KnownAnswers {
         KnownAnswers {
             at: wire.at.into_iter().map(|(p, r)| (p, reply(r))).collect(),
             elsewhere: reply(wire.elsewhere),
+            record: wire.record,
         }
     }
 }
@@ -209,6 +224,11 @@ impl InterceptParams {
         Self { index, context }
     }
 }
+
+/// Params of `callback/record`: the context interceptor `index` was handed
+/// where the host answered it itself. The same members as
+/// [`InterceptParams`], so a host can write both from one borrowed context.
+pub type RecordParams = InterceptParams;
 
 /// Result of `callback/intercept`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -420,6 +440,59 @@ mod tests {
             .is_err());
         assert!(schemas
             .check_params(super::VECTOR_RUN, &json!({"other": 1}))
+            .is_err());
+    }
+
+    #[test]
+    fn a_recorded_interceptor_says_so_on_the_wire_and_its_contexts_come_back_as_notifications() {
+        let known = KnownAnswers {
+            elsewhere: Some(InterceptorReply::Response(json!({"decision": "allow"}))),
+            record: true,
+            ..KnownAnswers::default()
+        };
+        let wire =
+            serde_json::to_value(RunParams::with_known(vec![Some(known.clone())])).expect("JSON");
+        assert_eq!(
+            wire,
+            json!({"known_answers": [{
+                "at": {},
+                "elsewhere": {"outcome": "response", "response": {"decision": "allow"}},
+                "record": true
+            }]})
+        );
+        let schemas = Schemas::get();
+        schemas
+            .check_params(super::VECTOR_RUN, &wire)
+            .expect("the schema takes record");
+        let back: RunParams = serde_json::from_value(wire).expect("read back");
+        assert_eq!(back.into_known(), vec![Some(known)]);
+        assert!(schemas
+            .check_params(
+                super::VECTOR_RUN,
+                &json!({"known_answers": [{"record": "yes"}]})
+            )
+            .is_err());
+
+        let params =
+            serde_json::to_value(RecordParams::new(0, json!({"interception_point": "input"})))
+                .expect("JSON");
+        schemas
+            .check_notification(super::CALLBACK_RECORD, &params)
+            .expect("the schema takes the params");
+        for bad in [
+            json!({"index": 0}),
+            json!({"index": -1, "context": {}}),
+            json!({"index": 0, "context": {}, "reply": {}}),
+        ] {
+            assert!(
+                schemas
+                    .check_notification(super::CALLBACK_RECORD, &bad)
+                    .is_err(),
+                "{bad}"
+            );
+        }
+        assert!(schemas
+            .check_notification("callback/other", &params)
             .is_err());
     }
 }

@@ -10,7 +10,7 @@ use super::jsonrpc::WireError;
 use super::methods;
 
 /// The schema files, by file name, as embedded in the binary.
-pub const FILES: [(&str, &str); 9] = [
+pub const FILES: [(&str, &str); 10] = [
     (
         "envelope.json",
         include_str!("../../../../schemas/harness-protocol/envelope.json"),
@@ -47,6 +47,10 @@ pub const FILES: [(&str, &str); 9] = [
         "callback-redact.json",
         include_str!("../../../../schemas/harness-protocol/callback-redact.json"),
     ),
+    (
+        "callback-record.json",
+        include_str!("../../../../schemas/harness-protocol/callback-record.json"),
+    ),
 ];
 
 /// The schema file of `method`: its name with `/` and `_` spelled `-`.
@@ -63,6 +67,8 @@ struct MethodValidators {
 pub struct Schemas {
     envelope: jsonschema::Validator,
     methods: HashMap<&'static str, MethodValidators>,
+    /// Params only: a notification has no result.
+    notifications: HashMap<&'static str, jsonschema::Validator>,
 }
 
 impl std::fmt::Debug for Schemas {
@@ -147,7 +153,15 @@ impl Schemas {
                 )
             })
             .collect();
-        Schemas { envelope, methods }
+        let notifications = methods::NOTIFICATIONS
+            .iter()
+            .map(|n| (*n, def_validator(&file(&file_of(n)), "params")))
+            .collect();
+        Schemas {
+            envelope,
+            methods,
+            notifications,
+        }
     }
 
     /// Check a whole message against the envelope schema.
@@ -165,6 +179,15 @@ impl Schemas {
     pub fn check_result(&self, method: &str, result: &Value) -> Result<(), WireError> {
         let v = self.method(method)?;
         first_error(&v.result, result, || format!("result of {method}"))
+    }
+
+    /// Check the params of notification `method`; an unknown notification
+    /// is an error.
+    pub fn check_notification(&self, method: &str, params: &Value) -> Result<(), WireError> {
+        let v = self.notifications.get(method).ok_or_else(|| {
+            WireError::InvalidEnvelope(format!("unknown notification `{method}`"))
+        })?;
+        first_error(v, params, || format!("params of {method}"))
     }
 
     fn method(&self, method: &str) -> Result<&MethodValidators, WireError> {
@@ -188,7 +211,13 @@ mod tests {
                 "{m}"
             );
         }
-        assert_eq!(FILES.len(), methods::ALL.len() + 1);
+        for n in methods::NOTIFICATIONS {
+            assert!(FILES.iter().any(|(f, _)| *f == file_of(n)), "{n}");
+        }
+        assert_eq!(
+            FILES.len(),
+            methods::ALL.len() + methods::NOTIFICATIONS.len() + 1
+        );
     }
 
     #[test]

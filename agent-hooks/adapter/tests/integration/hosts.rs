@@ -86,8 +86,10 @@ impl HostAdapter for FakeHost {
         })?;
         let limit = Duration::from_millis(setup.interceptor_timeout_ms.unwrap_or(10_000));
         let mut record = RunRecord::new(RunOutcome::Completed);
-        if setup.vector_id == "known" {
-            // Each interceptor in turn, on a context that names its point.
+        if setup.vector_id == "known" || setup.vector_id.starts_with("recorded") {
+            // Each interceptor in turn, on a context that names its point;
+            // the `recorded` vectors then ask interceptor 0 once more, at
+            // another point, lending the context.
             for i in 0..setup.interceptors.len() {
                 let mut ctx = json!({"interception_point": "input", "index": i});
                 let reply = tokio::time::timeout(limit, callbacks.intercept(i, &mut ctx)).await;
@@ -95,6 +97,13 @@ impl HostAdapter for FakeHost {
                 record
                     .records
                     .push(json!({"index": i, "reply": reply, "context": ctx}));
+            }
+            if setup.vector_id.starts_with("recorded") {
+                let lent = Arc::new(json!({"interception_point": "output", "index": 0}));
+                let shared = callbacks.intercept_shared(0, Arc::clone(&lent)).await;
+                record
+                    .records
+                    .push(json!({"index": 0, "reply": describe(&shared.reply), "lent": *lent}));
             }
             return Ok(record);
         }

@@ -2,12 +2,12 @@
 //! compared with the same fake host linked in process.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ctk_agent_hooks_adapter::{
     AdapterErrorKind, BoxFuture, Callbacks, HostAdapter, InterceptorBinding, InterceptorReply,
     KnownAnswers, Phase, RedactorReply, ResolverReply, RunOutcome, RunRecord, VectorSetup,
-    KNOWN_ANSWERS,
+    KNOWN_ANSWERS, RECORDED_CONTEXTS,
 };
 use libtest_mimic::Trial;
 use serde_json::value::RawValue;
@@ -33,12 +33,30 @@ fn setup(id: &str) -> VectorSetup {
 struct Counting {
     known: Vec<Option<KnownAnswers>>,
     calls: Vec<AtomicUsize>,
+    /// The contexts of the interceptors whose known answers say `record`,
+    /// called back or reported.
+    recorded: Mutex<Vec<(usize, Value)>>,
 }
 
 impl Counting {
     fn new(known: Vec<Option<KnownAnswers>>) -> Self {
         let calls = known.iter().map(|_| AtomicUsize::new(0)).collect();
-        Self { known, calls }
+        Self {
+            known,
+            calls,
+            recorded: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn recorded(&self) -> Vec<(usize, Value)> {
+        self.recorded.lock().expect("lock").clone()
+    }
+
+    fn records(&self, index: usize) -> bool {
+        self.known
+            .get(index)
+            .and_then(Option::as_ref)
+            .is_some_and(|k| k.record)
     }
 
     fn calls(&self) -> Vec<usize> {
@@ -58,6 +76,9 @@ impl Callbacks for Counting {
         if let Some(calls) = self.calls.get(index) {
             calls.fetch_add(1, Ordering::SeqCst);
         }
+        if self.records(index) {
+            self.record(index, Arc::new(context.clone()));
+        }
         // The known answer is the one a call would get.
         match self.known.get(index).cloned().flatten() {
             Some(known) => {
@@ -70,6 +91,13 @@ impl Callbacks for Counting {
 
     fn known_answers(&self, index: usize) -> Option<KnownAnswers> {
         self.known.get(index).cloned().flatten()
+    }
+
+    fn record(&self, index: usize, context: Arc<Value>) {
+        self.recorded
+            .lock()
+            .expect("lock")
+            .push((index, Value::clone(&context)));
     }
 
     fn resolve_approval<'a>(&'a self, request: &'a Value) -> BoxFuture<'a, ResolverReply> {
@@ -248,6 +276,68 @@ pub(crate) fn trials() -> Vec<Trial> {
                 )
             })
         }),
+        async_trial(
+            "loopback::recorded_contexts_arrive_without_their_callbacks",
+            || async {
+                // Interceptor 0 allows whatever the context, and its contexts are
+                // recorded; interceptor 3 denies, unrecorded.
+                let known = || {
+                    let mut allow = KnownAnswers::default();
+                    allow.elsewhere =
+                        Some(InterceptorReply::Response(json!({"decision": "allow"})));
+                    allow.record = true;
+                    let mut deny = KnownAnswers::default();
+                    deny.elsewhere = Some(InterceptorReply::Response(
+                        json!({"decision": "deny", "reason": "policy:test"}),
+                    ));
+                    Arc::new(Counting::new(vec![Some(allow), None, None, Some(deny)]))
+                };
+                let linked_calls = known();
+                let mut linked = FakeHost::default();
+                let expected = run_with(&mut linked, "recorded", linked_calls.clone()).await?;
+                let mut remote = stdio_host("serve").build();
+                let info = remote.info().await.map_err(|e| e.to_string())?;
+                ensure(info.features.iter().any(|f| f == RECORDED_CONTEXTS), || {
+                    format!(
+                        "serve does not announce {RECORDED_CONTEXTS}: {:?}",
+                        info.features
+                    )
+                })?;
+                let remote_calls = known();
+                let got = run_with(&mut remote, "recorded", remote_calls.clone()).await?;
+                // A second vector on the same host: its records start afresh.
+                let again = known();
+                run_with(&mut remote, "recorded-again", again.clone()).await?;
+                remote.shutdown().await;
+                ensure(got.records == expected.records, || {
+                    format!("stdio {:#?}\nlinked {:#?}", got.records, expected.records)
+                })?;
+                ensure(
+                    got.records[0]["reply"] == json!({"response": {"decision": "allow"}})
+                        && got.records[0]["context"].get("mutated_by").is_none(),
+                    || got.records[0].to_string(),
+                )?;
+                ensure(remote_calls.calls() == [0, 1, 1, 0], || {
+                    format!(
+                        "over stdio interceptors 0 and 3 must be answered by the host: {:?}",
+                        remote_calls.calls()
+                    )
+                })?;
+                let want = vec![
+                    (0, json!({"interception_point": "input", "index": 0})),
+                    (0, json!({"interception_point": "output", "index": 0})),
+                ];
+                ensure(linked_calls.recorded() == want, || {
+                    format!("linked recorded {:?}", linked_calls.recorded())
+                })?;
+                ensure(remote_calls.recorded() == want, || {
+                    format!("stdio recorded {:?}", remote_calls.recorded())
+                })?;
+                ensure(again.recorded() == want, || {
+                    format!("second vector recorded {:?}", again.recorded())
+                })
+            },
+        ),
         async_trial("loopback::a_lent_context_crosses_the_wire", || async {
             let mut linked = FakeHost::default();
             let expected = one_vector(&mut linked, "lent").await?;

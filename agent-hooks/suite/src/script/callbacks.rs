@@ -91,7 +91,7 @@ impl ScriptedCallbacks {
             .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
     }
 
-    fn record(&self, context: Arc<Value>) {
+    fn push_recorded(&self, context: Arc<Value>) {
         match self.recorded.lock() {
             Ok(mut r) => r.push(context),
             Err(poisoned) => poisoned.into_inner().push(context),
@@ -134,7 +134,7 @@ impl Callbacks for ScriptedCallbacks {
     ) -> BoxFuture<'a, InterceptorReply> {
         Box::pin(async move {
             if index == 0 {
-                self.record(Arc::new(context.clone()));
+                self.push_recorded(Arc::new(context.clone()));
             }
             match self.decide(index, context) {
                 Decision::Reply(reply) => reply,
@@ -150,7 +150,7 @@ impl Callbacks for ScriptedCallbacks {
     fn intercept_shared(&self, index: usize, context: Arc<Value>) -> BoxFuture<'_, SharedReply> {
         Box::pin(async move {
             if index == 0 {
-                self.record(Arc::clone(&context));
+                self.push_recorded(Arc::clone(&context));
             }
             match self.decide(index, &context) {
                 Decision::Reply(reply) => SharedReply::new(reply, None),
@@ -166,15 +166,22 @@ impl Callbacks for ScriptedCallbacks {
         })
     }
 
-    /// Interceptor 0's contexts are recorded, so it is always called back;
-    /// the others' answers that read nothing of the context are known.
+    /// Every interceptor's answers that read nothing of the context are
+    /// known; interceptor 0's are marked to be recorded.
     fn known_answers(&self, index: usize) -> Option<KnownAnswers> {
+        let mut known = interceptor::known_answers(self.scripts.get(index)?);
+        // Interceptor 0's contexts are what the assertions read: a host that
+        // answers it itself must report each one.
+        known.record = index == 0;
+        Some(known)
+    }
+
+    /// Interceptor 0's contexts reported by a host that answered it itself:
+    /// recorded as if the call had come back.
+    fn record(&self, index: usize, context: Arc<Value>) {
         if index == 0 {
-            return None;
+            self.push_recorded(context);
         }
-        self.scripts
-            .get(index)
-            .map(|rules| interceptor::known_answers(rules))
     }
 
     fn resolve_approval<'a>(&'a self, request: &'a Value) -> BoxFuture<'a, ResolverReply> {
@@ -309,7 +316,7 @@ mod tests {
     /// Interceptor 0's contexts are what the assertions read: it is never
     /// answered in advance, whatever its script.
     #[test]
-    fn only_interceptors_past_zero_have_known_answers() {
+    fn every_interceptor_has_known_answers_and_only_zero_is_recorded() {
         let cb = ScriptedCallbacks::from_parts(
             vec![
                 vec![rule(
@@ -322,8 +329,16 @@ mod tests {
             vec![],
             vec![],
         );
-        assert_eq!(cb.known_answers(0), None);
+        let zero = cb.known_answers(0).expect("interceptor 0 is known");
+        assert!(zero.record, "interceptor 0's contexts are recorded");
+        assert_eq!(
+            zero.answer("input"),
+            Some(&InterceptorReply::Response(
+                json!({"decision": "deny", "reason": "ctk:a"})
+            ))
+        );
         let known = cb.known_answers(1).expect("interceptor 1 is known");
+        assert!(!known.record, "only interceptor 0 is recorded");
         assert_eq!(
             known.answer("input"),
             Some(&InterceptorReply::Response(
@@ -334,6 +349,23 @@ mod tests {
             cb.known_answers(2),
             None,
             "no script: called back, and raised"
+        );
+    }
+
+    /// A context a host reports for interceptor 0 is recorded in order,
+    /// shared, as a call would have recorded it; no other is.
+    #[test]
+    fn reported_contexts_of_interceptor_zero_are_recorded_in_order() {
+        let cb = ScriptedCallbacks::from_parts(vec![vec![], vec![]], vec![], vec![]);
+        let first = Arc::new(json!({"interception_point": "input", "n": 1}));
+        let second = Arc::new(json!({"interception_point": "output", "n": 2}));
+        Callbacks::record(&cb, 0, Arc::clone(&first));
+        Callbacks::record(&cb, 1, Arc::new(json!({"interception_point": "input"})));
+        Callbacks::record(&cb, 0, Arc::clone(&second));
+        assert_eq!(Arc::strong_count(&first), 2, "recorded without a copy");
+        assert_eq!(
+            cb.take_recorded(),
+            vec![Value::clone(&first), Value::clone(&second)]
         );
     }
 
