@@ -174,14 +174,29 @@ pub struct AssertionFailure {
     /// What went wrong.
     pub message: String,
     /// The expected value, when there is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub expected: Option<Value>,
     /// The actual value, when there is one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub actual: Option<Value>,
     /// Unified diff of expected against actual, when both are present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+}
+
+/// A member that is present is `Some`, even when it is `null`: an expected
+/// or actual `null` is a value, and only an absent member is none (a report
+/// read back, from its spool or its file, must show what was written).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 impl AssertionFailure {
@@ -266,6 +281,20 @@ mod tests {
         let both = AssertionFailure::mismatch("k", "differs", &json!(1), Some(&json!(2)));
         assert!(matches!(both.shown(), Shown::Diff(_)));
         assert_eq!(AssertionFailure::message("k", "m").shown(), Shown::Nothing);
+    }
+
+    #[test]
+    fn a_null_expected_or_actual_survives_a_round_trip_and_an_absent_one_stays_absent() {
+        let nulls = AssertionFailure::mismatch("k", "differs", &Value::Null, Some(&Value::Null));
+        let text = serde_json::to_string(&nulls).expect("JSON");
+        assert!(text.contains(r#""expected":null"#) && text.contains(r#""actual":null"#));
+        let back: AssertionFailure = serde_json::from_str(&text).expect("read back");
+        assert_eq!(back, nulls);
+        let absent = AssertionFailure::mismatch("k", "path does not resolve", &Value::Null, None);
+        let back: AssertionFailure =
+            serde_json::from_str(&serde_json::to_string(&absent).expect("JSON")).expect("back");
+        assert_eq!(back.actual, None);
+        assert_eq!(back.shown(), absent.shown());
     }
 
     #[test]
