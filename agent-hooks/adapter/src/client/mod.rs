@@ -888,7 +888,7 @@ done
             ),
             (
                 r#"{"jsonrpc":"2.0","method":"callback/other","params":{}}"#,
-                "notification `callback/other`",
+                "notification `callback/other` while vector/run was open; the only one",
             ),
         ] {
             let (result, _, recorded) = run_two(both, line).await;
