@@ -292,8 +292,9 @@ fn schema_rejects() -> Result<(), String> {
 }
 
 /// Every ```jsonl block of PROTOCOL.md is a transcript: `-> ` lines go from
-/// the runner to the host, `<- ` lines back. Each line must validate, and each
-/// response against the method of the request it answers.
+/// the runner to the host, `<- ` lines back. Each line must validate, each
+/// response against the method of the request it answers, and a notification
+/// (host to runner only) against its own.
 fn protocol_examples() -> Result<(), String> {
     let text = include_str!("../../PROTOCOL.md");
     let schemas = Schemas::get();
@@ -344,6 +345,11 @@ fn protocol_examples() -> Result<(), String> {
                     .map_err(|e| format!("PROTOCOL.md:{n}: {e}"))?;
             }
             Message::Error { .. } => {}
+            Message::Notification { method, params } if !to_host => {
+                schemas
+                    .check_notification(&method, &params)
+                    .map_err(|e| format!("PROTOCOL.md:{n}: {e}"))?;
+            }
             other => return Err(format!("PROTOCOL.md:{n}: unexpected {other:?}")),
         }
         lines_checked += 1;
