@@ -313,8 +313,9 @@ mod tests {
         ));
     }
 
-    /// Interceptor 0's contexts are what the assertions read: it is never
-    /// answered in advance, whatever its script.
+    /// Interceptor 0's contexts are what the assertions read: its answers
+    /// are known like any other's, but marked to be recorded, so a host
+    /// that answers it itself reports every context.
     #[test]
     fn every_interceptor_has_known_answers_and_only_zero_is_recorded() {
         let cb = ScriptedCallbacks::from_parts(
