@@ -276,6 +276,29 @@ impl RemoteCallbacks {
     }
 }
 
+impl RemoteCallbacks {
+    /// Interceptor `index` on `context`: its known answer, or the runner's
+    /// over `callback/intercept`, written straight from the borrowed
+    /// context; with the interceptor's changed copy, if it changed one.
+    async fn answer(&self, index: usize, context: &Value) -> (InterceptorReply, Option<Value>) {
+        if let Some(reply) = self.known(index, context) {
+            return (reply, None);
+        }
+        let params = Lent {
+            index: index as u64,
+            context,
+        };
+        match self
+            .link
+            .call::<_, methods::InterceptResult>(methods::CALLBACK_INTERCEPT, &params)
+            .await
+        {
+            Ok(result) => result.into_reply(),
+            Err(message) => (InterceptorReply::Raised { message }, None),
+        }
+    }
+}
+
 impl Callbacks for RemoteCallbacks {
     fn intercept<'a>(
         &'a self,
@@ -283,24 +306,11 @@ impl Callbacks for RemoteCallbacks {
         context: &'a mut Value,
     ) -> BoxFuture<'a, InterceptorReply> {
         Box::pin(async move {
-            if let Some(reply) = self.known(index, context) {
-                return reply;
+            let (reply, changed) = self.answer(index, context).await;
+            if let Some(changed) = changed {
+                *context = changed;
             }
-            let params = methods::InterceptParams::new(index as u64, context.clone());
-            match self
-                .link
-                .call::<_, methods::InterceptResult>(methods::CALLBACK_INTERCEPT, &params)
-                .await
-            {
-                Ok(result) => {
-                    let (reply, changed) = result.into_reply();
-                    if let Some(changed) = changed {
-                        *context = changed;
-                    }
-                    reply
-                }
-                Err(message) => InterceptorReply::Raised { message },
-            }
+            reply
         })
     }
 
@@ -308,24 +318,8 @@ impl Callbacks for RemoteCallbacks {
     /// to send it, and none to compare it after.
     fn intercept_shared(&self, index: usize, context: Arc<Value>) -> BoxFuture<'_, SharedReply> {
         Box::pin(async move {
-            if let Some(reply) = self.known(index, &context) {
-                return SharedReply::new(reply, None);
-            }
-            let params = Lent {
-                index: index as u64,
-                context: &context,
-            };
-            match self
-                .link
-                .call::<_, methods::InterceptResult>(methods::CALLBACK_INTERCEPT, &params)
-                .await
-            {
-                Ok(result) => {
-                    let (reply, changed) = result.into_reply();
-                    SharedReply::new(reply, changed)
-                }
-                Err(message) => SharedReply::new(InterceptorReply::Raised { message }, None),
-            }
+            let (reply, changed) = self.answer(index, &context).await;
+            SharedReply::new(reply, changed)
         })
     }
 
