@@ -200,6 +200,16 @@ impl Link {
         method: &'static str,
         params: &P,
     ) -> Result<T, String> {
+        let result = self.call_value(method, params).await?;
+        serde_json::from_value(result).map_err(|e| format!("result of {method}: {e}"))
+    }
+
+    /// [`Link::call`], the result left as the schema-checked `Value`.
+    async fn call_value<P: Serialize>(
+        &self,
+        method: &'static str,
+        params: &P,
+    ) -> Result<Value, String> {
         let id = Id::Int(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         {
@@ -215,9 +225,7 @@ impl Link {
         };
         self.send(encode_request(&id, method, params));
         match rx.await {
-            Ok(Ok(result)) => {
-                serde_json::from_value(result).map_err(|e| format!("result of {method}: {e}"))
-            }
+            Ok(Ok(result)) => Ok(result),
             Ok(Err(error)) => Err(format!(
                 "the runner answered {method} with error {}: {}",
                 error.code, error.message
@@ -288,11 +296,16 @@ impl RemoteCallbacks {
             index: index as u64,
             context,
         };
-        match self
+        let method = methods::CALLBACK_INTERCEPT;
+        let read = self
             .link
-            .call::<_, methods::InterceptResult>(methods::CALLBACK_INTERCEPT, &params)
+            .call_value(method, &params)
             .await
-        {
+            .and_then(|result| {
+                methods::InterceptResult::from_value(result)
+                    .map_err(|e| format!("result of {method}: {e}"))
+            });
+        match read {
             Ok(result) => result.into_reply(),
             Err(message) => (InterceptorReply::Raised { message }, None),
         }
@@ -543,68 +556,71 @@ async fn dispatch_loop<H: HostAdapter>(
 ) -> Result<(), ServeError> {
     let mut initialized = false;
     while let Some(req) = requests.recv().await {
-        let reply = if !initialized && req.method != methods::INITIALIZE {
-            Err(ErrorObject::new(
-                jsonrpc::NOT_INITIALIZED,
-                format!("`{}` before `initialize`", req.method),
-            ))
-        } else {
-            match req.method.as_str() {
-                methods::INITIALIZE => {
-                    let r = initialize(&mut host, req.params).await;
-                    initialized |= r.is_ok();
-                    r
-                }
-                methods::VECTOR_SETUP => match decode_setup(&req.line) {
-                    Ok(setup) => host
-                        .setup(setup)
+        // Each result is written from what the host returned, never from a
+        // `Value` copy of it: a run record can hold megabytes.
+        let reply: Result<String, ErrorObject> =
+            if !initialized && req.method != methods::INITIALIZE {
+                Err(ErrorObject::new(
+                    jsonrpc::NOT_INITIALIZED,
+                    format!("`{}` before `initialize`", req.method),
+                ))
+            } else {
+                match req.method.as_str() {
+                    methods::INITIALIZE => {
+                        let r = initialize(&mut host, req.params).await;
+                        initialized |= r.is_ok();
+                        r.map(|info| encode_result(&req.id, &info))
+                    }
+                    methods::VECTOR_SETUP => match decode_setup(&req.line) {
+                        Ok(setup) => host
+                            .setup(setup)
+                            .await
+                            .map(|()| encode_result(&req.id, &Empty {}))
+                            .map_err(host_error),
+                        Err(e) => Err(ErrorObject::new(jsonrpc::INVALID_PARAMS, e.to_string())),
+                    },
+                    methods::VECTOR_RUN => {
+                        // The params passed the schema; what is known is a help,
+                        // so params this build cannot read leave every call a
+                        // callback.
+                        let known = serde_json::from_value::<methods::RunParams>(req.params)
+                            .map(methods::RunParams::into_known)
+                            .unwrap_or_default();
+                        let callbacks: Arc<dyn Callbacks> = Arc::new(RemoteCallbacks {
+                            link: Arc::clone(&link),
+                            known,
+                        });
+                        host.run(callbacks)
+                            .await
+                            .map(|record| encode_result(&req.id, &record))
+                            .map_err(host_error)
+                    }
+                    methods::VECTOR_TEARDOWN => host
+                        .teardown()
                         .await
-                        .map(|()| to_value(&Empty {}))
+                        .map(|()| encode_result(&req.id, &Empty {}))
                         .map_err(host_error),
-                    Err(e) => Err(ErrorObject::new(jsonrpc::INVALID_PARAMS, e.to_string())),
-                },
-                methods::VECTOR_RUN => {
-                    // The params passed the schema; what is known is a help,
-                    // so params this build cannot read leave every call a
-                    // callback.
-                    let known = serde_json::from_value::<methods::RunParams>(req.params)
-                        .map(methods::RunParams::into_known)
-                        .unwrap_or_default();
-                    let callbacks: Arc<dyn Callbacks> = Arc::new(RemoteCallbacks {
-                        link: Arc::clone(&link),
-                        known,
-                    });
-                    host.run(callbacks)
-                        .await
-                        .map(|r| to_value(&r))
-                        .map_err(host_error)
+                    methods::SHUTDOWN => {
+                        link.send(encode_result(&req.id, &Empty {}));
+                        let _ = link.out.send(Out::Close);
+                        return Ok(());
+                    }
+                    other => Err(ErrorObject::new(
+                        jsonrpc::METHOD_NOT_FOUND,
+                        format!("no method `{other}` on a host"),
+                    )),
                 }
-                methods::VECTOR_TEARDOWN => host
-                    .teardown()
-                    .await
-                    .map(|()| to_value(&Empty {}))
-                    .map_err(host_error),
-                methods::SHUTDOWN => {
-                    link.send(encode_result(&req.id, &Empty {}));
-                    let _ = link.out.send(Out::Close);
-                    return Ok(());
-                }
-                other => Err(ErrorObject::new(
-                    jsonrpc::METHOD_NOT_FOUND,
-                    format!("no method `{other}` on a host"),
-                )),
-            }
-        };
-        link.send(match reply {
-            Ok(result) => encode_result(&req.id, &result),
-            Err(error) => encode_error(Some(&req.id), &error),
-        });
+            };
+        link.send(reply.unwrap_or_else(|error| encode_error(Some(&req.id), &error)));
     }
     let _ = link.out.send(Out::Close);
     Ok(())
 }
 
-async fn initialize<H: HostAdapter>(host: &mut H, params: Value) -> Result<Value, ErrorObject> {
+async fn initialize<H: HostAdapter>(
+    host: &mut H,
+    params: Value,
+) -> Result<InitializeResult, ErrorObject> {
     let params: InitializeParams = serde_json::from_value(params)
         .map_err(|e| ErrorObject::new(jsonrpc::INVALID_PARAMS, e.to_string()))?;
     if params.protocol != PROTOCOL_VERSION {
@@ -624,7 +640,7 @@ async fn initialize<H: HostAdapter>(host: &mut H, params: Value) -> Result<Value
             info.features.push(feature.to_owned());
         }
     }
-    Ok(to_value(&InitializeResult::new(info)))
+    Ok(InitializeResult::new(info))
 }
 
 fn decode_setup(line: &str) -> Result<VectorSetup, WireError> {
@@ -633,10 +649,6 @@ fn decode_setup(line: &str) -> Result<VectorSetup, WireError> {
         what: "params of vector/setup".into(),
         detail: e.to_string(),
     })
-}
-
-fn to_value<T: Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).expect("wire results serialise to JSON")
 }
 
 fn host_error(error: AdapterError) -> ErrorObject {

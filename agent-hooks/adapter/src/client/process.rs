@@ -275,6 +275,8 @@ impl HostProcess {
         }
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
+        widen(&stdin);
+        widen(&stdout);
         let stderr = child.stderr.take().expect("stderr is piped");
 
         // Lines read but not yet taken hold at most `max_line_bytes` between
@@ -523,6 +525,24 @@ impl HostProcess {
     }
 }
 
+/// The size the runner asks for each of a host's stdin and stdout pipes.
+const PIPE_BYTES: usize = 1 << 20;
+
+/// Ask for a pipe of [`PIPE_BYTES`] instead of the kernel's 64 KiB: a line
+/// of megabytes then crosses in a few writes, where each 64 KiB took a
+/// wake-up of the reader and then of the writer (a 5 MiB context took 80 of
+/// them, about 16 ms; issue 30). Best effort: where the kernel refuses (a
+/// lower `fs.pipe-max-size`, the user's pipe pages spent) the pipe keeps its
+/// size, and only speed differs.
+#[cfg(target_os = "linux")]
+fn widen(pipe: &impl std::os::fd::AsFd) {
+    let _ = rustix::pipe::fcntl_setpipe_size(pipe, PIPE_BYTES);
+}
+
+/// Pipe sizes are Linux's to set.
+#[cfg(not(target_os = "linux"))]
+fn widen<T>(_pipe: &T) {}
+
 /// Sleep until `at`; never, for `None`.
 async fn sleep_until_some(at: Option<Instant>) {
     match at {
@@ -596,6 +616,9 @@ impl Drop for HostProcess {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_os = "linux")]
+    use std::os::unix::fs::OpenOptionsExt as _;
+
     use super::*;
 
     /// Lines read but not taken are bounded in bytes by the line limit, not
@@ -626,6 +649,35 @@ mod tests {
         }
         assert!(last >= 1, "the host wrote no line");
         assert!(last <= 3, "{last} lines of 1 MB were taken off the host");
+    }
+
+    /// The host's stdin and stdout are pipes of 1 MiB, read through the
+    /// host's own descriptors (`/proc/PID/fd`), where the kernel allows
+    /// that size.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn host_pipes_are_widened_to_a_mebibyte() {
+        let max: usize = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(0);
+        if max < PIPE_BYTES {
+            eprintln!("SKIP: fs.pipe-max-size is {max}, under {PIPE_BYTES}: the kernel keeps 64 KiB pipes");
+            return;
+        }
+        let mut config = StdioHostConfig::new("sh");
+        config.args = vec!["-c".into(), "sleep 30".into()];
+        let host = HostProcess::spawn(&config).expect("sh starts");
+        let pid = host.id().expect("the host runs");
+        for fd in [0, 1] {
+            let pipe = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(format!("/proc/{pid}/fd/{fd}"))
+                .expect("the host's pipe opens through /proc");
+            let size = rustix::pipe::fcntl_getpipe_size(&pipe).expect("a pipe has a size");
+            assert_eq!(size, PIPE_BYTES, "the host's fd {fd}");
+        }
     }
 
     #[test]

@@ -289,17 +289,19 @@ async fn answer(callbacks: Arc<dyn Callbacks>, id: &Id, method: &str, params: Va
     let bad = |e: serde_json::Error| {
         ErrorObject::new(jsonrpc::INVALID_PARAMS, format!("params of {method}: {e}"))
     };
-    let result: Result<Value, ErrorObject> = match method {
+    // Each answer is written from the callbacks' reply, never from a `Value`
+    // copy of it: a context-sized fill is megabytes.
+    let line: Result<String, ErrorObject> = match method {
         // Taken apart, not deserialised: a typed copy would rebuild every
         // map of the context.
         methods::CALLBACK_INTERCEPT => match index_and_context(params) {
             Ok((index, context)) => {
                 // Lent, not copied: the callbacks copy only what they change.
                 let shared = callbacks.intercept_shared(index, Arc::new(context)).await;
-                Ok(to_value(&InterceptResult::from_reply(
-                    shared.reply,
-                    shared.changed,
-                )))
+                Ok(encode_result(
+                    id,
+                    &InterceptResult::from_reply(shared.reply, shared.changed),
+                ))
             }
             Err(e) => Err(ErrorObject::new(
                 jsonrpc::INVALID_PARAMS,
@@ -308,16 +310,18 @@ async fn answer(callbacks: Arc<dyn Callbacks>, id: &Id, method: &str, params: Va
         },
         methods::CALLBACK_RESOLVE_APPROVAL => {
             match serde_json::from_value::<ResolveApprovalParams>(params) {
-                Ok(p) => Ok(to_value(&ResolveApprovalResult::from(
-                    callbacks.resolve_approval(&p.request).await,
-                ))),
+                Ok(p) => Ok(encode_result(
+                    id,
+                    &ResolveApprovalResult::from(callbacks.resolve_approval(&p.request).await),
+                )),
                 Err(e) => Err(bad(e)),
             }
         }
         methods::CALLBACK_REDACT => match serde_json::from_value::<RedactParams>(params) {
-            Ok(p) => Ok(to_value(&RedactResult::from(
-                callbacks.redact(&p.context).await,
-            ))),
+            Ok(p) => Ok(encode_result(
+                id,
+                &RedactResult::from(callbacks.redact(&p.context).await),
+            )),
             Err(e) => Err(bad(e)),
         },
         other => Err(ErrorObject::new(
@@ -325,12 +329,5 @@ async fn answer(callbacks: Arc<dyn Callbacks>, id: &Id, method: &str, params: Va
             format!("no callback `{other}`"),
         )),
     };
-    match result {
-        Ok(result) => encode_result(id, &result),
-        Err(error) => encode_error(Some(id), &error),
-    }
-}
-
-fn to_value<T: Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).expect("wire results serialise to JSON")
+    line.unwrap_or_else(|error| encode_error(Some(id), &error))
 }

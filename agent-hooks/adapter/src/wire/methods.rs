@@ -262,6 +262,45 @@ pub enum InterceptResult {
 }
 
 impl InterceptResult {
+    /// Read a `callback/intercept` result, moving its `response` and
+    /// `context` out of `value`: the derived decode of this internally
+    /// tagged enum buffers every member and rebuilds it, and a context-sized
+    /// fill is megabytes. Whatever is not a well-formed result goes to that
+    /// decode, so the outcome and its error are the derived decode's.
+    pub fn from_value(value: Value) -> Result<Self, serde_json::Error> {
+        let Value::Object(mut members) = value else {
+            return serde_json::from_value(value);
+        };
+        let only_known = members
+            .keys()
+            .all(|k| matches!(k.as_str(), "outcome" | "response" | "message" | "context"));
+        let outcome = members.get("outcome").and_then(Value::as_str);
+        match outcome {
+            Some("response")
+                if only_known
+                    && !members.contains_key("message")
+                    && members.contains_key("response") =>
+            {
+                if let Some(response) = members.remove("response") {
+                    let context = members.remove("context");
+                    return Ok(InterceptResult::Response { response, context });
+                }
+            }
+            Some("raised")
+                if only_known
+                    && !members.contains_key("response")
+                    && members.get("message").is_some_and(Value::is_string) =>
+            {
+                if let Some(Value::String(message)) = members.remove("message") {
+                    let context = members.remove("context");
+                    return Ok(InterceptResult::Raised { message, context });
+                }
+            }
+            _ => {}
+        }
+        serde_json::from_value(Value::Object(members))
+    }
+
     /// The wire form of `reply`, carrying `context` when the interceptor
     /// changed its copy.
     pub fn from_reply(reply: InterceptorReply, context: Option<Value>) -> Self {
@@ -400,6 +439,55 @@ mod tests {
     use super::*;
     use crate::wire::Schemas;
     use serde_json::json;
+
+    /// Reading a `callback/intercept` result in place gives what the
+    /// derived decode gives, value or error text, for every shape: the
+    /// result's members moved, never a different reading.
+    #[test]
+    fn intercept_results_read_in_place_as_the_derived_decode_reads_them() {
+        let cases = [
+            json!({"outcome": "response", "response": {"decision": "allow"}}),
+            json!({"outcome": "response", "response": null}),
+            json!({"outcome": "response", "response": {"decision": "deny"}, "context": {"n": 1}}),
+            json!({"outcome": "response", "response": 1, "context": null}),
+            json!({"outcome": "raised", "message": "boom"}),
+            json!({"outcome": "raised", "message": "boom", "context": null}),
+            json!({"outcome": "raised", "message": "boom", "context": {"n": 2}}),
+            json!({"outcome": "response"}),
+            json!({"outcome": "response", "response": 1, "message": "both"}),
+            json!({"outcome": "response", "response": 1, "extra": true}),
+            json!({"outcome": "raised"}),
+            json!({"outcome": "raised", "message": 7}),
+            json!({"outcome": "raised", "message": "m", "response": 1}),
+            json!({"outcome": "maybe", "response": 1}),
+            json!({"outcome": 3, "response": 1}),
+            json!({"response": 1}),
+            json!({}),
+            json!([1]),
+            json!("response"),
+            json!(null),
+        ];
+        for case in cases {
+            let derived = serde_json::from_value::<InterceptResult>(case.clone());
+            let in_place = InterceptResult::from_value(case.clone());
+            match (derived, in_place) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b, "{case}"),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{case}"),
+                (a, b) => panic!("{case}: derived {a:?}, in place {b:?}"),
+            }
+        }
+        assert_eq!(
+            InterceptResult::from_value(
+                json!({"outcome": "response", "response": 1, "context": null})
+            )
+            .expect("a result"),
+            InterceptResult::Response {
+                response: json!(1),
+                context: Some(Value::Null)
+            },
+            "a context that is present and null is kept"
+        );
+    }
 
     #[test]
     fn run_params_carry_known_answers_only_where_something_is_known() {
