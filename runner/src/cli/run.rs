@@ -498,12 +498,12 @@ impl RunExtras {
     }
 }
 
-/// How the host appears in a report when it never said its name.
 /// Worker threads of a run's runtime, at most 16. A host in process runs on
 /// them and may hold one (a synchronous interceptor), so there are at least
-/// two; a host process is only waited on, and with one job a second worker
-/// would mostly be woken to find nothing, a futex wake and a context switch
-/// for many of the host's lines (issue 30: about 0.06 ms a vector of the
+/// two. A host process holds none: the runner's own work for one job (its
+/// link, callbacks and judging) never blocks, and a second worker would
+/// mostly be woken to find nothing, a futex wake and a context switch for
+/// many of the host's lines (issue 30: about 0.06 ms a vector of the
 /// released suite over stdio).
 fn worker_threads(choice: &host::HostChoice, jobs: usize) -> usize {
     match choice {
@@ -512,6 +512,7 @@ fn worker_threads(choice: &host::HostChoice, jobs: usize) -> usize {
     }
 }
 
+/// How the host appears in a report when it never said its name.
 fn host_label(choice: &host::HostChoice) -> String {
     match choice {
         host::HostChoice::Reference => "ctk-reference-host (in process)".to_owned(),

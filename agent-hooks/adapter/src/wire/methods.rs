@@ -266,7 +266,8 @@ impl InterceptResult {
     /// `context` out of `value`: the derived decode of this internally
     /// tagged enum buffers every member and rebuilds it, and a context-sized
     /// fill is megabytes. Whatever is not a well-formed result goes to that
-    /// decode, so the outcome and its error are the derived decode's.
+    /// decode, so for any value parsed from JSON the outcome and its error
+    /// are the derived decode's.
     pub fn from_value(value: Value) -> Result<Self, serde_json::Error> {
         let Value::Object(mut members) = value else {
             return serde_json::from_value(value);
@@ -461,6 +462,8 @@ mod tests {
             json!({"outcome": "raised", "message": "m", "response": 1}),
             json!({"outcome": "maybe", "response": 1}),
             json!({"outcome": 3, "response": 1}),
+            json!({"outcome": 0, "response": 1}),
+            json!(["response", 1]),
             json!({"response": 1}),
             json!({}),
             json!([1]),
