@@ -492,6 +492,46 @@ mod tests {
         );
     }
 
+    /// A well-formed result's `response` and `context` are moved out, not
+    /// rebuilt: their maps keep their storage (a context-sized fill is
+    /// megabytes).
+    #[test]
+    fn intercept_results_move_their_members_out() {
+        let address = |v: &Value| v.get("a").map(|a| a as *const Value);
+        let response = json!({"a": 1});
+        let context = json!({"a": 2});
+        let r = address(&response);
+        let read = |outcome: Value| {
+            let mut members = serde_json::Map::new();
+            members.insert("outcome".into(), outcome);
+            members.insert("context".into(), context.clone());
+            members
+        };
+        let mut members = read(json!("response"));
+        let context_at = address(&members["context"]);
+        members.insert("response".into(), response);
+        let Ok(InterceptResult::Response { response, context }) =
+            InterceptResult::from_value(Value::Object(members))
+        else {
+            panic!("a response")
+        };
+        assert_eq!(address(&response), r, "the response was rebuilt");
+        assert_eq!(address(context.as_ref().expect("a context")), context_at);
+        let mut members = read(json!("raised"));
+        let context_at = address(&members["context"]);
+        members.insert("message".into(), json!("boom"));
+        let Ok(InterceptResult::Raised { context, .. }) =
+            InterceptResult::from_value(Value::Object(members))
+        else {
+            panic!("a raise")
+        };
+        assert_eq!(
+            address(context.as_ref().expect("a context")),
+            context_at,
+            "the context was rebuilt"
+        );
+    }
+
     #[test]
     fn run_params_carry_known_answers_only_where_something_is_known() {
         assert_eq!(
