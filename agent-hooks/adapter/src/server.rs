@@ -282,9 +282,7 @@ impl RemoteCallbacks {
         }
         Some(reply)
     }
-}
 
-impl RemoteCallbacks {
     /// Interceptor `index` on `context`: its known answer, or the runner's
     /// over `callback/intercept`, written straight from the borrowed
     /// context; with the interceptor's changed copy, if it changed one.
